@@ -1,0 +1,129 @@
+# Simplexity build. Intermediates in build/, deliverables in dist/.
+#   make          dist/: the ES module, the SIMD and scalar .wasm, the TypeScript declarations
+#   make test     everything that checks correctness (the README's test command)
+#   make bench    speed tables (ratios measured in one run); not part of the tests
+#   make fuzz     a long libFuzzer run (make test does a short one)
+#   make serve    build, then serve the page on 127.0.0.1
+
+CC      ?= cc
+EMCC    ?= emcc
+CLANG   ?= clang
+NODE    ?= node
+SIMDE   ?= /usr/include/simde
+
+B := build
+D := dist
+
+CORE_SRC := $(wildcard core/src/*.c)
+CORE_HDR := $(wildcard core/src/*.h) core/include/simplexity.h
+# Every tests/c/test_*.c is one test program; tests/c/ref*.c are the float64 reference
+# implementations, linked into every test program.
+TEST_MAIN := $(wildcard tests/c/test_*.c)
+TEST_SUPPORT := $(wildcard tests/c/ref*.c)
+TEST_BINS := $(patsubst tests/c/%.c,$(B)/native/%,$(TEST_MAIN))
+
+WARN := -std=c99 -Wall -Wextra -Wno-unused-function
+NATIVE_INC := -Icore/include -Icore/src
+# Tests: the same sources, sanitized, SSE lowering of the simd128 intrinsics.
+SAN_CFLAGS := $(WARN) $(NATIVE_INC) -O1 -g -msse4.2 -fno-omit-frame-pointer \
+              -fsanitize=address,undefined -fno-sanitize-recover=all
+# Native benchmark: the same 128-bit width as wasm SIMD.
+BENCH_CFLAGS := $(WARN) $(NATIVE_INC) -O3 -msse4.2 -DNDEBUG
+
+# emcc has its own sysroot: give it SIMDe alone through a folder holding one link.
+EM_INC := -I$(B)/inc -Icore/include -Icore/src
+EXPORTS := $(shell sed -e 's/\#.*//' wasm/exports.txt 2>/dev/null | tr -s ' \n' ' ')
+EM_EXPORTS := -sEXPORTED_FUNCTIONS=$(shell printf '_%s,' $(EXPORTS) | sed 's/,$$//')
+EM_FLAGS := $(WARN) -O3 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
+            -sTOTAL_STACK=1MB -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1 $(EM_EXPORTS)
+
+JS_SRC := $(wildcard wasm/*.js)
+DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
+        $(patsubst wasm/%.js,$(D)/%.js,$(JS_SRC))
+
+.PHONY: all test test-c test-js test-browser check-simd fuzz fuzz-short bench serve clean tools
+
+# The deliverables.
+all: tools $(DIST)
+
+# Say which package to install instead of failing obscurely.
+tools:
+	@command -v $(EMCC) >/dev/null || { echo "make: emcc not found: apt-get install emscripten" >&2; exit 1; }
+	@test -f $(SIMDE)/wasm/simd128.h || { echo "make: SIMDe not found: apt-get install libsimde-dev" >&2; exit 1; }
+	@command -v wasm-dis >/dev/null || { echo "make: wasm-dis not found: apt-get install binaryen" >&2; exit 1; }
+
+$(B)/inc/simde:
+	@mkdir -p $(B)/inc
+	ln -sfn $(SIMDE) $@
+
+# SIMD build: simd128 + bulk memory (fast memcpy).
+$(D)/simplexity-simd.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt | $(B)/inc/simde
+	@mkdir -p $(D)
+	$(EMCC) $(EM_FLAGS) -msimd128 -mbulk-memory $(EM_INC) $(CORE_SRC) -o $@
+
+# Scalar build: the same source, SIMDe lowers the intrinsics to scalar code; MVP wasm only.
+$(D)/simplexity.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt | $(B)/inc/simde
+	@mkdir -p $(D)
+	$(EMCC) $(EM_FLAGS) $(EM_INC) $(CORE_SRC) -o $@
+
+$(D)/%.js: wasm/%.js
+	@mkdir -p $(D)
+	cp $< $@
+
+$(D)/simplexity.d.ts: wasm/simplexity.d.ts
+	@mkdir -p $(D)
+	cp $< $@
+
+# Fails if SIMD silently disappears from the SIMD build, or leaks into the scalar one.
+check-simd: $(D)/simplexity-simd.wasm $(D)/simplexity.wasm
+	@n=$$(wasm-dis $(D)/simplexity-simd.wasm | grep -c 'f32x4'); \
+	 s=$$(wasm-dis $(D)/simplexity.wasm | grep -c 'v128\|f32x4\|i32x4'); \
+	 echo "check-simd: $$n f32x4 instructions in the SIMD build, $$s SIMD instructions in the scalar build"; \
+	 test $$n -gt 100 && test $$s -eq 0
+
+# Native tests: every tests/c/test_*.c, linked with the core and the shared support files.
+$(B)/native/%: tests/c/%.c $(TEST_SUPPORT) $(CORE_SRC) $(CORE_HDR) tests/c/check.h
+	@mkdir -p $(B)/native
+	$(CC) $(SAN_CFLAGS) -I$(B)/inc -Itests/c $< $(TEST_SUPPORT) $(CORE_SRC) -o $@ -lm
+
+test-c: $(TEST_BINS)
+	@set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t; done
+
+# libFuzzer: every entry point on arbitrary bytes.
+$(B)/fuzz/fuzz_core: tests/fuzz/fuzz_core.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/fuzz
+	$(CLANG) $(WARN) $(NATIVE_INC) -I$(B)/inc -O1 -g -msse4.2 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=all $< $(CORE_SRC) -o $@ -lm
+
+fuzz-short: $(B)/fuzz/fuzz_core
+	@mkdir -p $(B)/fuzz/corpus
+	$(B)/fuzz/fuzz_core -runs=40000 -max_len=2048 -seed=1 $(B)/fuzz/corpus 2>&1 | tail -3
+
+fuzz: $(B)/fuzz/fuzz_core
+	@mkdir -p $(B)/fuzz/corpus
+	$(B)/fuzz/fuzz_core -max_total_time=600 -max_len=4096 $(B)/fuzz/corpus
+
+# node --test against both wasm builds.
+test-js: all
+	$(NODE) --test tests/js/
+
+# The loader in real Chromium.
+test-browser: all
+	$(NODE) tests/browser/run.mjs
+
+# The README's test command.
+test: all check-simd test-c fuzz-short test-js test-browser
+	@echo "make test: all suites passed"
+
+$(B)/bench/bench_native: bench/bench_native.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/bench
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
+
+bench: all $(B)/bench/bench_native
+	$(NODE) bench/run.mjs
+
+serve: all
+	$(NODE) web/serve.mjs
+
+clean:
+	rm -rf $(B) $(D)

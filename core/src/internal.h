@@ -1,0 +1,31 @@
+/* internal.h - helpers shared by the core's files (double prefix sx__, never exported). */
+#ifndef SX_INTERNAL_H
+#define SX_INTERNAL_H
+
+#include <stddef.h>
+#include "simplexity.h"
+
+/* Record a failure and return its status: sx__fail(SX_EINVAL, -1, "n must be >= 1 (got %d)", n).
+   Formats with a tiny built-in formatter (%d %g %s only), no stdio. */
+int sx__fail(int status, int index, const char *fmt, ...);
+
+/* Validate the common arguments of a mapping call. `what` names the pointer
+   arguments in messages. Returns SX_OK or a recorded failure. */
+int sx__check_dims(const void *out, const void *x, int rows, int n);
+int sx__check_temperature(float temperature);
+/* Every score finite or -Infinity: returns SX_OK or SX_ENONFINITE with the index recorded.
+   `name` is the argument name used in the message ("x" or "dy"). For dy, -Infinity is
+   also an error (allow_neg_inf = 0). */
+int sx__check_scores(const float *x, size_t count, const char *name, int allow_neg_inf);
+
+/* max of a row (SIMD, pmax). -INFINITY for an all -Infinity row. */
+float sx__row_max(const float *x, int n);
+
+/* Sparsemax of one prepared row: z finite or -Infinity, at least one finite entry.
+   Writes p (p may equal z: in place is allowed). Returns tau. */
+float sx__sparsemax_row(float *p, const float *z, int n);
+/* Sparsemax backward of one row from its output p: dz_i = g_i - mean_{S} g on the
+   support S = {p > 0}, 0 elsewhere. dz may equal p. */
+void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n);
+
+#endif

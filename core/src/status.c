@@ -1,0 +1,137 @@
+/* status.c - status names, the last-error detail, and argument checks shared by every entry point. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <math.h>
+#include "internal.h"
+#include "simd.h"
+
+static char sx__msg[256];
+static int sx__msg_index = -1;
+
+int sx_abi_version(void) { return SX_ABI_VERSION; }
+
+const char *sx_status_str(int status) {
+    switch (status) {
+    case SX_OK: return "ok";
+    case SX_EINVAL: return "invalid argument";
+    case SX_ENONFINITE: return "non-finite value";
+    case SX_ENOMEM: return "out of memory";
+    default: return "unknown status";
+    }
+}
+
+const char *sx_last_error(void) { return sx__msg; }
+int sx_last_error_index(void) { return sx__msg_index; }
+
+/* ------------------------------------------------------- tiny formatter */
+static size_t put_str(char *buf, size_t at, const char *s) {
+    while (*s && at + 1 < sizeof sx__msg) buf[at++] = *s++;
+    return at;
+}
+
+static size_t put_int(char *buf, size_t at, long v) {
+    char tmp[24];
+    int k = 0;
+    unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
+    do { tmp[k++] = (char)('0' + u % 10); u /= 10; } while (u && k < 23);
+    if (v < 0 && at + 1 < sizeof sx__msg) buf[at++] = '-';
+    while (k > 0 && at + 1 < sizeof sx__msg) buf[at++] = tmp[--k];
+    return at;
+}
+
+/* %g-like: NaN, Infinity, integers exactly, otherwise 7 significant digits. */
+static size_t put_num(char *buf, size_t at, double v) {
+    if (v != v) return put_str(buf, at, "NaN");
+    if (v == INFINITY) return put_str(buf, at, "Infinity");
+    if (v == -INFINITY) return put_str(buf, at, "-Infinity");
+    if (v == floor(v) && fabs(v) < 1e15) return put_int(buf, at, (long)v);
+    if (v < 0) { at = put_str(buf, at, "-"); v = -v; }
+    int e = 0;
+    while (v >= 10.0) { v /= 10.0; e++; }
+    while (v < 1.0) { v *= 10.0; e--; }
+    long digits = (long)(v * 1e6 + 0.5); /* d.dddddd */
+    if (digits >= 10000000) { digits /= 10; e++; }
+    char tmp[8];
+    for (int i = 6; i >= 0; i--) { tmp[i] = (char)('0' + digits % 10); digits /= 10; }
+    int last = 6;
+    while (last > 0 && tmp[last] == '0') last--;
+    if (e >= -4 && e < 7) {
+        if (e < 0) {
+            at = put_str(buf, at, "0.");
+            for (int z = -1; z > e; z--) at = put_str(buf, at, "0");
+            for (int i = 0; i <= last && at + 1 < sizeof sx__msg; i++) buf[at++] = tmp[i];
+        } else {
+            for (int i = 0; i <= (last > e ? last : e) && at + 1 < sizeof sx__msg; i++) {
+                if (i == e + 1) buf[at++] = '.';
+                if (at + 1 < sizeof sx__msg) buf[at++] = i <= 6 ? tmp[i] : '0';
+            }
+        }
+        return at;
+    }
+    if (at + 1 < sizeof sx__msg) buf[at++] = tmp[0];
+    if (last > 0) {
+        at = put_str(buf, at, ".");
+        for (int i = 1; i <= last && at + 1 < sizeof sx__msg; i++) buf[at++] = tmp[i];
+    }
+    at = put_str(buf, at, "e");
+    if (e > 0) at = put_str(buf, at, "+");
+    return put_int(buf, at, e);
+}
+
+int sx__fail(int status, int index, const char *fmt, ...) {
+    va_list ap;
+    size_t at = 0;
+    va_start(ap, fmt);
+    for (const char *f = fmt; *f && at + 1 < sizeof sx__msg; f++) {
+        if (*f != '%' || !f[1]) { sx__msg[at++] = *f; continue; }
+        f++;
+        if (*f == 'd') at = put_int(sx__msg, at, va_arg(ap, int));
+        else if (*f == 'g') at = put_num(sx__msg, at, va_arg(ap, double));
+        else if (*f == 's') at = put_str(sx__msg, at, va_arg(ap, const char *));
+        else sx__msg[at++] = *f;
+    }
+    va_end(ap);
+    sx__msg[at] = 0;
+    sx__msg_index = index;
+    return status;
+}
+
+/* ------------------------------------------------------- argument checks */
+int sx__check_dims(const void *out, const void *x, int rows, int n) {
+    if (n < 1) return sx__fail(SX_EINVAL, -1, "n must be >= 1 (got %d)", n);
+    if (rows < 0) return sx__fail(SX_EINVAL, -1, "rows must be >= 0 (got %d)", rows);
+    if ((size_t)rows * (size_t)n > (size_t)INT32_MAX / 4)
+        return sx__fail(SX_EINVAL, -1, "rows * n too large (%d * %d)", rows, n);
+    if (rows > 0 && (!out || !x)) return sx__fail(SX_EINVAL, -1, "null buffer");
+    return SX_OK;
+}
+
+int sx__check_temperature(float t) {
+    if (!(t > 0.0f) || t == INFINITY)
+        return sx__fail(SX_EINVAL, -1, "temperature must be finite and > 0 (got %g)", (double)t);
+    return SX_OK;
+}
+
+int sx__check_scores(const float *x, size_t count, const char *name, int allow_neg_inf) {
+    size_t i = 0;
+    const simde_v128_t inf = simde_wasm_f32x4_splat(INFINITY);
+    const simde_v128_t ninf = simde_wasm_f32x4_splat(-INFINITY);
+    for (; i + 4 <= count; i += 4) {
+        simde_v128_t v = simde_wasm_v128_load(x + i);
+        simde_v128_t bad = simde_wasm_v128_or(simde_wasm_f32x4_ne(v, v), simde_wasm_f32x4_eq(v, inf));
+        if (!allow_neg_inf) bad = simde_wasm_v128_or(bad, simde_wasm_f32x4_eq(v, ninf));
+        if (simde_wasm_v128_any_true(bad)) break;
+    }
+    for (; i < count; i++) {
+        float v = x[i];
+        if (v != v || v == INFINITY || (!allow_neg_inf && v == -INFINITY))
+            return sx__fail(SX_ENONFINITE, (int)i, "%s[%d] must be finite%s (got %g)", name, (int)i,
+                            allow_neg_inf ? " or -Infinity" : "", (double)v);
+    }
+    return SX_OK;
+}
+
+/* ------------------------------------------------------------------ memory */
+void *sx_malloc(int bytes) { return bytes > 0 ? malloc((size_t)bytes) : NULL; }
+void sx_free(void *ptr) { free(ptr); }
