@@ -41,10 +41,20 @@ JS_SRC := $(wildcard wasm/*.js)
 DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
         $(patsubst wasm/%.js,$(D)/%.js,$(JS_SRC))
 
-.PHONY: all test test-c test-js test-browser check-simd fuzz fuzz-short bench serve clean tools
+.PHONY: all site test test-c test-js test-browser check-simd fuzz fuzz-short bench serve clean tools
 
-# The deliverables.
-all: tools $(DIST)
+WEB_SRC := $(wildcard web/*.html web/*.css web/app.js web/viz/*.js)
+SITE := $(D)/site
+
+# The deliverables: the library and the static site.
+all: tools $(DIST) site
+
+# The static page: web/ plus the library files beside it, ready for any static host.
+site: $(DIST) $(WEB_SRC)
+	@mkdir -p $(SITE)/viz
+	cp web/index.html web/style.css web/app.js $(SITE)/
+	cp web/viz/*.js $(SITE)/viz/
+	cp $(D)/*.js $(D)/*.wasm $(SITE)/
 
 # Say which package to install instead of failing obscurely.
 tools:
@@ -122,8 +132,9 @@ $(B)/bench/bench_native: bench/bench_native.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc
 bench: all $(B)/bench/bench_native
 	$(NODE) bench/run.mjs
 
+# Build, then serve the page on 127.0.0.1 (PORT=8081 make serve to change the port).
 serve: all
-	$(NODE) web/serve.mjs
+	$(NODE) web/serve.mjs --root $(SITE)
 
 clean:
 	rm -rf $(B) $(D)
