@@ -15,7 +15,8 @@ export function ticks(lo, hi, count = 5) {
   if (!(hi > lo) || !Number.isFinite(lo) || !Number.isFinite(hi)) return [lo];
   const raw = (hi - lo) / Math.max(1, count);
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const err = raw / mag; // in [1, 10): round to 1, 2, 5 or 10 times mag, as d3-array's ticks do
+  const step = mag * (err >= Math.sqrt(50) ? 10 : err >= Math.sqrt(10) ? 5 : err >= Math.sqrt(2) ? 2 : 1);
   const out = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Number(v.toPrecision(12)));
   return out;
