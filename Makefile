@@ -117,9 +117,10 @@ fuzz: $(B)/fuzz/fuzz_core
 test-js: all
 	$(NODE) --test tests/js/
 
-# The loader in real Chromium.
+# The loader and the page in real Chromium.
 test-browser: all
 	$(NODE) tests/browser/run.mjs
+	$(NODE) tests/browser/page.mjs
 
 # The README's test command.
 test: all check-simd test-c fuzz-short test-js test-browser
