@@ -8,4 +8,120 @@
 
 typedef simde_v128_t v128;
 
+#define SX_INLINE static inline
+
+/* ------------------------------------------------------------ short names */
+#define vsplat(f) simde_wasm_f32x4_splat(f)
+#define vload(p) simde_wasm_v128_load(p)
+#define vstore(p, v) simde_wasm_v128_store((p), (v))
+#define vadd(a, b) simde_wasm_f32x4_add((a), (b))
+#define vsub(a, b) simde_wasm_f32x4_sub((a), (b))
+#define vmul(a, b) simde_wasm_f32x4_mul((a), (b))
+#define vdiv(a, b) simde_wasm_f32x4_div((a), (b))
+/* pmax/pmin (b < a ? ... ): one instruction in V8, unlike the NaN-propagating max/min. */
+#define vmax(a, b) simde_wasm_f32x4_pmax((a), (b))
+#define vmin(a, b) simde_wasm_f32x4_pmin((a), (b))
+#define vgt(a, b) simde_wasm_f32x4_gt((a), (b))
+#define vge(a, b) simde_wasm_f32x4_ge((a), (b))
+#define vlt(a, b) simde_wasm_f32x4_lt((a), (b))
+#define veq(a, b) simde_wasm_f32x4_eq((a), (b))
+#define vand(a, b) simde_wasm_v128_and((a), (b))
+#define vandnot(a, b) simde_wasm_v128_andnot((a), (b)) /* a & ~b */
+#define vor(a, b) simde_wasm_v128_or((a), (b))
+#define vsel(m, a, b) simde_wasm_v128_bitselect((a), (b), (m)) /* m ? a : b, bitwise */
+#define vsqrt(a) simde_wasm_f32x4_sqrt(a)
+
+/* Load k (0..3) trailing floats, the other lanes set to `pad`; store k lanes back. */
+SX_INLINE v128 sx_load_tail(const float *p, int k, float pad) {
+    float t[4] = { pad, pad, pad, pad };
+    for (int i = 0; i < k; i++) t[i] = p[i];
+    return vload(t);
+}
+SX_INLINE void sx_store_tail(float *p, v128 v, int k) {
+    float t[4];
+    vstore(t, v);
+    for (int i = 0; i < k; i++) p[i] = t[i];
+}
+
+/* ------------------------------------------------------ horizontal reductions */
+SX_INLINE float sx_hsum(v128 v) {
+    v = vadd(v, simde_wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+    v = vadd(v, simde_wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+    return simde_wasm_f32x4_extract_lane(v, 0);
+}
+SX_INLINE float sx_hmax(v128 v) {
+    v = vmax(v, simde_wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+    v = vmax(v, simde_wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+    return simde_wasm_f32x4_extract_lane(v, 0);
+}
+SX_INLINE float sx_hmin(v128 v) {
+    v = vmin(v, simde_wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+    v = vmin(v, simde_wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+    return simde_wasm_f32x4_extract_lane(v, 0);
+}
+/* Sum of the four i32 lanes (counts kept as integer lanes: subtract a -1 compare mask). */
+SX_INLINE int sx_hsum_i32(v128 v) {
+    v = simde_wasm_i32x4_add(v, simde_wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+    v = simde_wasm_i32x4_add(v, simde_wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+    return simde_wasm_i32x4_extract_lane(v, 0);
+}
+
+/* ----------------------------------------------------------------- exp(x), x <= 0
+   XNNPACK-style (rr2-p5): n = round(x / ln 2) by the magic-bias trick, 2^n built by shifting
+   the biased integer into the exponent bits, a two-constant Cody-Waite reduction and a degree-5
+   polynomial. No clamps: valid for x in [-87.33, 0]; below the cutoff (where the result would be
+   denormal) and at x = -Infinity the cutoff mask returns exactly 0. Relative error ~2 ulp.
+   NaN in gives NaN out (callers never pass NaN). */
+SX_INLINE v128 sx_exp_nonpos(v128 x) {
+    const v128 log2e = vsplat(0x1.715476p+0f);
+    const v128 magic = vsplat(0x1.8000FEp23f); /* 1.5 * 2^23 + 127 */
+    const v128 mln2_hi = vsplat(-0x1.62E400p-1f);
+    const v128 mln2_lo = vsplat(-0x1.7F7D1Cp-20f);
+    const v128 c5 = vsplat(0x1.0F9F9Cp-7f);
+    const v128 c4 = vsplat(0x1.573A1Ap-5f);
+    const v128 c3 = vsplat(0x1.555A80p-3f);
+    const v128 c2 = vsplat(0x1.FFFDC6p-2f);
+    const v128 c1 = vsplat(0x1.FFFFF6p-1f);
+    const v128 cutoff = vsplat(-0x1.5D589Ep6f);
+    v128 n = vadd(vmul(x, log2e), magic);
+    v128 s = simde_wasm_i32x4_shl(n, 23);
+    n = vsub(n, magic);
+    v128 t = vadd(vmul(n, mln2_hi), x);
+    t = vadd(vmul(n, mln2_lo), t);
+    v128 p = vadd(vmul(c5, t), c4);
+    p = vadd(vmul(p, t), c3);
+    p = vadd(vmul(p, t), c2);
+    p = vadd(vmul(p, t), c1);
+    t = vmul(t, s);
+    v128 f = vadd(vmul(t, p), s);
+    return vandnot(f, vlt(x, cutoff));
+}
+
+/* ------------------------------------------------ 3-vectors, SIMD across rows
+   Four rows of n = 3 (12 floats in three vectors) to one vector per coordinate, and back. */
+SX_INLINE void sx_deinterleave3(v128 v0, v128 v1, v128 v2, v128 *a, v128 *b, v128 *c) {
+    /* v0 = a0 b0 c0 a1, v1 = b1 c1 a2 b2, v2 = c2 a3 b3 c3 */
+    v128 t1 = simde_wasm_i32x4_shuffle(v0, v1, 0, 3, 6, 7); /* a0 a1 a2 b2 */
+    v128 t2 = simde_wasm_i32x4_shuffle(v0, v1, 1, 4, 7, 7); /* b0 b1 b2 b2 */
+    v128 t3 = simde_wasm_i32x4_shuffle(v0, v1, 2, 5, 5, 5); /* c0 c1 c1 c1 */
+    *a = simde_wasm_i32x4_shuffle(t1, v2, 0, 1, 2, 5);
+    *b = simde_wasm_i32x4_shuffle(t2, v2, 0, 1, 2, 6);
+    *c = simde_wasm_i32x4_shuffle(t3, v2, 0, 1, 4, 7);
+}
+SX_INLINE void sx_interleave3(v128 a, v128 b, v128 c, v128 *v0, v128 *v1, v128 *v2) {
+    v128 u0 = simde_wasm_i32x4_shuffle(a, b, 0, 4, 1, 5); /* a0 b0 a1 b1 */
+    v128 u1 = simde_wasm_i32x4_shuffle(b, c, 1, 5, 2, 6); /* b1 c1 b2 c2 */
+    v128 u2 = simde_wasm_i32x4_shuffle(a, b, 3, 7, 3, 7); /* a3 b3 a3 b3 */
+    *v0 = simde_wasm_i32x4_shuffle(u0, c, 0, 1, 4, 2);
+    *v1 = simde_wasm_i32x4_shuffle(u1, a, 0, 1, 6, 2);
+    *v2 = simde_wasm_i32x4_shuffle(u2, c, 6, 0, 1, 7);
+}
+
+/* Scale 1/T applied after subtracting the max: (x - max) * scale. 1/T overflows only for
+   denormal T; FLT_MAX then gives the same argmax limit without 0 * Infinity. */
+SX_INLINE float sx_inv_temperature(float t) {
+    float s = 1.0f / t;
+    return s > 0x1.fffffep127f ? 0x1.fffffep127f : s;
+}
+
 #endif

@@ -1,0 +1,204 @@
+/* sparsemax.c - sparsemax: Euclidean projection onto the simplex, p = [z - tau]_+.
+
+   tau by Michelot's pivot method: start from the lower bound tau = max z - 1 and iterate
+   tau <- (sum_{z > tau} z - 1) / |{z > tau}| until the support stops shrinking. Every iterate
+   is a lower bound of the answer (tau* = max over subsets A of (sum_A z - 1)/|A|), the supports
+   are nested, and each pass is one SIMD sweep over the row. For n = 3 the same identity gives a
+   closed form, computed four rows at a time. */
+#include <math.h>
+#include <string.h>
+#include "internal.h"
+#include "simd.h"
+
+/* --------------------------------------------------------------- row max */
+float sx__row_max(const float *x, int n) {
+    v128 m0 = vsplat(-INFINITY), m1 = m0, m2 = m0, m3 = m0;
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        m0 = vmax(m0, vload(x + i));
+        m1 = vmax(m1, vload(x + i + 4));
+        m2 = vmax(m2, vload(x + i + 8));
+        m3 = vmax(m3, vload(x + i + 12));
+    }
+    for (; i + 4 <= n; i += 4) m0 = vmax(m0, vload(x + i));
+    if (i < n) m1 = vmax(m1, sx_load_tail(x + i, n - i, -INFINITY));
+    return sx_hmax(vmax(vmax(m0, m1), vmax(m2, m3)));
+}
+
+/* ----------------------------------------------------------- pivot search */
+/* tau, relative to the shifted scores d = (x - m) * s (max d = 0), of the sparsemax of d. */
+static float michelot_tau(const float *x, int n, float m, float s) {
+    const v128 vm = vsplat(m), vs = vsplat(s);
+    float tau = -1.0f;
+    int k_prev = n + 1;
+    for (int iter = 0; iter <= n; iter++) {
+        const v128 vt = vsplat(tau);
+        v128 s0 = vsplat(0.0f), s1 = s0, s2 = s0, s3 = s0;
+        v128 c0 = simde_wasm_i32x4_splat(0), c1 = c0;
+        int i = 0;
+        for (; i + 16 <= n; i += 16) {
+            v128 d0 = vmul(vsub(vload(x + i), vm), vs);
+            v128 d1 = vmul(vsub(vload(x + i + 4), vm), vs);
+            v128 d2 = vmul(vsub(vload(x + i + 8), vm), vs);
+            v128 d3 = vmul(vsub(vload(x + i + 12), vm), vs);
+            v128 k0 = vgt(d0, vt), k1 = vgt(d1, vt), k2 = vgt(d2, vt), k3 = vgt(d3, vt);
+            s0 = vadd(s0, vand(d0, k0));
+            s1 = vadd(s1, vand(d1, k1));
+            s2 = vadd(s2, vand(d2, k2));
+            s3 = vadd(s3, vand(d3, k3));
+            c0 = simde_wasm_i32x4_sub(c0, simde_wasm_i32x4_add(k0, k1));
+            c1 = simde_wasm_i32x4_sub(c1, simde_wasm_i32x4_add(k2, k3));
+        }
+        for (; i < n; i += 4) {
+            v128 d = vmul(vsub(i + 4 <= n ? vload(x + i) : sx_load_tail(x + i, n - i, -INFINITY), vm), vs);
+            v128 k = vgt(d, vt);
+            s0 = vadd(s0, vand(d, k));
+            c0 = simde_wasm_i32x4_sub(c0, k);
+        }
+        int cnt = sx_hsum_i32(simde_wasm_i32x4_add(c0, c1));
+        float sum = sx_hsum(vadd(vadd(s0, s1), vadd(s2, s3)));
+        if (cnt >= k_prev || cnt < 1) break; /* support stable (or rounding pushed it back) */
+        k_prev = cnt;
+        float next = (sum - 1.0f) / (float)cnt;
+        if (!(next > tau)) break;
+        tau = next;
+    }
+    return tau;
+}
+
+/* p = [(x - m) * s - tau]_+ */
+static void sparsemax_apply(float *p, const float *x, int n, float m, float s, float tau) {
+    const v128 vm = vsplat(m), vs = vsplat(s), vt = vsplat(tau), zero = vsplat(0.0f);
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        vstore(p + i, vmax(vsub(vmul(vsub(vload(x + i), vm), vs), vt), zero));
+        vstore(p + i + 4, vmax(vsub(vmul(vsub(vload(x + i + 4), vm), vs), vt), zero));
+        vstore(p + i + 8, vmax(vsub(vmul(vsub(vload(x + i + 8), vm), vs), vt), zero));
+        vstore(p + i + 12, vmax(vsub(vmul(vsub(vload(x + i + 12), vm), vs), vt), zero));
+    }
+    for (; i + 4 <= n; i += 4) vstore(p + i, vmax(vsub(vmul(vsub(vload(x + i), vm), vs), vt), zero));
+    if (i < n)
+        sx_store_tail(p + i, vmax(vsub(vmul(vsub(sx_load_tail(x + i, n - i, -INFINITY), vm), vs), vt), zero),
+                      n - i);
+}
+
+float sx__sparsemax_row(float *p, const float *z, int n) {
+    float m = sx__row_max(z, n);
+    float tau = michelot_tau(z, n, m, 1.0f);
+    sparsemax_apply(p, z, n, m, 1.0f, tau);
+    return m + tau;
+}
+
+/* ------------------------------------------------------- n = 3, 4 rows at once */
+/* tau* = max over subsets A of (sum_A z - 1) / |A|; with max z = 0 the singletons give -1.
+   -Infinity entries make their subsets' sums -Infinity, so masks need no special case. */
+SX_INLINE void sparsemax3(v128 *a, v128 *b, v128 *c, v128 vs) {
+    const v128 ninf = vsplat(-INFINITY), one = vsplat(1.0f), zero = vsplat(0.0f);
+    v128 m = vmax(*a, vmax(*b, *c));
+    v128 dead = veq(m, ninf); /* all-masked rows: zeros */
+    v128 za = vmul(vsub(*a, m), vs), zb = vmul(vsub(*b, m), vs), zc = vmul(vsub(*c, m), vs);
+    v128 pair = vmax(vadd(za, zb), vmax(vadd(za, zc), vadd(zb, zc)));
+    v128 tau = vmax(vsub(zero, one), vmul(vsub(pair, one), vsplat(0.5f)));
+    tau = vmax(tau, vdiv(vsub(vadd(vadd(za, zb), zc), one), vsplat(3.0f)));
+    *a = vandnot(vmax(vsub(za, tau), zero), dead);
+    *b = vandnot(vmax(vsub(zb, tau), zero), dead);
+    *c = vandnot(vmax(vsub(zc, tau), zero), dead);
+}
+
+static void sparsemax_rows3(float *out, const float *x, int rows, float s) {
+    const v128 vs = vsplat(s);
+    int r = 0;
+    for (; r + 4 <= rows; r += 4) {
+        const float *xr = x + 3 * r;
+        float *o = out + 3 * r;
+        v128 a, b, c, v0, v1, v2;
+        sx_deinterleave3(vload(xr), vload(xr + 4), vload(xr + 8), &a, &b, &c);
+        sparsemax3(&a, &b, &c, vs);
+        sx_interleave3(a, b, c, &v0, &v1, &v2);
+        vstore(o, v0);
+        vstore(o + 4, v1);
+        vstore(o + 8, v2);
+    }
+    if (r < rows) {
+        float buf[12] = { 0 };
+        int k = 3 * (rows - r);
+        memcpy(buf, x + 3 * r, (size_t)k * sizeof(float));
+        v128 a, b, c, v0, v1, v2;
+        sx_deinterleave3(vload(buf), vload(buf + 4), vload(buf + 8), &a, &b, &c);
+        sparsemax3(&a, &b, &c, vs);
+        sx_interleave3(a, b, c, &v0, &v1, &v2);
+        vstore(buf, v0);
+        vstore(buf + 4, v1);
+        vstore(buf + 8, v2);
+        memcpy(out + 3 * r, buf, (size_t)k * sizeof(float));
+    }
+}
+
+/* ------------------------------------------------------------------ forward */
+static void sparsemax_row_scaled(float *p, const float *x, int n, float s) {
+    float m = sx__row_max(x, n);
+    if (m == -INFINITY) {
+        memset(p, 0, (size_t)n * sizeof(float));
+        return;
+    }
+    sparsemax_apply(p, x, n, m, s, michelot_tau(x, n, m, s));
+}
+
+int sx_sparsemax(float *out, const float *x, int rows, int n, float temperature) {
+    int st = sx__check_dims(out, x, rows, n);
+    if (!st) st = sx__check_temperature(temperature);
+    if (!st) st = sx__check_scores(x, (size_t)rows * (size_t)n, "x", 1);
+    if (st) return st;
+    float s = sx_inv_temperature(temperature);
+    if (n == 3) {
+        sparsemax_rows3(out, x, rows, s);
+        return SX_OK;
+    }
+    for (int r = 0; r < rows; r++) sparsemax_row_scaled(out + (size_t)r * n, x + (size_t)r * n, n, s);
+    return SX_OK;
+}
+
+/* ----------------------------------------------------------------- backward */
+/* dz_i = s * (g_i - mean_S g) on S = {p > 0}, 0 elsewhere. dz may equal p. */
+static void sparsemax_backward_row(float *dz, const float *p, const float *g, int n, float s) {
+    const v128 zero = vsplat(0.0f);
+    v128 a0 = zero, a1 = zero, c0 = simde_wasm_i32x4_splat(0);
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v128 k0 = vgt(vload(p + i), zero), k1 = vgt(vload(p + i + 4), zero);
+        a0 = vadd(a0, vand(vload(g + i), k0));
+        a1 = vadd(a1, vand(vload(g + i + 4), k1));
+        c0 = simde_wasm_i32x4_sub(c0, simde_wasm_i32x4_add(k0, k1));
+    }
+    float sum = sx_hsum(vadd(a0, a1));
+    int cnt = sx_hsum_i32(c0);
+    for (; i < n; i++)
+        if (p[i] > 0.0f) { sum += g[i]; cnt++; }
+    const float mean = cnt ? sum / (float)cnt : 0.0f;
+    const v128 vmean = vsplat(mean), vs = vsplat(s);
+    for (i = 0; i + 4 <= n; i += 4) {
+        v128 k = vgt(vload(p + i), zero);
+        vstore(dz + i, vand(vmul(vsub(vload(g + i), vmean), vs), k));
+    }
+    for (; i < n; i++) dz[i] = p[i] > 0.0f ? (g[i] - mean) * s : 0.0f;
+}
+
+void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n) {
+    sparsemax_backward_row(dz, p, g, n, 1.0f);
+}
+
+int sx_sparsemax_backward(float *dx, const float *x, const float *dy, int rows, int n, float temperature) {
+    int st = sx__check_dims(dx, x, rows, n);
+    if (!st && rows > 0 && !dy) st = sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!st) st = sx__check_temperature(temperature);
+    if (!st) st = sx__check_scores(x, (size_t)rows * (size_t)n, "x", 1);
+    if (!st) st = sx__check_scores(dy, (size_t)rows * (size_t)n, "dy", 0);
+    if (st) return st;
+    float s = sx_inv_temperature(temperature);
+    for (int r = 0; r < rows; r++) {
+        float *d = dx + (size_t)r * n;
+        sparsemax_row_scaled(d, x + (size_t)r * n, n, s); /* p, in dx */
+        sparsemax_backward_row(d, d, dy + (size_t)r * n, n, s);
+    }
+    return SX_OK;
+}
