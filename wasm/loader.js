@@ -1,0 +1,149 @@
+// loader.js - find, fetch and instantiate a simplexity .wasm module (Node 20 and browsers).
+//
+// emcc's own JS glue is not used (it is broken on Node 20, see docs/TOOLCHAIN.md). The modules
+// are built with -sSTANDALONE_WASM: they import only env.emscripten_notify_memory_growth and
+// export `memory`, `_initialize` (called once here) and the sx_* functions of simplexity.h.
+//
+//   const { exports, memory, simd, url } = await loadWasm({ simd, url, onMemoryGrowth });
+
+// -------------------------------------------------------------------- constants
+/** The ABI (SX_ABI_VERSION in core/include/simplexity.h) this JS was written for. */
+export const ABI_VERSION = 1;
+
+/** The files `make` puts beside this module in dist/. */
+export const WASM_FILES = { simd: "simplexity-simd.wasm", scalar: "simplexity.wasm" };
+
+/** Every export the JS side calls; a module missing one is refused with its name. */
+export const REQUIRED_EXPORTS = [
+  "memory", "_initialize", "sx_abi_version", "sx_status_str", "sx_last_error",
+  "sx_last_error_index", "sx_malloc", "sx_free",
+  "sx_softmax", "sx_sparsemax", "sx_entmax15", "sx_entmax", "sx_fusedmax", "sx_oscarmax",
+  "sx_softmax_backward", "sx_sparsemax_backward", "sx_entmax15_backward", "sx_entmax_backward",
+  "sx_fusedmax_backward", "sx_oscarmax_backward", "sx_entmax_alpha_grad", "sx_tsallis_entropy",
+];
+
+// (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt)): validates only where the
+// engine has fixed-width SIMD (the same probe as wasm-feature-detect).
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15,
+  253, 98, 11,
+]);
+
+// ------------------------------------------------------------------ feature probe
+let simdSupported = null;
+
+/** True when this engine validates wasm SIMD (simd128). Probed once. */
+export function hasSimd() {
+  if (simdSupported === null) {
+    try {
+      simdSupported = WebAssembly.validate(SIMD_PROBE);
+    } catch {
+      simdSupported = false;
+    }
+  }
+  return simdSupported;
+}
+
+// ----------------------------------------------------------------------- fetching
+async function readFileUrl(url) {
+  const [{ readFile }, { fileURLToPath }] = await Promise.all([
+    import("node:fs/promises"),
+    import("node:url"),
+  ]);
+  const path = fileURLToPath(url);
+  try {
+    return await readFile(path);
+  } catch (err) {
+    throw new Error(
+      `simplexity: failed to read ${path}: ${err.code || err.message}` +
+        " (run `make` to build dist/, or pass init({ url }))",
+      { cause: err },
+    );
+  }
+}
+
+async function fetchAndInstantiate(url, imports) {
+  let response;
+  try {
+    response = await fetch(url, { credentials: "same-origin" });
+  } catch (err) {
+    throw new Error(`simplexity: failed to fetch ${url}: ${err.message}`, { cause: err });
+  }
+  if (!response.ok) {
+    throw new Error(
+      `simplexity: failed to fetch ${url}: HTTP ${response.status} ${response.statusText}`.trimEnd() +
+        " (serve the .wasm files beside simplexity.js, or pass init({ url }))",
+    );
+  }
+  // instantiateStreaming insists on Content-Type: application/wasm. Servers that send another
+  // type (or none) still work: read the bytes instead (no second request).
+  const type = (response.headers.get("content-type") || "").split(";")[0].trim().toLowerCase();
+  if (type === "application/wasm" && typeof WebAssembly.instantiateStreaming === "function") {
+    return WebAssembly.instantiateStreaming(response, imports);
+  }
+  return WebAssembly.instantiate(await response.arrayBuffer(), imports);
+}
+
+// ---------------------------------------------------------------------- loading
+/**
+ * Load, check and initialise one simplexity wasm module.
+ * @param {{ simd?: boolean, url?: string | URL, onMemoryGrowth?: () => void }} [options]
+ *   simd: true forces the SIMD build, false the scalar one, undefined probes the engine.
+ *   url: where the .wasm is (default: beside this file).
+ *   onMemoryGrowth: called (synchronously, inside wasm) whenever the wasm memory grows.
+ */
+export async function loadWasm(options = {}) {
+  const engineSimd = hasSimd();
+  if (options.simd === true && !engineSimd) {
+    throw new Error(
+      "simplexity: this JavaScript engine has no WebAssembly SIMD; call init({ simd: false }) " +
+        "or init() to use the scalar build",
+    );
+  }
+  const simd = options.simd === undefined ? engineSimd : Boolean(options.simd);
+  const url = new URL(
+    options.url ?? (simd ? WASM_FILES.simd : WASM_FILES.scalar),
+    import.meta.url,
+  );
+
+  const onGrowth = options.onMemoryGrowth || (() => {});
+  const imports = { env: { emscripten_notify_memory_growth: () => onGrowth() } };
+
+  let instance;
+  if (url.protocol === "file:") {
+    const bytes = await readFileUrl(url);
+    ({ instance } = await instantiateChecked(bytes, imports, url));
+  } else {
+    try {
+      ({ instance } = await fetchAndInstantiate(url, imports));
+    } catch (err) {
+      if (err.message.startsWith("simplexity:")) throw err;
+      throw new Error(`simplexity: cannot instantiate ${url}: ${err.message}`, { cause: err });
+    }
+  }
+
+  const exports = instance.exports;
+  const missing = REQUIRED_EXPORTS.filter((name) => !(name in exports));
+  if (missing.length) {
+    throw new Error(
+      `simplexity: ${url} lacks the export(s) ${missing.join(", ")}; rebuild it with \`make\``,
+    );
+  }
+  const abi = exports.sx_abi_version();
+  if (abi !== ABI_VERSION) {
+    throw new Error(
+      `simplexity: ${url} has ABI version ${abi} but this simplexity.js expects ${ABI_VERSION}; ` +
+        "use the .wasm files built with this simplexity.js (`make`)",
+    );
+  }
+  exports._initialize();
+  return { exports, memory: exports.memory, simd, abi, url: String(url) };
+}
+
+async function instantiateChecked(bytes, imports, url) {
+  try {
+    return await WebAssembly.instantiate(bytes, imports);
+  } catch (err) {
+    throw new Error(`simplexity: cannot instantiate ${url}: ${err.message}`, { cause: err });
+  }
+}

@@ -1,0 +1,431 @@
+// simplexity.js - the public ES module: sparse attention mappings onto the simplex, in wasm.
+//
+//   import { init, entmax } from "simplexity";
+//   await init();
+//   const p = entmax([1.5, 0, 1], { alpha: 1.5 });     // Float32Array [0.6..., 0, 0.3...]
+//
+// Reading order: errors, state and init, argument checks, the wasm heap (views, scratch,
+// copies), the three call shapes (forward, backward, per-row reduction), the public functions.
+//
+// The boundary rules (docs/STYLE.md, docs/PERFORMANCE.md point 6):
+// - JS validates every argument before crossing into wasm and throws TypeError/RangeError
+//   naming the function, the argument and the bad value. NaN/+Infinity scores are found by the
+//   C core; its status becomes a SimplexityError with .code (and .index for a bad element).
+// - Inputs are copied into one grow-only scratch region of wasm memory, the C function writes
+//   its result there, and the result is copied out only on success: on any error, opts.out is
+//   untouched. Nothing is malloc'ed or freed per call.
+// - memory.buffer is never touched on the hot path: one cached Float32Array view is rebuilt when
+//   the module calls env.emscripten_notify_memory_growth (and, defensively, if it is detached).
+
+import { loadWasm, hasSimd } from "./loader.js";
+
+// ------------------------------------------------------------------------- errors
+/** A failure reported by the C core: `.code` is its status (1 invalid argument,
+ *  2 non-finite value, 3 out of memory); `.index` the flat index of the bad element. */
+export class SimplexityError extends Error {
+  constructor(message, code, index) {
+    super(message);
+    this.name = "SimplexityError";
+    this.code = code;
+    if (index !== undefined && index >= 0) this.index = index;
+  }
+}
+
+const SX_ENOMEM = 3;
+
+/** A value as an error message shows it: numbers as JS prints them, strings quoted. */
+function show(v) {
+  if (typeof v === "string") return JSON.stringify(v.length > 40 ? v.slice(0, 40) + "..." : v);
+  if (typeof v === "bigint") return `${v}n`;
+  if (typeof v === "number" || typeof v === "boolean" || v == null) return String(v);
+  if (typeof v === "function") return "a function";
+  if (Array.isArray(v)) return "an Array";
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
+  return `an object (${Object.prototype.toString.call(v).slice(8, -1)})`;
+}
+
+// ------------------------------------------------------------------ state and init
+let wasm = null;         // the instance's exports, null until init() resolves
+let memory = null;       // its WebAssembly.Memory
+let heap = new Float32Array(0); // cached view over memory.buffer, rebuilt on growth
+let build = null;        // { simd, abi }
+let initPromise = null;  // the memoised init() promise
+let initSimd;            // the build the pending/finished init() chose
+let scratchPtr = 0;      // byte address of the scratch region (sx_malloc), 0 when none
+let scratchFloats = 0;   // its capacity in floats
+
+function refreshHeap() {
+  heap = new Float32Array(memory.buffer);
+}
+
+/**
+ * Load and initialise the wasm module. Idempotent: every call returns the same promise.
+ * A failed init() (e.g. HTTP 404 for the .wasm) can be retried by calling init() again.
+ * @param {{ simd?: boolean, url?: string | URL }} [options]
+ */
+export function init(options) {
+  if (options === undefined || options === null) options = {};
+  if (typeof options !== "object") {
+    return Promise.reject(new TypeError(`init: options must be an object (got ${show(options)})`));
+  }
+  const { simd, url } = options;
+  if (simd !== undefined && typeof simd !== "boolean") {
+    return Promise.reject(new TypeError(`init: simd must be true, false or undefined (got ${show(simd)})`));
+  }
+  if (url !== undefined && typeof url !== "string" && !(url instanceof URL)) {
+    return Promise.reject(new TypeError(`init: url must be a string or a URL (got ${show(url)})`));
+  }
+  if (initPromise !== null) {
+    if (simd !== undefined && simd !== initSimd) {
+      const had = initSimd ? "SIMD" : "scalar";
+      return Promise.reject(new Error(
+        `init: simplexity is already initialised with the ${had} build; ` +
+        `init({ simd: ${simd} }) must be the first call to init()`));
+    }
+    return initPromise;
+  }
+  initSimd = simd === undefined ? hasSimd() : simd;
+  initPromise = loadWasm({ simd: initSimd, url, onMemoryGrowth: () => refreshHeap() }).then(
+    (loaded) => {
+      wasm = loaded.exports;
+      memory = loaded.memory;
+      build = { simd: loaded.simd, abi: loaded.abi };
+      refreshHeap();
+      return info();
+    },
+    (err) => {
+      initPromise = null; // let the caller retry
+      throw err;
+    },
+  );
+  return initPromise;
+}
+
+/** Which build is running, its ABI and the current size of its memory in bytes. */
+export function info() {
+  ready("info");
+  return { simd: build.simd, abi: build.abi, memoryBytes: memory.buffer.byteLength };
+}
+
+function ready(fn) {
+  if (wasm === null) {
+    throw new Error(`${fn}: simplexity is not initialised yet: call \`await init()\` first`);
+  }
+}
+
+// --------------------------------------------------------------- argument checks
+const NO_OPTIONS = Object.freeze({});
+
+function optionsArg(fn, opts) {
+  ready(fn);
+  if (opts === undefined || opts === null) return NO_OPTIONS;
+  if (typeof opts !== "object") {
+    throw new TypeError(`${fn}: options must be an object (got ${show(opts)})`);
+  }
+  return opts;
+}
+
+/** Length of an input array: Float32Array, Float64Array or an Array of numbers. */
+function lengthOf(fn, name, x) {
+  if (x instanceof Float32Array || Array.isArray(x) || x instanceof Float64Array) return x.length;
+  throw new TypeError(
+    `${fn}: ${name} must be a Float32Array or an array of numbers (got ${show(x)})`);
+}
+
+/** The row length n: an integer >= 1 dividing len; defaults to len (one row). */
+function rowLength(fn, n, len, name) {
+  if (n === undefined) return len > 0 ? len : 1;
+  if (typeof n !== "number") throw new TypeError(`${fn}: n must be an integer >= 1 (got ${show(n)})`);
+  if (!Number.isInteger(n) || n < 1 || n > 0x7fffffff) {
+    throw new RangeError(`${fn}: n must be an integer >= 1 (got ${show(n)})`);
+  }
+  if (len % n !== 0) {
+    throw new RangeError(`${fn}: ${name}.length (${len}) is not a multiple of n (${n})`);
+  }
+  return n;
+}
+
+function temperatureArg(fn, t) {
+  if (t === undefined) return 1;
+  if (typeof t !== "number") {
+    throw new TypeError(`${fn}: temperature must be a number (got ${show(t)})`);
+  }
+  if (!(t > 0) || t === Infinity) {
+    throw new RangeError(`${fn}: temperature must be finite and > 0 (got ${show(t)})`);
+  }
+  const f = Math.fround(t);
+  if (f === 0 || f === Infinity) {
+    throw new RangeError(
+      `${fn}: temperature must be finite and > 0 in float32 (got ${show(t)}, which is ${f} in float32)`);
+  }
+  return t;
+}
+
+/** A numeric parameter >= min (or > min when strict), finite, with a default. */
+function paramArg(fn, name, v, dflt, min, strict) {
+  if (v === undefined) return dflt;
+  if (typeof v !== "number") throw new TypeError(`${fn}: ${name} must be a number (got ${show(v)})`);
+  if (strict ? !(v > min) : !(v >= min)) {
+    throw new RangeError(`${fn}: ${name} must be ${strict ? ">" : ">="} ${min} (got ${show(v)})`);
+  }
+  if (v === Infinity || Math.fround(v) === Infinity) {
+    throw new RangeError(`${fn}: ${name} must be finite (got ${show(v)})`);
+  }
+  return v;
+}
+
+/** opts.out: absent, or a Float32Array of exactly `len` elements. */
+function outArg(fn, out, len, what) {
+  if (out === undefined || out === null) return undefined;
+  if (!(out instanceof Float32Array)) {
+    throw new TypeError(`${fn}: out must be a Float32Array (got ${show(out)})`);
+  }
+  if (out.length !== len) {
+    throw new RangeError(`${fn}: out.length (${out.length}) must equal ${what} (${len})`);
+  }
+  return out;
+}
+
+// ----------------------------------------------------------------- the wasm heap
+// Everything a call needs sits in one scratch region: [result | x | dy], each segment rounded
+// up to 4 floats (16 bytes) so SIMD loads stay aligned.
+const MAX_FLOATS = Math.floor(0x7fffffff / 4); // sx_malloc takes an int byte count
+
+function pad4(len) {
+  return len + (-len & 3);
+}
+
+/** Float offset (into `heap`) of a scratch region of at least `floats` floats. */
+function scratch(fn, floats) {
+  if (floats > scratchFloats) growScratch(fn, floats);
+  if (heap.length === 0) refreshHeap(); // defensive: a view over a detached buffer
+  return scratchPtr >>> 2;
+}
+
+function growScratch(fn, floats) {
+  if (floats > MAX_FLOATS) {
+    throw new RangeError(
+      `${fn}: input too large: it needs ${floats * 4} bytes of wasm memory, more than the ` +
+      `2 GiB a wasm32 module can address`);
+  }
+  // Grow-only, doubling, so a mix of sizes settles after a few calls. The old region is freed
+  // first so the allocator can extend it in place.
+  const want = Math.max(floats, Math.min(2 * scratchFloats, MAX_FLOATS), 256);
+  if (scratchPtr !== 0) wasm.sx_free(scratchPtr);
+  scratchPtr = 0;
+  scratchFloats = 0;
+  let ptr = wasm.sx_malloc(want * 4) >>> 0;
+  let got = want;
+  if (ptr === 0 && want > floats) {
+    ptr = wasm.sx_malloc(floats * 4) >>> 0;
+    got = floats;
+  }
+  if (ptr === 0) {
+    throw new SimplexityError(
+      `${fn}: out of wasm memory: cannot allocate ${floats * 4} bytes of scratch`, SX_ENOMEM);
+  }
+  scratchPtr = ptr;
+  scratchFloats = got;
+}
+
+/** Copy an input into heap[at ...]. Arrays are checked element by element. */
+function copyIn(fn, name, x, at, len) {
+  const h = heap;
+  if (x instanceof Float32Array) {
+    if (len <= 16) for (let i = 0; i < len; i++) h[at + i] = x[i];
+    else h.set(x, at);
+  } else if (Array.isArray(x)) {
+    for (let i = 0; i < len; i++) {
+      const v = x[i];
+      if (typeof v !== "number") {
+        throw new TypeError(`${fn}: ${name}[${i}] must be a number (got ${show(v)})`);
+      }
+      h[at + i] = v;
+    }
+  } else {
+    h.set(x, at); // Float64Array: converted to float32
+  }
+}
+
+/** Copy heap[at ... at+len) to `out`, or to a new Float32Array. */
+function copyOut(out, at, len) {
+  const h = heap;
+  if (out === undefined) {
+    if (len > 16) return h.slice(at, at + len);
+    out = new Float32Array(len);
+    for (let i = 0; i < len; i++) out[i] = h[at + i];
+    return out;
+  }
+  if (len <= 64) for (let i = 0; i < len; i++) out[i] = h[at + i];
+  else out.set(h.subarray(at, at + len));
+  return out;
+}
+
+/** The C core's last failure as a SimplexityError: "<fn>: <C detail>". */
+function coreError(fn, status) {
+  const bytes = new Uint8Array(memory.buffer);
+  let p = wasm.sx_last_error() >>> 0;
+  let detail = "";
+  while (p < bytes.length && bytes[p] !== 0 && detail.length < 512) detail += String.fromCharCode(bytes[p++]);
+  if (detail === "") detail = `C status ${status}`;
+  const index = status === 2 ? wasm.sx_last_error_index() : -1;
+  return new SimplexityError(`${fn}: ${detail}`, status, index);
+}
+
+// --------------------------------------------------------------- the call shapes
+// f is the wasm export; `param` is the mapping's parameter, or undefined for those without one.
+
+/** out = mapping(x): rows * n in, rows * n out. */
+function forward(fn, f, x, opts, param) {
+  const len = lengthOf(fn, "x", x);
+  const n = rowLength(fn, opts.n, len, "x");
+  const t = temperatureArg(fn, opts.temperature);
+  const out = outArg(fn, opts.out, len, "x.length");
+  if (len === 0) return out === undefined ? new Float32Array(0) : out;
+  const seg = pad4(len);
+  const o = scratch(fn, 2 * seg);
+  copyIn(fn, "x", x, o + seg, len);
+  const st = param === undefined
+    ? f(o << 2, (o + seg) << 2, len / n, n, t)
+    : f(o << 2, (o + seg) << 2, len / n, n, param, t);
+  if (st !== 0) throw coreError(fn, st);
+  return copyOut(out, o, len);
+}
+
+/** dx = J(x)^T dy: x and dy rows * n in, rows * n out. */
+function backward(fn, f, x, dy, opts, param) {
+  const len = lengthOf(fn, "x", x);
+  const n = rowLength(fn, opts.n, len, "x");
+  const dyLen = lengthOf(fn, "dy", dy);
+  if (dyLen !== len) {
+    throw new RangeError(`${fn}: dy.length (${dyLen}) must equal x.length (${len})`);
+  }
+  const t = temperatureArg(fn, opts.temperature);
+  const out = outArg(fn, opts.out, len, "x.length");
+  if (len === 0) return out === undefined ? new Float32Array(0) : out;
+  const seg = pad4(len);
+  const o = scratch(fn, 3 * seg);
+  copyIn(fn, "x", x, o + seg, len);
+  copyIn(fn, "dy", dy, o + 2 * seg, len);
+  const st = param === undefined
+    ? f(o << 2, (o + seg) << 2, (o + 2 * seg) << 2, len / n, n, t)
+    : f(o << 2, (o + seg) << 2, (o + 2 * seg) << 2, len / n, n, param, t);
+  if (st !== 0) throw coreError(fn, st);
+  return copyOut(out, o, len);
+}
+
+// ------------------------------------------------------------------- the mappings
+/** softmax: exp(x/T - max) / sum. Dense. */
+export function softmax(x, opts) {
+  const o = optionsArg("softmax", opts);
+  return forward("softmax", wasm.sx_softmax, x, o, undefined);
+}
+
+/** sparsemax: Euclidean projection of x/T onto the simplex. */
+export function sparsemax(x, opts) {
+  const o = optionsArg("sparsemax", opts);
+  return forward("sparsemax", wasm.sx_sparsemax, x, o, undefined);
+}
+
+/** 1.5-entmax, by the exact sort-based method. */
+export function entmax15(x, opts) {
+  const o = optionsArg("entmax15", opts);
+  return forward("entmax15", wasm.sx_entmax15, x, o, undefined);
+}
+
+/** alpha-entmax, alpha >= 1 (default 1.5): softmax at 1, sparsemax at 2. */
+export function entmax(x, opts) {
+  const o = optionsArg("entmax", opts);
+  const alpha = paramArg("entmax", "alpha", o.alpha, 1.5, 1, false);
+  return forward("entmax", wasm.sx_entmax, x, o, alpha);
+}
+
+/** fusedmax: sparsemax(prox_TV(x/T; lambda)), lambda >= 0 (default 1). */
+export function fusedmax(x, opts) {
+  const o = optionsArg("fusedmax", opts);
+  const lambda = paramArg("fusedmax", "lambda", o.lambda, 1, 0, false);
+  return forward("fusedmax", wasm.sx_fusedmax, x, o, lambda);
+}
+
+/** oscarmax: simplex-constrained OSCAR, beta >= 0 (default 1). */
+export function oscarmax(x, opts) {
+  const o = optionsArg("oscarmax", opts);
+  const beta = paramArg("oscarmax", "beta", o.beta, 1, 0, false);
+  return forward("oscarmax", wasm.sx_oscarmax, x, o, beta);
+}
+
+// ------------------------------------------------------------- backward passes
+export function softmaxBackward(x, dy, opts) {
+  const o = optionsArg("softmaxBackward", opts);
+  return backward("softmaxBackward", wasm.sx_softmax_backward, x, dy, o, undefined);
+}
+
+export function sparsemaxBackward(x, dy, opts) {
+  const o = optionsArg("sparsemaxBackward", opts);
+  return backward("sparsemaxBackward", wasm.sx_sparsemax_backward, x, dy, o, undefined);
+}
+
+export function entmax15Backward(x, dy, opts) {
+  const o = optionsArg("entmax15Backward", opts);
+  return backward("entmax15Backward", wasm.sx_entmax15_backward, x, dy, o, undefined);
+}
+
+export function entmaxBackward(x, dy, opts) {
+  const o = optionsArg("entmaxBackward", opts);
+  const alpha = paramArg("entmaxBackward", "alpha", o.alpha, 1.5, 1, false);
+  return backward("entmaxBackward", wasm.sx_entmax_backward, x, dy, o, alpha);
+}
+
+export function fusedmaxBackward(x, dy, opts) {
+  const o = optionsArg("fusedmaxBackward", opts);
+  const lambda = paramArg("fusedmaxBackward", "lambda", o.lambda, 1, 0, false);
+  return backward("fusedmaxBackward", wasm.sx_fusedmax_backward, x, dy, o, lambda);
+}
+
+export function oscarmaxBackward(x, dy, opts) {
+  const o = optionsArg("oscarmaxBackward", opts);
+  const beta = paramArg("oscarmaxBackward", "beta", o.beta, 1, 0, false);
+  return backward("oscarmaxBackward", wasm.sx_oscarmax_backward, x, dy, o, beta);
+}
+
+// ------------------------------------------------------------ per-row reductions
+/** d <dy, entmax(x; alpha)> / d alpha, one value per row. */
+export function entmaxAlphaGrad(x, dy, opts) {
+  const fn = "entmaxAlphaGrad";
+  const o = optionsArg(fn, opts);
+  const alpha = paramArg(fn, "alpha", o.alpha, 1.5, 1, false);
+  const len = lengthOf(fn, "x", x);
+  const n = rowLength(fn, o.n, len, "x");
+  const dyLen = lengthOf(fn, "dy", dy);
+  if (dyLen !== len) throw new RangeError(`${fn}: dy.length (${dyLen}) must equal x.length (${len})`);
+  const t = temperatureArg(fn, o.temperature);
+  const rows = len / n;
+  const out = outArg(fn, o.out, rows, "the number of rows");
+  if (len === 0) return out === undefined ? new Float32Array(0) : out;
+  const rseg = pad4(rows);
+  const seg = pad4(len);
+  const at = scratch(fn, rseg + 2 * seg);
+  copyIn(fn, "x", x, at + rseg, len);
+  copyIn(fn, "dy", dy, at + rseg + seg, len);
+  const st = wasm.sx_entmax_alpha_grad(at << 2, (at + rseg) << 2, (at + rseg + seg) << 2, rows, n, alpha, t);
+  if (st !== 0) throw coreError(fn, st);
+  return copyOut(out, at, rows);
+}
+
+/** Tsallis alpha-entropy of each row of p (alpha > 0, default 1.5); Shannon at alpha = 1. */
+export function tsallisEntropy(p, opts) {
+  const fn = "tsallisEntropy";
+  const o = optionsArg(fn, opts);
+  const alpha = paramArg(fn, "alpha", o.alpha, 1.5, 0, true);
+  const len = lengthOf(fn, "p", p);
+  const n = rowLength(fn, o.n, len, "p");
+  const rows = len / n;
+  const out = outArg(fn, o.out, rows, "the number of rows");
+  if (len === 0) return out === undefined ? new Float32Array(0) : out;
+  const rseg = pad4(rows);
+  const at = scratch(fn, rseg + pad4(len));
+  copyIn(fn, "p", p, at + rseg, len);
+  const st = wasm.sx_tsallis_entropy(at << 2, (at + rseg) << 2, rows, n, alpha);
+  if (st !== 0) throw coreError(fn, st);
+  return copyOut(out, at, rows);
+}
