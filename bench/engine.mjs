@@ -1,0 +1,90 @@
+// engine.mjs - one implementation under test, in its own worker thread (so the SIMD and the scalar
+// builds are separate module instances with their own memoised init, and each engine's JIT state
+// is its own). run.mjs sends it one request at a time and waits; only one engine runs at a time.
+//
+//   workerData.kind: 'simd' | 'scalar' (dist/simplexity.js, or workerData.api), 'plain' (bench/plain.js),
+//                    'tfjs' (@tensorflow/tfjs-backend-wasm, softmax only, one thread)
+//   requests:  { op: 'info' }
+//              { op: 'output', map, n }         -> the output on the bench input (a copy)
+//              { op: 'warm', map, n, calls, ms, cap } -> warm-up calls
+//              { op: 'measure', map, n, ms }    -> rows per second
+import { parentPort, workerData } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { MAPS, NS, PARAMS, rowsFor, scores, measure } from './common.mjs';
+
+const kind = workerData.kind;
+const inputs = new Map(NS.map((n) => [n, scores(n)]));
+const outs = new Map(NS.map((n) => [n, new Float32Array(rowsFor(n) * n)]));
+let calls = {};   // calls[map](x, n, out) -> out
+let info = {};
+
+if (kind === 'simd' || kind === 'scalar') {
+  const api = await import(workerData.api ?? new URL('../dist/simplexity.js', import.meta.url).href);
+  await api.init(kind === 'scalar' ? { simd: false } : undefined);
+  info = typeof api.info === 'function' ? api.info() : {};
+  for (const map of MAPS) {
+    const f = api[map], p = PARAMS[map];
+    if (typeof f !== 'function') continue;
+    calls[map] = p ? (x, n, out) => f(x, { n, [p.name]: p.value, out })
+                   : (x, n, out) => f(x, { n, out });
+  }
+} else if (kind === 'plain') {
+  const plain = await import('./plain.js');
+  for (const map of MAPS) {
+    const p = PARAMS[map];
+    calls[map] = (x, n, out) => plain[map](x, n, p ? p.value : 0, out);
+  }
+  info = { impl: 'bench/plain.js' };
+} else if (kind === 'tfjs') {
+  const tf = await import('@tensorflow/tfjs-core');
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  const dir = fileURLToPath(new URL('../node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url));
+  wasm.setWasmPaths(dir);
+  wasm.setThreadsCount?.(1);
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend did not initialise');
+  await tf.ready();
+  const tensors = new Map(NS.map((n) => [n, tf.tensor2d(inputs.get(n), [rowsFor(n), n])]));
+  // tf.softmax on a [rows, n] tensor already in the backend, result read back by dataSync.
+  calls.softmax = (x, n, out) => {
+    const y = tf.softmax(tensors.get(n));
+    const d = y.dataSync();
+    y.dispose();
+    return d;
+  };
+  info = { backend: tf.getBackend(), simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT'),
+           threads: tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') ? 'yes' : 1,
+           version: tf.version_core };
+}
+
+function run(map, n) {
+  const x = inputs.get(n), out = outs.get(n), f = calls[map];
+  return () => f(x, n, out);
+}
+
+parentPort.on('message', (req) => {
+  try {
+    const { op, map, n } = req;
+    if (op === 'info') return parentPort.postMessage({ info, maps: Object.keys(calls) });
+    if (!calls[map]) return parentPort.postMessage({ missing: true });
+    const call = run(map, n), rows = rowsFor(n);
+    if (op === 'output') {
+      const y = Float32Array.from(call());
+      return parentPort.postMessage({ y }, [y.buffer]);
+    }
+    if (op === 'warm') {
+      // at least `calls` calls and `ms` ms, but never past `cap` ms (slow cells tier up anyway)
+      const t0 = performance.now();
+      for (let i = 0, t = 0; (i < req.calls || t < req.ms) && (i === 0 || t < req.cap); i++) {
+        call();
+        t = performance.now() - t0;
+      }
+      return parentPort.postMessage({ ok: true });
+    }
+    if (op === 'measure') return parentPort.postMessage({ rps: measure(call, rows, req.ms) });
+    throw new Error(`engine: unknown op ${op}`);
+  } catch (e) {
+    parentPort.postMessage({ error: `${e && e.stack || e}` });
+  }
+});
+parentPort.postMessage({ ready: true });

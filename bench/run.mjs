@@ -1,0 +1,307 @@
+// run.mjs - `make bench`: one table of rows per second for every mapping at n = 3, 64, 512, 4096
+// in the SIMD wasm build, the scalar wasm build (both through the public JS API, `out` reused, a
+// batch of rows per call), the native build of the same C (bench_native, -O3 -msse4.2), the
+// plain-JavaScript baseline (bench/plain.js) and tfjs-backend-wasm (softmax only); ratio columns;
+// PASS/MISS per performance target.
+//
+//   node bench/run.mjs [--quick] [--json out.json] [--rounds R] [--ms T] [--maps a,b] [--n 3,64]
+//                      [--api path/to/simplexity.js]   (default dist/simplexity.js)
+//
+// Method (a noisy 2-core shared machine): every implementation checked against plain.js on the
+// bench inputs first; every case warmed up (V8 tiers up after 10-40 calls); then R rounds, each
+// running every (implementation, mapping, n) once for T ms, with the implementation order rotated
+// and the case order reversed between rounds, and the native binary run once per round; the table
+// shows the median over rounds, a ratio is the median of the per-round ratios. Each JS engine runs
+// in its own worker thread (one at a time), so the scalar build is a separate module instance.
+import { Worker } from 'node:worker_threads';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import os from 'node:os';
+import path from 'node:path';
+import { MAPS, NS, PARAMS, LABELS, FLOATS, ROWS3, rowsFor, checksum } from './common.mjs';
+import { selfCheck } from './plain.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const NATIVE = path.join(root, 'build/bench/bench_native');
+const RESULTS_MD = path.join(root, 'build/bench/results.md');
+
+// ------------------------------------------------------------------- options
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 && i + 1 < argv.length ? argv[i + 1] : dflt; };
+const QUICK = argv.includes('--quick');
+const ROUNDS = Number(opt('--rounds', QUICK ? 2 : 5));
+const MS = Number(opt('--ms', QUICK ? 30 : 150));
+const WARM_CALLS = QUICK ? 15 : 40, WARM_MS = QUICK ? 10 : 60, WARM_CAP = QUICK ? 60 : 400;
+const JSON_OUT = opt('--json', null);
+const API = opt('--api', null);   // another build of the JS API (a file path)
+const maps = opt('--maps', MAPS.join(',')).split(',').filter((m) => MAPS.includes(m));
+const ns = opt('--n', NS.join(',')).split(',').map(Number).filter((n) => NS.includes(n));
+if (!maps.length || !ns.length || !(ROUNDS >= 1) || !(MS > 0)) {
+  console.error('usage: node bench/run.mjs [--quick] [--json out.json] [--rounds R] [--ms T] [--maps softmax,...] [--n 3,64,512,4096]');
+  process.exit(2);
+}
+const cases = ns.flatMap((n) => maps.map((map) => ({ map, n })));
+const key = (c) => `${c.map}/${c.n}`;
+
+// ------------------------------------------------------------------- engines
+const ENGINES = [
+  { id: 'simd', title: 'SIMD wasm' },
+  { id: 'scalar', title: 'scalar wasm' },
+  { id: 'native', title: 'native C' },
+  { id: 'plain', title: 'plain JS' },
+  { id: 'tfjs', title: 'tfjs-wasm' },
+];
+const notes = [];   // printed under the table
+
+class JsEngine {
+  constructor(kind) {
+    this.kind = kind;
+    this.worker = new Worker(new URL('./engine.mjs', import.meta.url), {
+      workerData: { kind, api: API ? pathToFileURL(path.resolve(API)).href : undefined } });
+    this.pending = null;
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.once('error', reject);
+      this.worker.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+      this.worker.once('message', (m) => (m.ready ? resolve() : reject(new Error(m.error))));
+    });
+  }
+  request(msg) {
+    return new Promise((resolve, reject) => {
+      this.worker.once('message', (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+      this.worker.postMessage(msg);
+    });
+  }
+  close() { return this.worker.terminate(); }
+}
+
+async function startEngine(kind) {
+  const e = new JsEngine(kind);
+  try {
+    await e.ready;
+    const { info, maps: have } = await e.request({ op: 'info' });
+    e.info = info;
+    e.have = new Set(have);
+    return e;
+  } catch (err) {
+    await e.close().catch(() => {});
+    notes.push(`${kind}: not available (${String(err.message).split('\n')[0]})`);
+    return null;
+  }
+}
+
+function runNative(ms) {
+  if (!existsSync(NATIVE)) return null;
+  const args = ['--ms', String(ms), '--n', ns.join(','), '--maps', maps.join(','),
+                '--floats', String(FLOATS), '--rows3', String(ROWS3)];
+  for (const m of maps) if (PARAMS[m]) args.push(`--${PARAMS[m].name}`, String(PARAMS[m].value));
+  const r = spawnSync(NATIVE, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`bench_native failed (status ${r.status}): ${r.stderr.trim()}`);
+  const out = new Map();
+  for (const x of JSON.parse(r.stdout).results) out.set(`${x.map}/${x.n}`, x);
+  return out;
+}
+
+// -------------------------------------------------------------- formatting
+function rate(v) {
+  if (v == null || !isFinite(v)) return '-';
+  for (const [d, u] of [[1e9, 'G'], [1e6, 'M'], [1e3, 'k']]) {
+    if (v >= d) { const q = v / d; return `${q >= 100 ? q.toFixed(0) : q >= 10 ? q.toFixed(1) : q.toFixed(2)} ${u}`; }
+  }
+  return v.toFixed(0);
+}
+const ratio = (v) => (v == null || !isFinite(v) ? '-' : `${v >= 10 ? v.toFixed(1) : v.toFixed(2)}x`);
+const median = (a) => {
+  const s = a.filter((v) => v != null && isFinite(v)).sort((p, q) => p - q);
+  if (!s.length) return null;
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h] : 0.5 * (s[h - 1] + s[h]);
+};
+function mdTable(head, rows) {
+  const w = head.map((h, j) => Math.max(h.length, ...rows.map((r) => String(r[j]).length)));
+  const line = (r) => `| ${r.map((c, j) => (j < 2 ? String(c).padEnd(w[j]) : String(c).padStart(w[j]))).join(' | ')} |`;
+  return [line(head), `|${w.map((x, j) => (j < 2 ? ':' : '-') + '-'.repeat(x) + (j < 2 ? '-' : ':')).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+// ---------------------------------------------------------------------- main
+const t00 = performance.now();
+const cpu = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
+const header = `Simplexity bench: ${cpu}, ${os.cpus().length} CPUs, ${os.platform()} ${os.release()}, ` +
+  `node ${process.version} (V8 ${process.versions.v8}), ${new Date().toISOString()}` +
+  `${QUICK ? ' [--quick]' : ''}\n` +
+  `method: ${ROUNDS} rounds x ${MS} ms per cell after warm-up, median over rounds; ` +
+  `batch ~${FLOATS} floats per call (n=3: ${ROWS3} rows), scores ~ mean 0, sd 1; one thread`;
+console.log(header);
+
+// plain.js must be right before it is a baseline.
+{
+  const failures = selfCheck({ rows: QUICK ? 8 : 30 });
+  if (failures.length) {
+    console.error(`plain.js self-check failed:\n  ${failures.slice(0, 10).join('\n  ')}`);
+    process.exit(1);
+  }
+}
+
+const js = {};
+for (const kind of ['simd', 'scalar', 'plain', 'tfjs']) js[kind] = await startEngine(kind);
+if (!js.simd) { console.error(`run.mjs: the SIMD build is required (${notes.join('; ')}); run make first`); process.exit(1); }
+for (const kind of ['simd', 'scalar', 'tfjs']) if (js[kind]) console.log(`${kind}: ${JSON.stringify(js[kind].info)}`);
+if (js.simd && js.scalar && JSON.stringify(js.simd.info) === JSON.stringify(js.scalar.info) && Object.keys(js.simd.info).length)
+  notes.push('warning: info() of the SIMD and the scalar engine are identical: is init({ simd: false }) honoured?');
+
+let native0 = null;
+try {
+  native0 = runNative(1);
+  if (!native0) notes.push(`native: ${path.relative(root, NATIVE)} not built (make ${path.relative(root, NATIVE)})`);
+} catch (e) { notes.push(`native: ${e.message}`); }
+
+// ------------------------------------------------------------ correctness
+// Every engine's output on the bench input against plain.js (max |difference|), native by checksum.
+const TOL = { softmax: 2e-5, sparsemax: 2e-5, entmax15: 2e-5, entmax: 1e-4, fusedmax: 1e-4, oscarmax: 1e-4 };
+const bad = new Set();   // `${engine}/${map}/${n}` that disagree: marked '!' in the table
+const verifyLines = [];
+for (const c of cases) {
+  const ref = js.plain && (await js.plain.request({ op: 'output', ...c })).y;
+  const simdY = (await js.simd.request({ op: 'output', ...c })).y;
+  const diffs = [];
+  for (const kind of ['simd', 'scalar', 'tfjs']) {
+    const e = js[kind];
+    if (!e || !e.have.has(c.map) || !ref) continue;
+    const y = kind === 'simd' ? simdY : (await e.request({ op: 'output', ...c })).y;
+    let d = 0;
+    for (let i = 0; i < y.length; i++) d = Math.max(d, Math.abs(y[i] - ref[i]));
+    if (!(d <= TOL[c.map])) { bad.add(`${kind}/${key(c)}`); verifyLines.push(`MISMATCH ${kind} ${LABELS[c.map]} n=${c.n}: max |${kind} - plain| = ${d.toExponential(2)} > ${TOL[c.map]}`); }
+    diffs.push(`${kind} ${d.toExponential(1)}`);
+  }
+  if (native0?.has(key(c)) && simdY) {
+    const a = native0.get(key(c)).check, b = checksum(simdY);
+    const rel = Math.abs(a - b) / Math.max(1, Math.abs(b));
+    if (!(rel <= 1e-5)) { bad.add(`native/${key(c)}`); verifyLines.push(`MISMATCH native ${LABELS[c.map]} n=${c.n}: checksum ${a} vs SIMD wasm ${b}`); }
+  }
+}
+console.log(verifyLines.length ? verifyLines.join('\n')
+  : `verify: every engine agrees with plain.js on every case (tolerance 2e-5, 1e-4 for the iterative maps); native checksums match the SIMD wasm outputs`);
+
+// ------------------------------------------------------------------- warm-up
+for (const c of cases) for (const kind of ['simd', 'scalar', 'plain', 'tfjs']) {
+  const e = js[kind];
+  if (e && e.have.has(c.map)) await e.request({ op: 'warm', ...c, calls: WARM_CALLS, ms: WARM_MS, cap: WARM_CAP });
+}
+
+// ----------------------------------------------------------------- rounds
+const samples = {};   // samples[engine][key] = [rows/s per round]
+for (const e of ENGINES) samples[e.id] = {};
+const jsKinds = ['simd', 'scalar', 'plain', 'tfjs'].filter((k) => js[k]);
+for (let r = 0; r < ROUNDS; r++) {
+  if (native0) {
+    const nat = runNative(MS);
+    for (const [k, v] of nat) (samples.native[k] ??= []).push(v.rows_per_s);
+  }
+  const order = r % 2 ? [...cases].reverse() : cases;
+  for (const c of order) {
+    for (let j = 0; j < jsKinds.length; j++) {
+      const kind = jsKinds[(j + r) % jsKinds.length], e = js[kind];
+      if (!e.have.has(c.map)) continue;
+      const { rps } = await e.request({ op: 'measure', ...c, ms: MS });
+      (samples[kind][key(c)] ??= []).push(rps);
+    }
+  }
+  process.stderr.write(`round ${r + 1}/${ROUNDS} done (${((performance.now() - t00) / 1000).toFixed(0)} s)\n`);
+}
+await Promise.all(jsKinds.map((k) => js[k].close()));
+
+// ---------------------------------------------------------------- results
+const med = (id, c) => median(samples[id][key(c)] ?? []);
+// Median over rounds of the per-round ratio a/b (both measured in the same round).
+function pairRatio(a, b, c) {
+  const A = samples[a][key(c)], B = samples[b][key(c)];
+  if (!A || !B) return null;
+  return median(A.map((v, i) => (B[i] ? v / B[i] : null)));
+}
+function spread(id, c) {
+  const s = samples[id][key(c)];
+  if (!s || s.length < 2) return 0;
+  return (Math.max(...s) - Math.min(...s)) / median(s);
+}
+
+const head = ['mapping', 'n', 'rows/call', ...ENGINES.map((e) => e.title),
+              'SIMD/scalar', 'SIMD/plain', 'SIMD/native', 'SIMD/tfjs'];
+const tableRows = [];
+const results = [];
+for (const c of cases) {
+  const cell = (id) => {
+    const v = med(id, c);
+    return v == null ? '-' : rate(v) + (bad.has(`${id}/${key(c)}`) ? ' !' : '');
+  };
+  const row = {
+    map: c.map, n: c.n, rows: rowsFor(c.n),
+    rows_per_s: Object.fromEntries(ENGINES.map((e) => [e.id, med(e.id, c)])),
+    samples: Object.fromEntries(ENGINES.map((e) => [e.id, samples[e.id][key(c)] ?? null])),
+    ratios: { simd_scalar: pairRatio('simd', 'scalar', c), simd_plain: pairRatio('simd', 'plain', c),
+              simd_native: pairRatio('simd', 'native', c), simd_tfjs: pairRatio('simd', 'tfjs', c) },
+  };
+  results.push(row);
+  tableRows.push([LABELS[c.map], c.n, rowsFor(c.n), ...ENGINES.map((e) => cell(e.id)),
+                  ratio(row.ratios.simd_scalar), ratio(row.ratios.simd_plain),
+                  ratio(row.ratios.simd_native), ratio(row.ratios.simd_tfjs)]);
+}
+const table = mdTable(head, tableRows);
+
+// Spread: the worst (max - min) / median over rounds of any cell.
+let worst = { v: 0 };
+for (const c of cases) for (const e of ENGINES) { const s = spread(e.id, c); if (s > worst.v) worst = { v: s, e: e.title, c }; }
+
+// ---------------------------------------------------------------- targets
+const get = (map, n) => results.find((r) => r.map === map && r.n === n);
+const targets = [];
+function target(name, value, ok, detail) {
+  targets.push({ name, value, pass: value == null ? null : ok, detail });
+}
+for (const map of ['softmax', 'entmax15']) {
+  const r = get(map, 512);
+  target(`${map} n=512: SIMD >= 3x scalar wasm`, r?.ratios.simd_scalar, r?.ratios.simd_scalar >= 3, ratio(r?.ratios.simd_scalar));
+  target(`${map} n=512: SIMD >= 8x plain JS`, r?.ratios.simd_plain, r?.ratios.simd_plain >= 8, ratio(r?.ratios.simd_plain));
+}
+for (const map of maps) {
+  const rs = ns.map((n) => get(map, n)).filter((r) => r?.ratios.simd_native);
+  const nat = rs.map((r) => ({ n: r.n, v: 1 / r.ratios.simd_native }));
+  const worstN = nat.reduce((a, b) => (b.v > (a?.v ?? -1) ? b : a), null);
+  target(`${map}: native/SIMD <= 1.2 at every n`, worstN?.v, nat.every((x) => x.v <= 1.2),
+         nat.map((x) => `n=${x.n} ${x.v.toFixed(2)}`).join(', '));
+}
+if (maps.includes('softmax')) {
+  const rs = ns.map((n) => get('softmax', n)).filter((r) => r?.ratios.simd_tfjs);
+  target('softmax: SIMD >= tfjs-backend-wasm at every n', rs.length ? Math.min(...rs.map((r) => r.ratios.simd_tfjs)) : null,
+         rs.every((r) => r.ratios.simd_tfjs >= 1), rs.map((r) => `n=${r.n} ${ratio(r.ratios.simd_tfjs)}`).join(', '));
+}
+{
+  const r = get('sparsemax', 512);
+  target('sparsemax n=512: SIMD >= 0.9 M rows/s', r?.rows_per_s.simd, r?.rows_per_s.simd >= 0.9e6, rate(r?.rows_per_s.simd));
+}
+for (const map of ['softmax', 'sparsemax', 'entmax15']) {
+  const r = get(map, 3);
+  target(`${map} n=3 batched: SIMD >= 50 M rows/s`, r?.rows_per_s.simd, r?.rows_per_s.simd >= 50e6, rate(r?.rows_per_s.simd));
+}
+const targetLines = targets.map((t) => `${t.pass == null ? 'n/a ' : t.pass ? 'PASS' : 'MISS'}  ${t.name}: ${t.detail || '-'}`);
+const nPass = targets.filter((t) => t.pass).length, nMiss = targets.filter((t) => t.pass === false).length;
+
+const footer = [
+  'rows/s, median over rounds; ratios are medians of per-round ratios (same round, same inputs).',
+  'SIMD/scalar/plain/tfjs: through their JS APIs with `out` reused (tfjs: tf.softmax on a [rows, n] tensor + dataSync, softmax only); native: the C API on the same batch, no JS.',
+  `worst round-to-round spread: ${(worst.v * 100).toFixed(0)}%${worst.c ? ` (${worst.e}, ${LABELS[worst.c.map]} n=${worst.c.n})` : ''}; '!' marks an output that disagreed with plain.js.`,
+  ...notes,
+].join('\n');
+const md = `${header}\n\n${table}\n\n${footer}\n\nTargets (${nPass} PASS, ${nMiss} MISS):\n${targetLines.join('\n')}\n`;
+console.log(`\n${table}\n\n${footer}\n\nTargets (${nPass} PASS, ${nMiss} MISS):\n${targetLines.join('\n')}`);
+console.log(`\n${((performance.now() - t00) / 1000).toFixed(0)} s; table written to ${path.relative(process.cwd(), RESULTS_MD)}`);
+
+mkdirSync(path.dirname(RESULTS_MD), { recursive: true });
+writeFileSync(RESULTS_MD, md);
+if (JSON_OUT) {
+  writeFileSync(JSON_OUT, JSON.stringify({
+    header, cpu, node: process.version, v8: process.versions.v8, date: new Date().toISOString(),
+    quick: QUICK, rounds: ROUNDS, ms: MS, params: PARAMS, engines: Object.fromEntries(jsKinds.map((k) => [k, js[k].info])),
+    verify: verifyLines, notes, results, targets,
+  }, null, 2));
+  console.log(`results saved to ${JSON_OUT}`);
+}
