@@ -3,7 +3,9 @@
 // is its own). run.mjs sends it one request at a time and waits; only one engine runs at a time.
 //
 //   workerData.kind: 'simd' | 'scalar' (dist/simplexity.js, or workerData.api), 'plain' (bench/plain.js),
-//                    'tfjs' (@tensorflow/tfjs-backend-wasm, softmax only, one thread)
+//                    'raw' (the SIMD .wasm's exports on data already in wasm memory: a diagnostic),
+//                    'tfjs' (@tensorflow/tfjs-backend-wasm, softmax only, one thread, + dataSync),
+//                    'tfjs-kernel' (the same without the readback: a diagnostic)
 //   requests:  { op: 'info' }
 //              { op: 'output', map, n }         -> the output on the bench input (a copy)
 //              { op: 'warm', map, n, calls, ms, cap } -> warm-up calls
@@ -28,6 +30,36 @@ if (kind === 'simd' || kind === 'scalar') {
     calls[map] = p ? (x, n, out) => f(x, { n, [p.name]: p.value, out })
                    : (x, n, out) => f(x, { n, out });
   }
+} else if (kind === 'raw') {
+  // Diagnostic: the SIMD .wasm's exports called directly on buffers already in wasm memory, no
+  // JS API and no copies per call. (SIMD wasm) / (raw) is the cost of the API's copies.
+  const { readFile } = await import('node:fs/promises');
+  const wasmUrl = new URL('simplexity-simd.wasm', workerData.api ?? new URL('../dist/simplexity.js', import.meta.url));
+  let memory = null;
+  const { instance } = await WebAssembly.instantiate(await readFile(wasmUrl),
+    { env: { emscripten_notify_memory_growth: () => {} } });
+  const ex = instance.exports;
+  ex._initialize();
+  memory = ex.memory;
+  const bufs = new Map();
+  for (const n of NS) {
+    const len = rowsFor(n) * n, xp = ex.sx_malloc(4 * len), op = ex.sx_malloc(4 * len);
+    if (!xp || !op) throw new Error('raw: sx_malloc failed');
+    new Float32Array(memory.buffer, xp, len).set(inputs.get(n));
+    bufs.set(n, { xp, op, len, rows: rowsFor(n) });
+  }
+  const view = (n) => { const b = bufs.get(n); return new Float32Array(memory.buffer, b.op, b.len); };
+  for (const map of MAPS) {
+    const f = ex[`sx_${map}`], p = PARAMS[map];
+    if (typeof f !== 'function') continue;
+    calls[map] = (x, n) => {
+      const b = bufs.get(n);
+      const st = p ? f(b.op, b.xp, b.rows, n, p.value, 1) : f(b.op, b.xp, b.rows, n, 1);
+      if (st !== 0) throw new Error(`raw: sx_${map} returned ${st}`);
+      return view(n);
+    };
+  }
+  info = { impl: 'simplexity-simd.wasm exports, no JS API' };
 } else if (kind === 'plain') {
   const plain = await import('./plain.js');
   for (const map of MAPS) {
@@ -35,7 +67,7 @@ if (kind === 'simd' || kind === 'scalar') {
     calls[map] = (x, n, out) => plain[map](x, n, p ? p.value : 0, out);
   }
   info = { impl: 'bench/plain.js' };
-} else if (kind === 'tfjs') {
+} else if (kind === 'tfjs' || kind === 'tfjs-kernel') {
   const tf = await import('@tensorflow/tfjs-core');
   const wasm = await import('@tensorflow/tfjs-backend-wasm');
   const dir = fileURLToPath(new URL('../node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url));
@@ -45,10 +77,17 @@ if (kind === 'simd' || kind === 'scalar') {
   if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend did not initialise');
   await tf.ready();
   const tensors = new Map(NS.map((n) => [n, tf.tensor2d(inputs.get(n), [rowsFor(n), n])]));
-  // tf.softmax on a [rows, n] tensor already in the backend, result read back by dataSync.
-  calls.softmax = (x, n, out) => {
+  // tf.softmax on a [rows, n] tensor already in the backend, result read back by dataSync
+  // (which allocates a new array per call: tfjs has no `out`). 'tfjs-kernel' is a diagnostic:
+  // the kernel alone (the wasm backend runs it synchronously), no readback.
+  calls.softmax = kind === 'tfjs' ? (x, n, out) => {
     const y = tf.softmax(tensors.get(n));
     const d = y.dataSync();
+    y.dispose();
+    return d;
+  } : (x, n, out) => {
+    const y = tf.softmax(tensors.get(n));
+    const d = out ? null : y.dataSync();   // `output` (out undefined) still returns the data
     y.dispose();
     return d;
   };
@@ -69,7 +108,7 @@ parentPort.on('message', (req) => {
     if (!calls[map]) return parentPort.postMessage({ missing: true });
     const call = run(map, n), rows = rowsFor(n);
     if (op === 'output') {
-      const y = Float32Array.from(call());
+      const y = Float32Array.from(calls[map](inputs.get(n), n, undefined) ?? []);
       return parentPort.postMessage({ y }, [y.buffer]);
     }
     if (op === 'warm') {

@@ -6,6 +6,7 @@
 //
 //   node bench/run.mjs [--quick] [--json out.json] [--rounds R] [--ms T] [--maps a,b] [--n 3,64]
 //                      [--api path/to/simplexity.js]   (default dist/simplexity.js)
+//                      [--native path/to/bench_native] (default build/bench/bench_native)
 //
 // Method (a noisy 2-core shared machine): every implementation checked against plain.js on the
 // bench inputs first; every case warmed up (V8 tiers up after 10-40 calls); then R rounds, each
@@ -23,7 +24,6 @@ import { MAPS, NS, PARAMS, LABELS, FLOATS, ROWS3, rowsFor, checksum } from './co
 import { selfCheck } from './plain.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const NATIVE = path.join(root, 'build/bench/bench_native');
 const RESULTS_MD = path.join(root, 'build/bench/results.md');
 
 // ------------------------------------------------------------------- options
@@ -35,6 +35,7 @@ const MS = Number(opt('--ms', QUICK ? 30 : 150));
 const WARM_CALLS = QUICK ? 15 : 40, WARM_MS = QUICK ? 10 : 60, WARM_CAP = QUICK ? 60 : 400;
 const JSON_OUT = opt('--json', null);
 const API = opt('--api', null);   // another build of the JS API (a file path)
+const NATIVE = path.resolve(opt('--native', path.join(root, 'build/bench/bench_native')));
 const maps = opt('--maps', MAPS.join(',')).split(',').filter((m) => MAPS.includes(m));
 const ns = opt('--n', NS.join(',')).split(',').map(Number).filter((n) => NS.includes(n));
 if (!maps.length || !ns.length || !(ROUNDS >= 1) || !(MS > 0)) {
@@ -51,6 +52,8 @@ const ENGINES = [
   { id: 'native', title: 'native C' },
   { id: 'plain', title: 'plain JS' },
   { id: 'tfjs', title: 'tfjs-wasm' },
+  { id: 'raw', title: 'SIMD kernel' },   // diagnostic: the export alone, no JS API copies
+  { id: 'tfjs-kernel', title: 'tfjs kernel' },   // diagnostic: tf.softmax without dataSync
 ];
 const notes = [];   // printed under the table
 
@@ -143,7 +146,7 @@ console.log(header);
 }
 
 const js = {};
-for (const kind of ['simd', 'scalar', 'plain', 'tfjs']) js[kind] = await startEngine(kind);
+for (const kind of ['simd', 'scalar', 'plain', 'tfjs', 'raw', 'tfjs-kernel']) js[kind] = await startEngine(kind);
 if (!js.simd) { console.error(`run.mjs: the SIMD build is required (${notes.join('; ')}); run make first`); process.exit(1); }
 for (const kind of ['simd', 'scalar', 'tfjs']) if (js[kind]) console.log(`${kind}: ${JSON.stringify(js[kind].info)}`);
 if (js.simd && js.scalar && JSON.stringify(js.simd.info) === JSON.stringify(js.scalar.info) && Object.keys(js.simd.info).length)
@@ -164,7 +167,7 @@ for (const c of cases) {
   const ref = js.plain && (await js.plain.request({ op: 'output', ...c })).y;
   const simdY = (await js.simd.request({ op: 'output', ...c })).y;
   const diffs = [];
-  for (const kind of ['simd', 'scalar', 'tfjs']) {
+  for (const kind of ['simd', 'scalar', 'tfjs', 'raw', 'tfjs-kernel']) {
     const e = js[kind];
     if (!e || !e.have.has(c.map) || !ref) continue;
     const y = kind === 'simd' ? simdY : (await e.request({ op: 'output', ...c })).y;
@@ -183,7 +186,7 @@ console.log(verifyLines.length ? verifyLines.join('\n')
   : `verify: every engine agrees with plain.js on every case (tolerance 2e-5, 1e-4 for the iterative maps); native checksums match the SIMD wasm outputs`);
 
 // ------------------------------------------------------------------- warm-up
-for (const c of cases) for (const kind of ['simd', 'scalar', 'plain', 'tfjs']) {
+for (const c of cases) for (const kind of ['simd', 'scalar', 'plain', 'tfjs', 'raw', 'tfjs-kernel']) {
   const e = js[kind];
   if (e && e.have.has(c.map)) await e.request({ op: 'warm', ...c, calls: WARM_CALLS, ms: WARM_MS, cap: WARM_CAP });
 }
@@ -191,7 +194,7 @@ for (const c of cases) for (const kind of ['simd', 'scalar', 'plain', 'tfjs']) {
 // ----------------------------------------------------------------- rounds
 const samples = {};   // samples[engine][key] = [rows/s per round]
 for (const e of ENGINES) samples[e.id] = {};
-const jsKinds = ['simd', 'scalar', 'plain', 'tfjs'].filter((k) => js[k]);
+const jsKinds = ['simd', 'scalar', 'plain', 'tfjs', 'raw', 'tfjs-kernel'].filter((k) => js[k]);
 for (let r = 0; r < ROUNDS; r++) {
   if (native0) {
     const nat = runNative(MS);
@@ -238,7 +241,9 @@ for (const c of cases) {
     rows_per_s: Object.fromEntries(ENGINES.map((e) => [e.id, med(e.id, c)])),
     samples: Object.fromEntries(ENGINES.map((e) => [e.id, samples[e.id][key(c)] ?? null])),
     ratios: { simd_scalar: pairRatio('simd', 'scalar', c), simd_plain: pairRatio('simd', 'plain', c),
-              simd_native: pairRatio('simd', 'native', c), simd_tfjs: pairRatio('simd', 'tfjs', c) },
+              simd_native: pairRatio('simd', 'native', c), simd_tfjs: pairRatio('simd', 'tfjs', c),
+              raw_native: pairRatio('raw', 'native', c), raw_simd: pairRatio('raw', 'simd', c),
+              raw_tfjs_kernel: pairRatio('raw', 'tfjs-kernel', c) },
   };
   results.push(row);
   tableRows.push([LABELS[c.map], c.n, rowsFor(c.n), ...ENGINES.map((e) => cell(e.id)),
@@ -264,15 +269,17 @@ for (const map of ['softmax', 'entmax15']) {
 }
 for (const map of maps) {
   const rs = ns.map((n) => get(map, n)).filter((r) => r?.ratios.simd_native);
-  const nat = rs.map((r) => ({ n: r.n, v: 1 / r.ratios.simd_native }));
+  const nat = rs.map((r) => ({ n: r.n, v: 1 / r.ratios.simd_native, k: r.ratios.raw_native ? 1 / r.ratios.raw_native : null }));
   const worstN = nat.reduce((a, b) => (b.v > (a?.v ?? -1) ? b : a), null);
   target(`${map}: native/SIMD <= 1.2 at every n`, worstN?.v, nat.every((x) => x.v <= 1.2),
-         nat.map((x) => `n=${x.n} ${x.v.toFixed(2)}`).join(', '));
+         nat.map((x) => `n=${x.n} ${x.v.toFixed(2)}`).join(', ') +
+         (nat.some((x) => x.k) ? `   [native/kernel-only: ${nat.map((x) => (x.k ? x.k.toFixed(2) : '-')).join(', ')}]` : ''));
 }
 if (maps.includes('softmax')) {
   const rs = ns.map((n) => get('softmax', n)).filter((r) => r?.ratios.simd_tfjs);
   target('softmax: SIMD >= tfjs-backend-wasm at every n', rs.length ? Math.min(...rs.map((r) => r.ratios.simd_tfjs)) : null,
-         rs.every((r) => r.ratios.simd_tfjs >= 1), rs.map((r) => `n=${r.n} ${ratio(r.ratios.simd_tfjs)}`).join(', '));
+         rs.every((r) => r.ratios.simd_tfjs >= 1), rs.map((r) => `n=${r.n} ${ratio(r.ratios.simd_tfjs)}`).join(', ') +
+         (rs.some((r) => r.ratios.raw_tfjs_kernel) ? `   [kernel vs kernel, no copies: ${rs.map((r) => ratio(r.ratios.raw_tfjs_kernel)).join(', ')}]` : ''));
 }
 {
   const r = get('sparsemax', 512);
@@ -288,6 +295,7 @@ const nPass = targets.filter((t) => t.pass).length, nMiss = targets.filter((t) =
 const footer = [
   'rows/s, median over rounds; ratios are medians of per-round ratios (same round, same inputs).',
   'SIMD/scalar/plain/tfjs: through their JS APIs with `out` reused (tfjs: tf.softmax on a [rows, n] tensor + dataSync, softmax only); native: the C API on the same batch, no JS.',
+  'SIMD kernel (diagnostic): the SIMD .wasm export called on data already in wasm memory, no JS API and no copies; SIMD kernel vs SIMD wasm is the cost of the API\'s copies; tfjs kernel (diagnostic): tf.softmax without the dataSync readback.',
   `worst round-to-round spread: ${(worst.v * 100).toFixed(0)}%${worst.c ? ` (${worst.e}, ${LABELS[worst.c.map]} n=${worst.c.n})` : ''}; '!' marks an output that disagreed with plain.js.`,
   ...notes,
 ].join('\n');
