@@ -16,7 +16,7 @@
 // in its own worker thread (one at a time), so the scalar build is a separate module instance.
 import { Worker } from 'node:worker_threads';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, readFileSync as readFileSyncImported } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
@@ -126,8 +126,28 @@ function mdTable(head, rows) {
   return [line(head), `|${w.map((x, j) => (j < 2 ? ':' : '-') + '-'.repeat(x) + (j < 2 ? '-' : ':')).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+// Other processes' CPU use while we run: (all busy CPU time) - (ours, with waited-for children),
+// as a share of the machine. The machines are shared: a busy neighbour spoils absolute figures
+// (the ratios, measured in the same round, suffer less).
+function cpuSnapshot() {
+  try {
+    const readFileSync = readFileSyncImported;
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const busy = cpu.reduce((a, b) => a + b, 0) - cpu[3] - (cpu[4] || 0);   // minus idle, iowait
+    const st = readFileSync('/proc/self/stat', 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ').map(Number);   // f[11..14]: utime stime cutime cstime
+    return { busy, self: f[11] + f[12] + f[13] + f[14], t: performance.now() };
+  } catch { return null; }
+}
+function foreignLoad(a, b) {
+  if (!a || !b) return null;
+  const hz = 100, wall = (b.t - a.t) / 1000;
+  return Math.max(0, (b.busy - a.busy - (b.self - a.self)) / hz / (wall * os.cpus().length));
+}
+
 // ---------------------------------------------------------------------- main
 const t00 = performance.now();
+const cpu0 = cpuSnapshot();
 const cpu = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
 const header = `Simplexity bench: ${cpu}, ${os.cpus().length} CPUs, ${os.platform()} ${os.release()}, ` +
   `node ${process.version} (V8 ${process.versions.v8}), ${new Date().toISOString()}` +
@@ -292,6 +312,9 @@ for (const map of ['softmax', 'sparsemax', 'entmax15']) {
 const targetLines = targets.map((t) => `${t.pass == null ? 'n/a ' : t.pass ? 'PASS' : 'MISS'}  ${t.name}: ${t.detail || '-'}`);
 const nPass = targets.filter((t) => t.pass).length, nMiss = targets.filter((t) => t.pass === false).length;
 
+const load = foreignLoad(cpu0, cpuSnapshot());
+if (load != null) notes.push(`other processes used ${(load * 100).toFixed(0)}% of the machine's CPU during the run` +
+  (load > 0.1 ? ' - WARNING: the machine was busy; absolute figures are unreliable, rerun when it is quiet' : ' (quiet)'));
 const footer = [
   'rows/s, median over rounds; ratios are medians of per-round ratios (same round, same inputs).',
   'SIMD/scalar/plain/tfjs: through their JS APIs with `out` reused (tfjs: tf.softmax on a [rows, n] tensor + dataSync, softmax only); native: the C API on the same batch, no JS.',
@@ -309,7 +332,7 @@ if (JSON_OUT) {
   writeFileSync(JSON_OUT, JSON.stringify({
     header, cpu, node: process.version, v8: process.versions.v8, date: new Date().toISOString(),
     quick: QUICK, rounds: ROUNDS, ms: MS, params: PARAMS, engines: Object.fromEntries(jsKinds.map((k) => [k, js[k].info])),
-    verify: verifyLines, notes, results, targets,
+    verify: verifyLines, notes, foreign_cpu_share: load, results, targets,
   }, null, 2));
   console.log(`results saved to ${JSON_OUT}`);
 }
