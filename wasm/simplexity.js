@@ -273,27 +273,36 @@ function coreError(fn, status) {
 }
 
 // --------------------------------------------------------------- the call shapes
-// f is the wasm export; `param` is the mapping's parameter, or undefined for those without one.
+// prepare*() validates, places the inputs in scratch and leaves the call's layout in the
+// variables below; each public function then calls its own wasm export (one call site per
+// export: a shared call site would be polymorphic and cost ~15 ns per call) and finish()es.
+// Nothing re-enters between the two: wasm calls back into JS only to report memory growth.
+let cOut;      // opts.out or undefined
+let cAt = 0;   // float offset of the result in heap
+let cLen = 0;  // result length
+let cRows = 0; // rows
+let cN = 1;    // row length
+let cT = 1;    // temperature
+let pRes = 0;  // byte addresses of the result, x and dy in wasm memory
+let pX = 0;
+let pDy = 0;
 
-/** out = mapping(x): rows * n in, rows * n out. */
-function forward(fn, f, x, opts, param) {
+/** For out = mapping(x): rows * n in, rows * n out. */
+function prepareForward(fn, x, opts) {
   const len = lengthOf(fn, "x", x);
   const n = rowLength(fn, opts.n, len, "x");
   const t = temperatureArg(fn, opts.temperature);
   const out = outArg(fn, opts.out, len, "x.length");
-  if (len === 0) return out === undefined ? new Float32Array(0) : out;
   const seg = pad4(len);
-  const o = scratch(fn, 2 * seg);
-  copyIn(fn, "x", x, o + seg, len);
-  const st = param === undefined
-    ? f(o << 2, (o + seg) << 2, len / n, n, t)
-    : f(o << 2, (o + seg) << 2, len / n, n, param, t);
-  if (st !== 0) throw coreError(fn, st);
-  return copyOut(out, o, len);
+  const at = scratch(fn, 2 * seg);
+  copyIn(fn, "x", x, at + seg, len);
+  cOut = out; cAt = at; cLen = len; cRows = len / n; cN = n; cT = t;
+  pRes = at << 2;
+  pX = (at + seg) << 2;
 }
 
-/** dx = J(x)^T dy: x and dy rows * n in, rows * n out. */
-function backward(fn, f, x, dy, opts, param) {
+/** For dx = J(x)^T dy: x and dy rows * n in, rows * n out. */
+function prepareBackward(fn, x, dy, opts) {
   const len = lengthOf(fn, "x", x);
   const n = rowLength(fn, opts.n, len, "x");
   const dyLen = lengthOf(fn, "dy", dy);
@@ -302,90 +311,108 @@ function backward(fn, f, x, dy, opts, param) {
   }
   const t = temperatureArg(fn, opts.temperature);
   const out = outArg(fn, opts.out, len, "x.length");
-  if (len === 0) return out === undefined ? new Float32Array(0) : out;
   const seg = pad4(len);
-  const o = scratch(fn, 3 * seg);
-  copyIn(fn, "x", x, o + seg, len);
-  copyIn(fn, "dy", dy, o + 2 * seg, len);
-  const st = param === undefined
-    ? f(o << 2, (o + seg) << 2, (o + 2 * seg) << 2, len / n, n, t)
-    : f(o << 2, (o + seg) << 2, (o + 2 * seg) << 2, len / n, n, param, t);
-  if (st !== 0) throw coreError(fn, st);
-  return copyOut(out, o, len);
+  const at = scratch(fn, 3 * seg);
+  copyIn(fn, "x", x, at + seg, len);
+  copyIn(fn, "dy", dy, at + 2 * seg, len);
+  cOut = out; cAt = at; cLen = len; cRows = len / n; cN = n; cT = t;
+  pRes = at << 2;
+  pX = (at + seg) << 2;
+  pDy = (at + 2 * seg) << 2;
+}
+
+/** The C status to an error, or the result copied out of scratch. */
+function finish(fn, status) {
+  if (status !== 0) throw coreError(fn, status);
+  return copyOut(cOut, cAt, cLen);
 }
 
 // ------------------------------------------------------------------- the mappings
+// An empty x never reaches wasm: `cLen === 0 ? 0 : call`.
+
 /** softmax: exp(x/T - max) / sum. Dense. */
 export function softmax(x, opts) {
-  const o = optionsArg("softmax", opts);
-  return forward("softmax", wasm.sx_softmax, x, o, undefined);
+  prepareForward("softmax", x, optionsArg("softmax", opts));
+  return finish("softmax", cLen === 0 ? 0 : wasm.sx_softmax(pRes, pX, cRows, cN, cT));
 }
 
 /** sparsemax: Euclidean projection of x/T onto the simplex. */
 export function sparsemax(x, opts) {
-  const o = optionsArg("sparsemax", opts);
-  return forward("sparsemax", wasm.sx_sparsemax, x, o, undefined);
+  prepareForward("sparsemax", x, optionsArg("sparsemax", opts));
+  return finish("sparsemax", cLen === 0 ? 0 : wasm.sx_sparsemax(pRes, pX, cRows, cN, cT));
 }
 
 /** 1.5-entmax, by the exact sort-based method. */
 export function entmax15(x, opts) {
-  const o = optionsArg("entmax15", opts);
-  return forward("entmax15", wasm.sx_entmax15, x, o, undefined);
+  prepareForward("entmax15", x, optionsArg("entmax15", opts));
+  return finish("entmax15", cLen === 0 ? 0 : wasm.sx_entmax15(pRes, pX, cRows, cN, cT));
 }
 
 /** alpha-entmax, alpha >= 1 (default 1.5): softmax at 1, sparsemax at 2. */
 export function entmax(x, opts) {
   const o = optionsArg("entmax", opts);
   const alpha = paramArg("entmax", "alpha", o.alpha, 1.5, 1, false);
-  return forward("entmax", wasm.sx_entmax, x, o, alpha);
+  prepareForward("entmax", x, o);
+  return finish("entmax", cLen === 0 ? 0 : wasm.sx_entmax(pRes, pX, cRows, cN, alpha, cT));
 }
 
 /** fusedmax: sparsemax(prox_TV(x/T; lambda)), lambda >= 0 (default 1). */
 export function fusedmax(x, opts) {
   const o = optionsArg("fusedmax", opts);
   const lambda = paramArg("fusedmax", "lambda", o.lambda, 1, 0, false);
-  return forward("fusedmax", wasm.sx_fusedmax, x, o, lambda);
+  prepareForward("fusedmax", x, o);
+  return finish("fusedmax", cLen === 0 ? 0 : wasm.sx_fusedmax(pRes, pX, cRows, cN, lambda, cT));
 }
 
 /** oscarmax: simplex-constrained OSCAR, beta >= 0 (default 1). */
 export function oscarmax(x, opts) {
   const o = optionsArg("oscarmax", opts);
   const beta = paramArg("oscarmax", "beta", o.beta, 1, 0, false);
-  return forward("oscarmax", wasm.sx_oscarmax, x, o, beta);
+  prepareForward("oscarmax", x, o);
+  return finish("oscarmax", cLen === 0 ? 0 : wasm.sx_oscarmax(pRes, pX, cRows, cN, beta, cT));
 }
 
 // ------------------------------------------------------------- backward passes
 export function softmaxBackward(x, dy, opts) {
-  const o = optionsArg("softmaxBackward", opts);
-  return backward("softmaxBackward", wasm.sx_softmax_backward, x, dy, o, undefined);
+  const fn = "softmaxBackward";
+  prepareBackward(fn, x, dy, optionsArg(fn, opts));
+  return finish(fn, cLen === 0 ? 0 : wasm.sx_softmax_backward(pRes, pX, pDy, cRows, cN, cT));
 }
 
 export function sparsemaxBackward(x, dy, opts) {
-  const o = optionsArg("sparsemaxBackward", opts);
-  return backward("sparsemaxBackward", wasm.sx_sparsemax_backward, x, dy, o, undefined);
+  const fn = "sparsemaxBackward";
+  prepareBackward(fn, x, dy, optionsArg(fn, opts));
+  return finish(fn, cLen === 0 ? 0 : wasm.sx_sparsemax_backward(pRes, pX, pDy, cRows, cN, cT));
 }
 
 export function entmax15Backward(x, dy, opts) {
-  const o = optionsArg("entmax15Backward", opts);
-  return backward("entmax15Backward", wasm.sx_entmax15_backward, x, dy, o, undefined);
+  const fn = "entmax15Backward";
+  prepareBackward(fn, x, dy, optionsArg(fn, opts));
+  return finish(fn, cLen === 0 ? 0 : wasm.sx_entmax15_backward(pRes, pX, pDy, cRows, cN, cT));
 }
 
 export function entmaxBackward(x, dy, opts) {
-  const o = optionsArg("entmaxBackward", opts);
-  const alpha = paramArg("entmaxBackward", "alpha", o.alpha, 1.5, 1, false);
-  return backward("entmaxBackward", wasm.sx_entmax_backward, x, dy, o, alpha);
+  const fn = "entmaxBackward";
+  const o = optionsArg(fn, opts);
+  const alpha = paramArg(fn, "alpha", o.alpha, 1.5, 1, false);
+  prepareBackward(fn, x, dy, o);
+  return finish(fn, cLen === 0 ? 0 : wasm.sx_entmax_backward(pRes, pX, pDy, cRows, cN, alpha, cT));
 }
 
 export function fusedmaxBackward(x, dy, opts) {
-  const o = optionsArg("fusedmaxBackward", opts);
-  const lambda = paramArg("fusedmaxBackward", "lambda", o.lambda, 1, 0, false);
-  return backward("fusedmaxBackward", wasm.sx_fusedmax_backward, x, dy, o, lambda);
+  const fn = "fusedmaxBackward";
+  const o = optionsArg(fn, opts);
+  const lambda = paramArg(fn, "lambda", o.lambda, 1, 0, false);
+  prepareBackward(fn, x, dy, o);
+  return finish(fn, cLen === 0 ? 0 : wasm.sx_fusedmax_backward(pRes, pX, pDy, cRows, cN, lambda, cT));
 }
 
 export function oscarmaxBackward(x, dy, opts) {
-  const o = optionsArg("oscarmaxBackward", opts);
-  const beta = paramArg("oscarmaxBackward", "beta", o.beta, 1, 0, false);
-  return backward("oscarmaxBackward", wasm.sx_oscarmax_backward, x, dy, o, beta);
+  const fn = "oscarmaxBackward";
+  const o = optionsArg(fn, opts);
+  const beta = paramArg(fn, "beta", o.beta, 1, 0, false);
+  prepareBackward(fn, x, dy, o);
+  return finish(fn, cLen === 0 ? 0 : wasm.sx_oscarmax_backward(pRes, pX, pDy, cRows, cN, beta, cT));
 }
 
 // ------------------------------------------------------------ per-row reductions
