@@ -43,7 +43,7 @@ DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
 
 .PHONY: all site test test-c test-js test-browser check-simd fuzz fuzz-short bench serve clean tools
 
-WEB_SRC := $(wildcard web/*.html web/*.css web/app.js web/viz/*.js)
+WEB_SRC := $(wildcard web/*.html web/*.css web/*.svg web/app.js web/viz/*.js)
 SITE := $(D)/site
 
 # The deliverables: the library and the static site.
@@ -52,7 +52,7 @@ all: tools $(DIST) site
 # The static page: web/ plus the library files beside it, ready for any static host.
 site: $(DIST) $(WEB_SRC)
 	@mkdir -p $(SITE)/viz
-	cp web/index.html web/style.css web/app.js $(SITE)/
+	cp web/index.html web/style.css web/favicon.svg web/app.js $(SITE)/
 	cp web/viz/*.js $(SITE)/viz/
 	cp $(D)/*.js $(D)/*.wasm $(SITE)/
 

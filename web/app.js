@@ -122,8 +122,10 @@ function drawCurve(svg) {
     const path = el("path", { d, class: hi ? "curve hi" : "curve dim m-entmax" }, svg);
     el("title", {}, path).textContent = `alpha = ${a}`;
     if (!hi) {
-      const i = Math.round(N * 0.62);
-      el("text", { x: sx(x[2 * i]) + 4, y: sy(p[2 * i]) + 14 }, svg).textContent = `α=${a}`;
+      // label each curve where it first reaches 0.1: they fan out there
+      let i = 0;
+      while (i < N - 1 && p[2 * i] < 0.1) i++;
+      el("text", { x: sx(x[2 * i]) - 4, y: sy(p[2 * i]) - 4, "text-anchor": "end" }, svg).textContent = `α=${a}`;
     }
   }
 }
