@@ -114,20 +114,20 @@ function drawCurve(svg) {
   const N = 241;
   const x = new Float32Array(N * 2);
   for (let i = 0; i < N; i++) x[2 * i] = -3 + (6 * i) / (N - 1);
-  const series = ALPHAS.map((a) => [a, false]).concat([[state.alpha2, true]]);
-  for (const [a, hi] of series) {
+  const series = ALPHAS.map((a, k) => [a, `curve a${k}`]).concat([[state.alpha2, "curve hi"]]);
+  for (const [a, cls] of series) {
     const p = entmax(x, { n: 2, alpha: a });
     let d = "";
     for (let i = 0; i < N; i++) d += `${i ? "L" : "M"}${sx(x[2 * i]).toFixed(1)},${sy(p[2 * i]).toFixed(1)}`;
-    const path = el("path", { d, class: hi ? "curve hi" : "curve dim m-entmax" }, svg);
-    el("title", {}, path).textContent = `alpha = ${a}`;
-    if (!hi) {
-      // label each curve where it first reaches 0.1: they fan out there
-      let i = 0;
-      while (i < N - 1 && p[2 * i] < 0.1) i++;
-      el("text", { x: sx(x[2 * i]) - 4, y: sy(p[2 * i]) - 4, "text-anchor": "end" }, svg).textContent = `α=${a}`;
-    }
+    el("title", {}, el("path", { d, class: cls }, svg)).textContent = `alpha = ${a}`;
   }
+  // legend in the empty top-left corner
+  series.forEach(([a, cls], k) => {
+    const y = sy(0.95) + 15 * k;
+    el("line", { x1: sx(-2.9), x2: sx(-2.5), y1: y, y2: y, class: cls }, svg);
+    el("text", { x: sx(-2.45), y: y + 4 }, svg).textContent =
+      cls === "curve hi" ? `α = ${a.toFixed(2)} (slider)` : `α = ${a}${a === 1 ? " softmax" : a === 2 ? " sparsemax" : ""}`;
+  });
 }
 
 // ------------------------------------------------------------------ wiring

@@ -69,6 +69,7 @@ async function checkPage() {
     check(soft && soft[4] === "0", "softmax has no exact zero");
     check(await page.$$eval("#tri circle", (c) => c.length) >= 105, "ternary plot has 5 points and a cloud of 100");
     check(await page.$$eval("#curve path", (p) => p.length) === 6, "two-choice plot draws 6 curves");
+    check(await page.$$eval("#curve text", (t) => t.some((e) => e.textContent.startsWith("α = 1.50 (slider)"))), "two-choice legend names the slider alpha");
     check(await page.$eval("#engine", (e) => e.textContent.includes("SIMD")), "page runs the SIMD build");
 
     // keyboard: focus the z_B slider and press ArrowRight; its output and the numbers change
