@@ -10,8 +10,9 @@
 //
 // Method (a noisy 2-core shared machine): every implementation checked against plain.js on the
 // bench inputs first; every case warmed up (V8 tiers up after 10-40 calls); then R rounds, each
-// running every (implementation, mapping, n) once for T ms, with the implementation order rotated
-// and the case order reversed between rounds, and the native binary run once per round; the table
+// running every (implementation, mapping, n) once for T ms, back to back per case (native: one
+// short bench_native run per cell), implementation order rotated and case order reversed between
+// rounds; the table
 // shows the median over rounds, a ratio is the median of the per-round ratios. Each JS engine runs
 // in its own worker thread (one at a time), so the scalar build is a separate module instance.
 import { Worker } from 'node:worker_threads';
@@ -93,11 +94,13 @@ async function startEngine(kind) {
   }
 }
 
-function runNative(ms) {
+// One invocation of bench_native: every (mapping, n) of `cs` once, `ms` each.
+function runNative(ms, cs = cases) {
   if (!existsSync(NATIVE)) return null;
-  const args = ['--ms', String(ms), '--n', ns.join(','), '--maps', maps.join(','),
+  const cm = [...new Set(cs.map((c) => c.map))], cn = [...new Set(cs.map((c) => c.n))];
+  const args = ['--ms', String(ms), '--n', cn.join(','), '--maps', cm.join(','),
                 '--floats', String(FLOATS), '--rows3', String(ROWS3)];
-  for (const m of maps) if (PARAMS[m]) args.push(`--${PARAMS[m].name}`, String(PARAMS[m].value));
+  for (const m of cm) if (PARAMS[m]) args.push(`--${PARAMS[m].name}`, String(PARAMS[m].value));
   const r = spawnSync(NATIVE, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`bench_native failed (status ${r.status}): ${r.stderr.trim()}`);
   const out = new Map();
@@ -214,16 +217,21 @@ for (const c of cases) for (const kind of ['simd', 'scalar', 'plain', 'tfjs', 'r
 // ----------------------------------------------------------------- rounds
 const samples = {};   // samples[engine][key] = [rows/s per round]
 for (const e of ENGINES) samples[e.id] = {};
+// Every cell of a case (the native one too: one short bench_native run per cell) measured back
+// to back, so a per-round ratio compares figures taken a second apart.
 const jsKinds = ['simd', 'scalar', 'plain', 'tfjs', 'raw', 'tfjs-kernel'].filter((k) => js[k]);
+const kinds = native0 ? [...jsKinds.slice(0, 2), 'native', ...jsKinds.slice(2)] : jsKinds;
 for (let r = 0; r < ROUNDS; r++) {
-  if (native0) {
-    const nat = runNative(MS);
-    for (const [k, v] of nat) (samples.native[k] ??= []).push(v.rows_per_s);
-  }
   const order = r % 2 ? [...cases].reverse() : cases;
   for (const c of order) {
-    for (let j = 0; j < jsKinds.length; j++) {
-      const kind = jsKinds[(j + r) % jsKinds.length], e = js[kind];
+    for (let j = 0; j < kinds.length; j++) {
+      const kind = kinds[(j + r) % kinds.length];
+      if (kind === 'native') {
+        const v = runNative(MS, [c]).get(key(c));
+        (samples.native[key(c)] ??= []).push(v.rows_per_s);
+        continue;
+      }
+      const e = js[kind];
       if (!e.have.has(c.map)) continue;
       const { rps } = await e.request({ op: 'measure', ...c, ms: MS });
       (samples[kind][key(c)] ??= []).push(rps);
