@@ -1,0 +1,385 @@
+/* attention.c - multi-head scaled dot-product attention with a mapping per head (softmax,
+   sparsemax, 1.5-entmax, alpha-entmax fixed or learned, fusedmax), causal and padding masks,
+   adaptive attention span, and Nadaraya-Watson attention pooling.
+
+   Per (batch element, head), the forward pass is three steps over a (Tq, Tk) map:
+     1. scores: s = q k^T / sqrt(hs), computed by the matmul kernel in tiles of query rows,
+        each tile only over the key range some row of it can see (causal, padding, span), so
+        masked keys cost nothing; everything outside a row's window is set to -INFINITY;
+     2. the mapping, one call of the public function on the whole (Tq, Tk) map (masked
+        entries come out as exact zeros);
+     3. with adaptive span: att = p m / sum(p m), m the soft span mask; then out = att v, in
+        the same tiles.
+   The backward pass mirrors it; the mapping backward passes recompute from the saved scores.
+   Adaptive span (Sukhbaatar et al. 2019) follows SCIENCE.md; see nn.h for the exact
+   definition used here (the mapping sees the keys inside span + ramp only). */
+#include <math.h>
+#include <string.h>
+#include "internal.h"
+#include "nn.h"
+#include "simd.h"
+
+/* ------------------------------------------------------------------ mappings */
+float sx_nn_alpha_of(float a) { return 1.0f + 1.0f / (1.0f + expf(-a)); }
+
+static float alpha_slope(float a) { /* d alpha / d a = sigmoid(a) (1 - sigmoid(a)) */
+    const float s = 1.0f / (1.0f + expf(-a));
+    return s * (1.0f - s);
+}
+
+int sx_nn_map_forward(float *p, const float *x, int rows, int n, int kind, float param) {
+    switch (kind) {
+    case SX_NN_SOFTMAX: return sx_softmax(p, x, rows, n, 1.0f);
+    case SX_NN_SPARSEMAX: return sx_sparsemax(p, x, rows, n, 1.0f);
+    case SX_NN_ENTMAX15: return sx_entmax15(p, x, rows, n, 1.0f);
+    case SX_NN_ENTMAX:
+    case SX_NN_ENTMAX_LEARNED: return sx_entmax(p, x, rows, n, param, 1.0f);
+    case SX_NN_FUSEDMAX: return sx_fusedmax(p, x, rows, n, param, 1.0f);
+    default: return sx__fail(SX_EINVAL, -1, "unknown attention mapping %d", kind);
+    }
+}
+
+int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *dy, int rows, int n,
+                       int kind, float param) {
+    switch (kind) {
+    case SX_NN_SOFTMAX: return sx_softmax_backward(dx, x, dy, rows, n, 1.0f);
+    case SX_NN_SPARSEMAX: return sx_sparsemax_backward(dx, x, dy, rows, n, 1.0f);
+    case SX_NN_ENTMAX15: return sx_entmax15_backward(dx, x, dy, rows, n, 1.0f);
+    case SX_NN_ENTMAX_LEARNED:
+        if (dalpha) {
+            /* per-row alpha gradients into dx's first `rows` floats (rows <= rows * n), summed
+               in double, before dx is overwritten by the backward pass proper */
+            int st = sx_entmax_alpha_grad(dx, x, dy, rows, n, param, 1.0f);
+            if (st != SX_OK) return st;
+            double s = 0.0;
+            for (int r = 0; r < rows; r++) s += dx[r];
+            *dalpha += (float)s;
+        }
+        /* fall through */
+    case SX_NN_ENTMAX: return sx_entmax_backward(dx, x, dy, rows, n, param, 1.0f);
+    case SX_NN_FUSEDMAX: return sx_fusedmax_backward(dx, x, dy, rows, n, param, 1.0f);
+    default: return sx__fail(SX_EINVAL, -1, "unknown attention mapping %d", kind);
+    }
+}
+
+/* The mapping parameter of head h: alpha for learned heads, cfg->param otherwise. */
+static float head_param(const sx_nn_attn_cfg *cfg, const float *alpha_a, int h) {
+    if (cfg->kind[h] == SX_NN_ENTMAX_LEARNED) return sx_nn_alpha_of(alpha_a ? alpha_a[h] : 0.0f);
+    return cfg->param ? cfg->param[h] : 0.0f;
+}
+
+/* ------------------------------------------------------------ adaptive span */
+float sx_nn_span_mask(float x, float z, int span_max, float ramp) {
+    const float m = (ramp + z * (float)span_max - x) / ramp;
+    return m < 0.0f ? 0.0f : m > 1.0f ? 1.0f : m;
+}
+
+float sx_nn_span_penalty(float *dz, const float *z, int n_head, float coef) {
+    double s = 0.0;
+    for (int h = 0; h < n_head; h++) {
+        s += z[h];
+        if (dz) dz[h] += coef;
+    }
+    return (float)(coef * s);
+}
+
+void sx_nn_span_clamp(float *z, int n_head) {
+    for (int h = 0; h < n_head; h++) z[h] = z[h] < 0.0f ? 0.0f : z[h] > 1.0f ? 1.0f : z[h];
+}
+
+/* The window of keys a row may see, [lo, hi), and the span of one head. */
+typedef struct {
+    int causal, klen, span; /* span: 1 when the adaptive span is on */
+    int xmax;               /* span: the largest distance with m > 0 */
+    float z, L, R;
+} window;
+
+static window make_window(const sx_nn_attn_cfg *cfg, const float *span_z, const int *k_len, int b,
+                          int h, int Tk) {
+    window w;
+    w.causal = cfg->causal;
+    w.klen = k_len ? k_len[b] : Tk;
+    if (w.klen > Tk) w.klen = Tk;
+    if (w.klen < 0) w.klen = 0;
+    w.span = cfg->span_max > 0;
+    w.z = 0.0f;
+    w.L = (float)cfg->span_max;
+    w.R = cfg->span_ramp;
+    w.xmax = Tk;
+    if (w.span) {
+        float z = span_z ? span_z[h] : 1.0f;
+        w.z = z < 0.0f ? 0.0f : z > 1.0f ? 1.0f : z;
+        /* m(x) > 0 for x < R + z L; find the last integer distance with m > 0 exactly as the
+           mask computes it, so the window and the mask agree to the last bit */
+        int x = (int)ceilf(w.R + w.z * w.L) - 1;
+        if (x < 0) x = 0;
+        while (sx_nn_span_mask((float)(x + 1), w.z, cfg->span_max, w.R) > 0.0f) x++;
+        while (x > 0 && !(sx_nn_span_mask((float)x, w.z, cfg->span_max, w.R) > 0.0f)) x--;
+        w.xmax = x; /* m(0) >= 1 since z >= 0: distance 0 is always inside */
+    }
+    return w;
+}
+
+static int row_lo(const window *w, int i) {
+    if (!w->span) return 0;
+    return i - w->xmax > 0 ? i - w->xmax : 0;
+}
+static int row_hi(const window *w, int i) {
+    int hi = w->klen;
+    if (w->causal && i + 1 < hi) hi = i + 1;
+    if (w->span && !w->causal && i + w->xmax + 1 < hi) hi = i + w->xmax + 1;
+    return hi;
+}
+static float row_mask(const window *w, int i, int j) {
+    const int x = i >= j ? i - j : j - i;
+    return sx_nn_span_mask((float)x, w->z, (int)w->L, w->R);
+}
+
+/* Query rows per tile: whole maps when every row sees the same keys, else 64 rows (the
+   key range shrinks with the tile; 64 keeps the per-tile pack of K small). */
+static int tile_rows(const window *w, int Tq) {
+    return (w->causal || w->span) ? 64 : Tq;
+}
+
+/* ----------------------------------------------------------------- sizes */
+size_t sx_nn_attention_map_size(const sx_nn_attn_cfg *cfg, int B, int Tq, int Tk) {
+    return (size_t)B * cfg->n_head * Tq * Tk;
+}
+
+size_t sx_nn_attention_scratch_size(const sx_nn_attn_cfg *cfg, int Tq, int Tk) {
+    (void)cfg;
+    return 3 * (size_t)Tq * Tk + (size_t)Tq;
+}
+
+static int check_cfg(const sx_nn_attn_cfg *cfg, const float *alpha_a, int B, int Tq, int Tk) {
+    if (!cfg || cfg->n_head < 1 || cfg->head_size < 1 || !cfg->kind)
+        return sx__fail(SX_EINVAL, -1, "attention: bad config (n_head, head_size, kind)");
+    if (B < 0 || Tq < 0 || Tk < 0)
+        return sx__fail(SX_EINVAL, -1, "attention: sizes must be >= 0 (B %d, Tq %d, Tk %d)", B, Tq, Tk);
+    if (cfg->span_max > 0 && !(cfg->span_ramp > 0.0f))
+        return sx__fail(SX_EINVAL, -1, "attention: span ramp must be > 0 (got %g)",
+                        (double)cfg->span_ramp);
+    for (int h = 0; h < cfg->n_head; h++) {
+        const int kind = cfg->kind[h];
+        if (kind < 0 || kind >= SX_NN_MAP_COUNT)
+            return sx__fail(SX_EINVAL, h, "attention: head %d has unknown mapping %d", h, kind);
+        if (kind == SX_NN_ENTMAX_LEARNED && !alpha_a)
+            return sx__fail(SX_EINVAL, h, "attention: head %d learns alpha but alpha_a is NULL", h);
+    }
+    return SX_OK;
+}
+
+/* ---------------------------------------------------------------- forward */
+int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, const float *q,
+                            int ldq, const float *k, const float *v, int ldkv,
+                            const float *alpha_a, const float *span_z, const int *k_len, int B,
+                            int Tq, int Tk, const sx_nn_attn_cfg *cfg) {
+    int st = check_cfg(cfg, alpha_a, B, Tq, Tk);
+    if (st != SX_OK) return st;
+    const int NH = cfg->n_head, hs = cfg->head_size, C = NH * hs;
+    const float scale = 1.0f / sqrtf((float)hs);
+    if (Tk == 0) {
+        for (size_t i = 0; i < (size_t)B * Tq * C; i++) out[i] = 0.0f;
+        return SX_OK;
+    }
+    for (int b = 0; b < B; b++) {
+        for (int h = 0; h < NH; h++) {
+            const float *q_bh = q + (size_t)b * Tq * ldq + h * hs;   /* (Tq, hs) stride ldq */
+            const float *k_bh = k + (size_t)b * Tk * ldkv + h * hs;  /* (Tk, hs) stride ldkv */
+            const float *v_bh = v + (size_t)b * Tk * ldkv + h * hs;  /* (Tk, hs) stride ldkv */
+            float *out_bh = out + (size_t)b * Tq * C + h * hs;       /* (Tq, hs) stride C */
+            const size_t off = ((size_t)b * NH + h) * Tq * Tk;
+            float *s_bh = score + off;                               /* (Tq, Tk) */
+            float *a_bh = att + off;                                 /* (Tq, Tk) */
+            const window w = make_window(cfg, span_z, k_len, b, h, Tk);
+            float *p_bh = w.span ? prob + off : a_bh;                /* mapping output */
+            const int tq = tile_rows(&w, Tq);
+
+            /* 1. scores, tile by tile over the keys the tile can see */
+            for (int i0 = 0; i0 < Tq; i0 += tq) {
+                const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
+                const int klo = row_lo(&w, i0), khi = row_hi(&w, i1 - 1);
+                if (khi > klo)
+                    sx_nn_matmul(s_bh + (size_t)i0 * Tk + klo, Tk, q_bh + (size_t)i0 * ldq, ldq, 0,
+                                 k_bh + (size_t)klo * ldkv, ldkv, 1, NULL, i1 - i0, khi - klo, hs, 0);
+                for (int i = i0; i < i1; i++) {
+                    float *s_i = s_bh + (size_t)i * Tk;
+                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    for (int j = 0; j < Tk; j++)
+                        s_i[j] = (j >= lo && j < hi) ? s_i[j] * scale : -INFINITY;
+                }
+            }
+            /* 2. the mapping */
+            st = sx_nn_map_forward(p_bh, s_bh, Tq, Tk, cfg->kind[h], head_param(cfg, alpha_a, h));
+            if (st != SX_OK) return st;
+            /* 3. span mask and renormalisation */
+            if (w.span) {
+                for (int i = 0; i < Tq; i++) {
+                    const float *p_i = p_bh + (size_t)i * Tk;
+                    float *a_i = a_bh + (size_t)i * Tk;
+                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    double sum = 0.0;
+                    memset(a_i, 0, (size_t)Tk * sizeof(float));
+                    for (int j = lo; j < hi; j++) {
+                        a_i[j] = p_i[j] * row_mask(&w, i, j);
+                        sum += a_i[j];
+                    }
+                    const float inv = sum > 0.0 ? (float)(1.0 / sum) : 0.0f;
+                    for (int j = lo; j < hi; j++) a_i[j] *= inv;
+                }
+            }
+            /* out = att v over each tile's key range */
+            for (int i0 = 0; i0 < Tq; i0 += tq) {
+                const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
+                const int klo = row_lo(&w, i0), khi = row_hi(&w, i1 - 1);
+                sx_nn_matmul(out_bh + (size_t)i0 * C, C, a_bh + (size_t)i0 * Tk + klo, Tk, 0,
+                             v_bh + (size_t)klo * ldkv, ldkv, 0, NULL, i1 - i0, hs,
+                             khi > klo ? khi - klo : 0, 0);
+            }
+        }
+    }
+    return SX_OK;
+}
+
+/* --------------------------------------------------------------- backward */
+int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, float *dspan_z,
+                             float *scratch, const float *dout, const float *score,
+                             const float *prob, const float *att, const float *q, int ldq,
+                             const float *k, const float *v, int ldkv, const float *alpha_a,
+                             const float *span_z, const int *k_len, int B, int Tq, int Tk,
+                             const sx_nn_attn_cfg *cfg) {
+    int st = check_cfg(cfg, alpha_a, B, Tq, Tk);
+    if (st != SX_OK) return st;
+    if (Tk == 0 || Tq == 0) return SX_OK;
+    const int NH = cfg->n_head, hs = cfg->head_size, C = NH * hs;
+    const float scale = 1.0f / sqrtf((float)hs);
+    float *datt = scratch;                       /* (Tq, Tk) */
+    float *dp = scratch + (size_t)Tq * Tk;       /* (Tq, Tk) */
+    float *ds = scratch + 2 * (size_t)Tq * Tk;   /* (Tq, Tk) */
+    for (int b = 0; b < B; b++) {
+        for (int h = 0; h < NH; h++) {
+            const float *q_bh = q + (size_t)b * Tq * ldq + h * hs;
+            const float *k_bh = k + (size_t)b * Tk * ldkv + h * hs;
+            const float *v_bh = v + (size_t)b * Tk * ldkv + h * hs;
+            float *dq_bh = dq + (size_t)b * Tq * ldq + h * hs;
+            float *dk_bh = dk + (size_t)b * Tk * ldkv + h * hs;
+            float *dv_bh = dv + (size_t)b * Tk * ldkv + h * hs;
+            const float *dout_bh = dout + (size_t)b * Tq * C + h * hs;
+            const size_t off = ((size_t)b * NH + h) * Tq * Tk;
+            const float *s_bh = score + off;
+            const float *a_bh = att + off;
+            const window w = make_window(cfg, span_z, k_len, b, h, Tk);
+            const float *p_bh = w.span ? prob + off : a_bh;
+            const int tq = tile_rows(&w, Tq);
+
+            /* datt = dout v^T (zero outside the windows); dv += att^T dout */
+            for (int i0 = 0; i0 < Tq; i0 += tq) {
+                const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
+                const int klo = row_lo(&w, i0), khi = row_hi(&w, i1 - 1);
+                if (khi <= klo) {
+                    memset(datt + (size_t)i0 * Tk, 0, (size_t)(i1 - i0) * Tk * sizeof(float));
+                    continue;
+                }
+                sx_nn_matmul(datt + (size_t)i0 * Tk + klo, Tk, dout_bh + (size_t)i0 * C, C, 0,
+                             v_bh + (size_t)klo * ldkv, ldkv, 1, NULL, i1 - i0, khi - klo, hs, 0);
+                for (int i = i0; i < i1; i++) {
+                    float *d_i = datt + (size_t)i * Tk;
+                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    for (int j = 0; j < Tk; j++)
+                        if (j < lo || j >= hi) d_i[j] = 0.0f;
+                }
+                sx_nn_matmul(dv_bh + (size_t)klo * ldkv, ldkv, a_bh + (size_t)i0 * Tk + klo, Tk, 1,
+                             dout_bh + (size_t)i0 * C, C, 0, NULL, khi - klo, hs, i1 - i0, 1);
+            }
+            /* span: att = p m / S, S = sum p m. dp = m / S (datt - <datt, att>),
+               dm = p / S (datt - <datt, att>), dz += sum dm * L / R inside the ramp. */
+            const float *g = datt;
+            if (w.span) {
+                double dz = 0.0;
+                for (int i = 0; i < Tq; i++) {
+                    const float *p_i = p_bh + (size_t)i * Tk;
+                    const float *a_i = a_bh + (size_t)i * Tk;
+                    const float *g_i = datt + (size_t)i * Tk;
+                    float *dp_i = dp + (size_t)i * Tk;
+                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    memset(dp_i, 0, (size_t)Tk * sizeof(float));
+                    double sum = 0.0, dot = 0.0;
+                    for (int j = lo; j < hi; j++) {
+                        sum += (double)p_i[j] * row_mask(&w, i, j);
+                        dot += (double)g_i[j] * a_i[j];
+                    }
+                    if (!(sum > 0.0)) continue;
+                    const double inv = 1.0 / sum;
+                    for (int j = lo; j < hi; j++) {
+                        const float m = row_mask(&w, i, j);
+                        const double c = (g_i[j] - dot) * inv;
+                        dp_i[j] = (float)(m * c);
+                        const int x = i >= j ? i - j : j - i;
+                        const float ramp = (w.R + w.z * w.L - (float)x) / w.R;
+                        if (ramp > 0.0f && ramp < 1.0f) dz += p_i[j] * c * (w.L / w.R);
+                    }
+                }
+                if (dspan_z) dspan_z[h] += (float)dz;
+                g = dp;
+            }
+            /* the mapping backward, alpha */
+            float dalpha = 0.0f;
+            st = sx_nn_map_backward(ds, &dalpha, s_bh, g, Tq, Tk, cfg->kind[h],
+                                    head_param(cfg, alpha_a, h));
+            if (st != SX_OK) return st;
+            if (cfg->kind[h] == SX_NN_ENTMAX_LEARNED && dalpha_a)
+                dalpha_a[h] += dalpha * alpha_slope(alpha_a[h]);
+            for (size_t i = 0; i < (size_t)Tq * Tk; i++) ds[i] *= scale;
+            /* dq += ds k; dk += ds^T q */
+            for (int i0 = 0; i0 < Tq; i0 += tq) {
+                const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
+                const int klo = row_lo(&w, i0), khi = row_hi(&w, i1 - 1);
+                if (khi <= klo) continue;
+                sx_nn_matmul(dq_bh + (size_t)i0 * ldq, ldq, ds + (size_t)i0 * Tk + klo, Tk, 0,
+                             k_bh + (size_t)klo * ldkv, ldkv, 0, NULL, i1 - i0, hs, khi - klo, 1);
+                sx_nn_matmul(dk_bh + (size_t)klo * ldkv, ldkv, ds + (size_t)i0 * Tk + klo, Tk, 1,
+                             q_bh + (size_t)i0 * ldq, ldq, 0, NULL, khi - klo, hs, i1 - i0, 1);
+            }
+        }
+    }
+    return SX_OK;
+}
+
+/* ------------------------------------------------------ Nadaraya-Watson pooling */
+int sx_nn_nw_forward(float *out, float *score, float *att, const float *xq, const float *xk,
+                     const float *yk, float w, int nq, int nk, int kind, float param) {
+    const float c = -0.5f * w * w;
+    for (int i = 0; i < nq; i++)
+        for (int j = 0; j < nk; j++) {
+            const float d = xq[i] - xk[j];
+            score[(size_t)i * nk + j] = c * d * d;
+        }
+    int st = sx_nn_map_forward(att, score, nq, nk, kind, param);
+    if (st != SX_OK) return st;
+    for (int i = 0; i < nq; i++) {
+        double s = 0.0;
+        for (int j = 0; j < nk; j++) s += (double)att[(size_t)i * nk + j] * yk[j];
+        out[i] = (float)s;
+    }
+    return SX_OK;
+}
+
+int sx_nn_nw_backward(float *dw, float *scratch, const float *dout, const float *score,
+                      const float *att, const float *xq, const float *xk, const float *yk,
+                      float w, int nq, int nk, int kind, float param) {
+    (void)att;
+    float *datt = scratch, *ds = scratch + (size_t)nq * nk;
+    for (int i = 0; i < nq; i++)
+        for (int j = 0; j < nk; j++) datt[(size_t)i * nk + j] = dout[i] * yk[j];
+    int st = sx_nn_map_backward(ds, NULL, score, datt, nq, nk, kind, param);
+    if (st != SX_OK) return st;
+    /* d s / d w = -(xq - xk)^2 w */
+    double g = 0.0;
+    for (int i = 0; i < nq; i++)
+        for (int j = 0; j < nk; j++) {
+            const double d = (double)xq[i] - xk[j];
+            g += ds[(size_t)i * nk + j] * (-d * d * w);
+        }
+    *dw += (float)g;
+    return SX_OK;
+}

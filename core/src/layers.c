@@ -1,0 +1,234 @@
+/* layers.c - the Transformer's layers other than attention: linear, layernorm, GELU/ReLU,
+   residual, token embedding + sinusoidal positions, softmax cross-entropy, Adam.
+
+   llm.c conventions (nn.h): outputs first; backward passes accumulate into d-grads. Reductions
+   that decide a loss or a norm run in double; the elementwise loops are plain C (they are a
+   small share of a step next to the matmuls and the attention maps). */
+#include <math.h>
+#include <string.h>
+#include "internal.h"
+#include "nn.h"
+#include "simd.h"
+
+/* ------------------------------------------------------------------ linear */
+void sx_nn_linear_forward(float *out, const float *inp, const float *w, const float *bias, int N,
+                          int C, int OC) {
+    /* out (N, OC) = inp (N, C) @ w (C, OC) + bias (OC) */
+    sx_nn_matmul(out, OC, inp, C, 0, w, OC, 0, bias, N, OC, C, 0);
+}
+
+void sx_nn_linear_backward(float *dinp, float *dw, float *dbias, const float *dout,
+                           const float *inp, const float *w, int N, int C, int OC) {
+    /* dinp (N, C) += dout (N, OC) @ w^T (OC, C) */
+    if (dinp) sx_nn_matmul(dinp, C, dout, OC, 0, w, OC, 1, NULL, N, C, OC, 1);
+    /* dw (C, OC) += inp^T (C, N) @ dout (N, OC) */
+    sx_nn_matmul(dw, OC, inp, C, 1, dout, OC, 0, NULL, C, OC, N, 1);
+    if (dbias) {
+        for (int n = 0; n < N; n++) {
+            const float *dout_n = dout + (size_t)n * OC;
+            for (int o = 0; o < OC; o++) dbias[o] += dout_n[o];
+        }
+    }
+}
+
+/* --------------------------------------------------------------- layernorm */
+void sx_nn_layernorm_forward(float *out, float *mean, float *rstd, const float *inp,
+                             const float *weight, const float *bias, int N, int C) {
+    const double eps = 1e-5;
+    for (int n = 0; n < N; n++) {
+        const float *x = inp + (size_t)n * C;
+        float *o = out + (size_t)n * C;
+        double m = 0.0, v = 0.0;
+        for (int i = 0; i < C; i++) m += x[i];
+        m /= C;
+        for (int i = 0; i < C; i++) v += (x[i] - m) * (x[i] - m);
+        v /= C;
+        const double s = 1.0 / sqrt(v + eps);
+        for (int i = 0; i < C; i++) o[i] = (float)((x[i] - m) * s) * weight[i] + bias[i];
+        mean[n] = (float)m;
+        rstd[n] = (float)s;
+    }
+}
+
+void sx_nn_layernorm_backward(float *dinp, float *dweight, float *dbias, const float *dout,
+                              const float *inp, const float *weight, const float *mean,
+                              const float *rstd, int N, int C) {
+    for (int n = 0; n < N; n++) {
+        const float *x = inp + (size_t)n * C;
+        const float *g = dout + (size_t)n * C;
+        float *dx = dinp + (size_t)n * C;
+        const float m = mean[n], s = rstd[n];
+        /* two reductions: mean of dnorm and mean of dnorm * norm */
+        double dnorm_mean = 0.0, dnorm_norm_mean = 0.0;
+        for (int i = 0; i < C; i++) {
+            const float norm = (x[i] - m) * s;
+            const float dnorm = weight[i] * g[i];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += (double)dnorm * norm;
+        }
+        dnorm_mean /= C;
+        dnorm_norm_mean /= C;
+        for (int i = 0; i < C; i++) {
+            const float norm = (x[i] - m) * s;
+            const float dnorm = weight[i] * g[i];
+            dbias[i] += g[i];
+            dweight[i] += norm * g[i];
+            dx[i] += (float)((dnorm - dnorm_mean - norm * dnorm_norm_mean) * s);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- activations */
+#define GELU_SCALE 0.7978845608028654f /* sqrt(2 / pi) */
+
+void sx_nn_gelu_forward(float *out, const float *inp, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const float x = inp[i];
+        const float u = GELU_SCALE * (x + 0.044715f * x * x * x);
+        out[i] = 0.5f * x * (1.0f + tanhf(u));
+    }
+}
+
+void sx_nn_gelu_backward(float *dinp, const float *inp, const float *dout, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const float x = inp[i];
+        const float u = GELU_SCALE * (x + 0.044715f * x * x * x);
+        const float th = tanhf(u);
+        const float sech2 = 1.0f - th * th;
+        const float grad = 0.5f * (1.0f + th) +
+                           0.5f * x * sech2 * GELU_SCALE * (1.0f + 3.0f * 0.044715f * x * x);
+        dinp[i] += grad * dout[i];
+    }
+}
+
+void sx_nn_relu_forward(float *out, const float *inp, size_t n) {
+    size_t i = 0;
+    const v128 zero = vsplat(0.0f);
+    for (; i + 4 <= n; i += 4) vstore(out + i, vmax(vload(inp + i), zero));
+    for (; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+}
+
+void sx_nn_relu_backward(float *dinp, const float *inp, const float *dout, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (inp[i] > 0.0f) dinp[i] += dout[i];
+}
+
+void sx_nn_residual_forward(float *out, const float *a, const float *b, size_t n) {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) vstore(out + i, vadd(vload(a + i), vload(b + i)));
+    for (; i < n; i++) out[i] = a[i] + b[i];
+}
+
+void sx_nn_accumulate(float *dst, const float *src, size_t n) {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) vstore(dst + i, vadd(vload(dst + i), vload(src + i)));
+    for (; i < n; i++) dst[i] += src[i];
+}
+
+/* -------------------------------------------------------------- embeddings */
+void sx_nn_posenc(float *pe, int T, int C) {
+    for (int t = 0; t < T; t++) {
+        float *pe_t = pe + (size_t)t * C;
+        for (int i = 0; i < C; i += 2) {
+            const double angle = t / pow(10000.0, (double)i / C);
+            pe_t[i] = (float)sin(angle);
+            if (i + 1 < C) pe_t[i + 1] = (float)cos(angle);
+        }
+    }
+}
+
+int sx_nn_embedding_forward(float *out, const int *tok, const float *wte, const float *pe,
+                            float scale, int B, int T, int C, int V) {
+    for (int i = 0; i < B * T; i++)
+        if (tok[i] < 0 || tok[i] >= V)
+            return sx__fail(SX_EINVAL, i, "token id at position %d must be in [0, %d) (got %d)", i,
+                            V, tok[i]);
+    for (int b = 0; b < B; b++) {
+        for (int t = 0; t < T; t++) {
+            float *out_bt = out + ((size_t)b * T + t) * C;
+            const float *w = wte + (size_t)tok[b * T + t] * C;
+            const float *p = pe ? pe + (size_t)t * C : NULL;
+            for (int i = 0; i < C; i++) out_bt[i] = w[i] * scale + (p ? p[i] : 0.0f);
+        }
+    }
+    return SX_OK;
+}
+
+void sx_nn_embedding_backward(float *dwte, const float *dout, const int *tok, float scale, int B,
+                              int T, int C) {
+    for (int i = 0; i < B * T; i++) {
+        float *dw = dwte + (size_t)tok[i] * C;
+        const float *g = dout + (size_t)i * C;
+        for (int c = 0; c < C; c++) dw[c] += scale * g[c];
+    }
+}
+
+/* ------------------------------------------------------------ cross-entropy */
+int sx_nn_crossentropy_forward(float *loss, float *probs, const float *logits, const int *targets,
+                               int N, int V, int ignore) {
+    for (int n = 0; n < N; n++)
+        if (targets[n] != ignore && (targets[n] < 0 || targets[n] >= V))
+            return sx__fail(SX_EINVAL, n, "target at row %d must be in [0, %d) or the ignore id %d "
+                            "(got %d)", n, V, ignore, targets[n]);
+    /* -Infinity logits would be accepted by the mapping as masks: a logit must be finite. */
+    for (size_t i = 0; i < (size_t)N * V; i++)
+        if (!(logits[i] > -INFINITY && logits[i] < INFINITY))
+            return sx__fail(SX_ENONFINITE, (int)i, "logits[%d] must be finite (got %g)", (int)i,
+                            (double)logits[i]);
+    int st = sx_softmax(probs, logits, N, V, 1.0f);
+    if (st != SX_OK) return st;
+    double sum = 0.0;
+    int count = 0;
+    for (int n = 0; n < N; n++) {
+        if (targets[n] == ignore) continue;
+        const float *lg = logits + (size_t)n * V;
+        /* -log p from the logits (log-sum-exp), exact even where p underflows to 0 */
+        float m = lg[0];
+        for (int i = 1; i < V; i++) m = lg[i] > m ? lg[i] : m;
+        double s = 0.0;
+        for (int i = 0; i < V; i++) s += exp((double)lg[i] - m);
+        sum += log(s) + m - lg[targets[n]];
+        count++;
+    }
+    *loss = count ? (float)(sum / count) : 0.0f;
+    return SX_OK;
+}
+
+void sx_nn_crossentropy_backward(float *dlogits, const float *probs, const int *targets, int N,
+                                 int V, int ignore, float dloss) {
+    int count = 0;
+    for (int n = 0; n < N; n++) count += targets[n] != ignore;
+    if (!count) return;
+    const float g = dloss / (float)count;
+    for (int n = 0; n < N; n++) {
+        if (targets[n] == ignore) continue;
+        const float *p = probs + (size_t)n * V;
+        float *d = dlogits + (size_t)n * V;
+        for (int i = 0; i < V; i++) d[i] += g * p[i];
+        d[targets[n]] -= g;
+    }
+}
+
+/* -------------------------------------------------------------------- Adam */
+float sx_nn_grad_norm(const float *grad, size_t n) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += (double)grad[i] * grad[i];
+    return (float)sqrt(s);
+}
+
+float sx_nn_adam_step(float *param, float *m, float *v, const float *grad, size_t n, int t,
+                      const sx_nn_adam_cfg *cfg) {
+    const float norm = sx_nn_grad_norm(grad, n);
+    const float clip = cfg->max_norm > 0.0f && norm > cfg->max_norm ? cfg->max_norm / norm : 1.0f;
+    const float b1 = cfg->beta1, b2 = cfg->beta2;
+    const float c1 = 1.0f / (1.0f - (float)pow(b1, t)); /* bias corrections */
+    const float c2 = 1.0f / (1.0f - (float)pow(b2, t));
+    for (size_t i = 0; i < n; i++) {
+        const float g = grad[i] * clip;
+        m[i] = b1 * m[i] + (1.0f - b1) * g;
+        v[i] = b2 * v[i] + (1.0f - b2) * g * g;
+        const float mhat = m[i] * c1, vhat = v[i] * c2;
+        param[i] -= cfg->lr * (mhat / (sqrtf(vhat) + cfg->eps) + cfg->weight_decay * param[i]);
+    }
+    return norm;
+}
