@@ -22,8 +22,9 @@
 
 /* ============================================================== 1.5-entmax */
 
-/* tau of 1.5-entmax of z = (x - m) * s (max z = 0). */
-static float entmax15_tau(const float *x, int n, float m, float s) {
+/* tau of 1.5-entmax of z = (x - m) * s (max z = 0). The passes run at float tau; the closed form
+   is added in double, and the result is applied as two floats (see sparsemax_apply). */
+static double entmax15_tau(const float *x, int n, float m, float s) {
     const v128 vm = vsplat(m), vs = vsplat(s), zero = vsplat(0.0f), inf = vsplat(INFINITY);
     float tau = -1.0f;
     for (int iter = 0; iter < 200; iter++) {
@@ -70,7 +71,14 @@ static float entmax15_tau(const float *x, int n, float m, float s) {
         double delta = (1.0 - ss) / k;
         if (delta >= 0.0) {
             double tc = mean - sqrt(delta);
-            if (tc <= mn) return (float)((double)tau + tc);
+            if (tc <= mn) {
+                /* exact on this support; but from a pass far from the answer the sums are large
+                   and ss = s2 - s1^2/k cancels: redo one pass just left of it, where w = sqrt(p) */
+                if (tc <= 1e-3) return (double)tau + tc;
+                float next = (float)((double)tau + tc * (1.0 - 1e-4));
+                if (next > tau) { tau = next; continue; }
+                return (double)tau + tc;
+            }
         }
         /* Newton: f = s2 - 1, f' = -2 s1 */
         double f = s2 - 1.0;
@@ -83,15 +91,16 @@ static float entmax15_tau(const float *x, int n, float m, float s) {
 }
 
 /* out = [(x - m) * s - tau]_+, squared when `square` (p), else as is (s = sqrt p, the backward's weights). */
-static void entmax15_apply(float *out, const float *x, int n, float m, float s, float tau, int square) {
-    const v128 vm = vsplat(m), vs = vsplat(s), vt = vsplat(tau), zero = vsplat(0.0f);
+static void entmax15_apply(float *out, const float *x, int n, float m, float s, double tau, int square) {
+    const float hi = (float)tau, lo = (float)(tau - (double)hi);
+    const v128 vm = vsplat(m), vs = vsplat(s), vh = vsplat(hi), vl = vsplat(lo), zero = vsplat(0.0f);
     int i = 0;
     if (square) {
         for (; i + 16 <= n; i += 16) {
-            v128 w0 = vmax(vsub(vmul(vsub(vload(x + i), vm), vs), vt), zero);
-            v128 w1 = vmax(vsub(vmul(vsub(vload(x + i + 4), vm), vs), vt), zero);
-            v128 w2 = vmax(vsub(vmul(vsub(vload(x + i + 8), vm), vs), vt), zero);
-            v128 w3 = vmax(vsub(vmul(vsub(vload(x + i + 12), vm), vs), vt), zero);
+            v128 w0 = vmax(vsub(vsub(vmul(vsub(vload(x + i), vm), vs), vh), vl), zero);
+            v128 w1 = vmax(vsub(vsub(vmul(vsub(vload(x + i + 4), vm), vs), vh), vl), zero);
+            v128 w2 = vmax(vsub(vsub(vmul(vsub(vload(x + i + 8), vm), vs), vh), vl), zero);
+            v128 w3 = vmax(vsub(vsub(vmul(vsub(vload(x + i + 12), vm), vs), vh), vl), zero);
             vstore(out + i, vmul(w0, w0));
             vstore(out + i + 4, vmul(w1, w1));
             vstore(out + i + 8, vmul(w2, w2));
@@ -100,7 +109,7 @@ static void entmax15_apply(float *out, const float *x, int n, float m, float s, 
     }
     for (; i < n; i += 4) {
         v128 xv = i + 4 <= n ? vload(x + i) : sx_load_tail(x + i, n - i, -INFINITY);
-        v128 w = vmax(vsub(vmul(vsub(xv, vm), vs), vt), zero);
+        v128 w = vmax(vsub(vsub(vmul(vsub(xv, vm), vs), vh), vl), zero);
         if (square) w = vmul(w, w);
         if (i + 4 <= n) vstore(out + i, w);
         else sx_store_tail(out + i, w, n - i);

@@ -26,67 +26,76 @@ float sx__row_max(const float *x, int n) {
 }
 
 /* ----------------------------------------------------------- pivot search */
-/* tau, relative to the shifted scores d = (x - m) * s (max d = 0), of the sparsemax of d. */
-static float michelot_tau(const float *x, int n, float m, float s) {
-    const v128 vm = vsplat(m), vs = vsplat(s);
-    float tau = -1.0f;
+/* tau, relative to the shifted scores d = (x - m) * s (max d = 0), of the sparsemax of d.
+   Each pass sums w = d - tau over the support {w > 0} and moves tau by (sum w - 1) / |support|:
+   Michelot's update written as a correction, so that the last pass (support unchanged) refines
+   tau from sums of O(1) terms. tau is carried in double and applied as two floats (hi + lo) so
+   its rounding does not shift every support entry the same way (the sum of p stays at 1). */
+static double michelot_tau(const float *x, int n, float m, float s) {
+    const v128 vm = vsplat(m), vs = vsplat(s), zero = vsplat(0.0f);
+    double tau = -1.0;
     int k_prev = n + 1;
-    for (int iter = 0; iter <= n; iter++) {
-        const v128 vt = vsplat(tau);
-        v128 s0 = vsplat(0.0f), s1 = s0, s2 = s0, s3 = s0;
+    for (int iter = 0; iter <= n + 1; iter++) {
+        const float hi = (float)tau, lo = (float)(tau - (double)hi);
+        const v128 vh = vsplat(hi), vl = vsplat(lo);
+        v128 s0 = zero, s1 = zero, s2 = zero, s3 = zero;
         v128 c0 = simde_wasm_i32x4_splat(0), c1 = c0;
         int i = 0;
         for (; i + 16 <= n; i += 16) {
-            v128 d0 = vmul(vsub(vload(x + i), vm), vs);
-            v128 d1 = vmul(vsub(vload(x + i + 4), vm), vs);
-            v128 d2 = vmul(vsub(vload(x + i + 8), vm), vs);
-            v128 d3 = vmul(vsub(vload(x + i + 12), vm), vs);
-            v128 k0 = vgt(d0, vt), k1 = vgt(d1, vt), k2 = vgt(d2, vt), k3 = vgt(d3, vt);
-            s0 = vadd(s0, vand(d0, k0));
-            s1 = vadd(s1, vand(d1, k1));
-            s2 = vadd(s2, vand(d2, k2));
-            s3 = vadd(s3, vand(d3, k3));
+            v128 w0 = vsub(vsub(vmul(vsub(vload(x + i), vm), vs), vh), vl);
+            v128 w1 = vsub(vsub(vmul(vsub(vload(x + i + 4), vm), vs), vh), vl);
+            v128 w2 = vsub(vsub(vmul(vsub(vload(x + i + 8), vm), vs), vh), vl);
+            v128 w3 = vsub(vsub(vmul(vsub(vload(x + i + 12), vm), vs), vh), vl);
+            v128 k0 = vgt(w0, zero), k1 = vgt(w1, zero), k2 = vgt(w2, zero), k3 = vgt(w3, zero);
+            s0 = vadd(s0, vand(w0, k0));
+            s1 = vadd(s1, vand(w1, k1));
+            s2 = vadd(s2, vand(w2, k2));
+            s3 = vadd(s3, vand(w3, k3));
             c0 = simde_wasm_i32x4_sub(c0, simde_wasm_i32x4_add(k0, k1));
             c1 = simde_wasm_i32x4_sub(c1, simde_wasm_i32x4_add(k2, k3));
         }
         for (; i < n; i += 4) {
-            v128 d = vmul(vsub(i + 4 <= n ? vload(x + i) : sx_load_tail(x + i, n - i, -INFINITY), vm), vs);
-            v128 k = vgt(d, vt);
-            s0 = vadd(s0, vand(d, k));
+            v128 xv = i + 4 <= n ? vload(x + i) : sx_load_tail(x + i, n - i, -INFINITY);
+            v128 w = vsub(vsub(vmul(vsub(xv, vm), vs), vh), vl);
+            v128 k = vgt(w, zero);
+            s0 = vadd(s0, vand(w, k));
             c0 = simde_wasm_i32x4_sub(c0, k);
         }
-        int cnt = sx_hsum_i32(simde_wasm_i32x4_add(c0, c1));
-        float sum = sx_hsum(vadd(vadd(s0, s1), vadd(s2, s3)));
-        if (cnt >= k_prev || cnt < 1) break; /* support stable (or rounding pushed it back) */
+        const int cnt = sx_hsum_i32(simde_wasm_i32x4_add(c0, c1));
+        const double sum = sx_hsum(vadd(vadd(s0, s1), vadd(s2, s3)));
+        if (cnt < 1 || cnt > k_prev) break; /* only by rounding: keep tau */
+        const double next = tau + (sum - 1.0) / cnt;
+        const int done = cnt == k_prev;
         k_prev = cnt;
-        float next = (sum - 1.0f) / (float)cnt;
-        if (!(next > tau)) break;
+        if (!(next >= tau - 1e-7) && !done) break;
         tau = next;
+        if (done) break; /* support unchanged: that was the refinement */
     }
     return tau;
 }
 
 /* p = [(x - m) * s - tau]_+ */
-static void sparsemax_apply(float *p, const float *x, int n, float m, float s, float tau) {
-    const v128 vm = vsplat(m), vs = vsplat(s), vt = vsplat(tau), zero = vsplat(0.0f);
+static void sparsemax_apply(float *p, const float *x, int n, float m, float s, double tau) {
+    const float hi = (float)tau, lo = (float)(tau - (double)hi);
+    const v128 vm = vsplat(m), vs = vsplat(s), vh = vsplat(hi), vl = vsplat(lo), zero = vsplat(0.0f);
+#define SX_P(v) vmax(vsub(vsub(vmul(vsub((v), vm), vs), vh), vl), zero)
     int i = 0;
     for (; i + 16 <= n; i += 16) {
-        vstore(p + i, vmax(vsub(vmul(vsub(vload(x + i), vm), vs), vt), zero));
-        vstore(p + i + 4, vmax(vsub(vmul(vsub(vload(x + i + 4), vm), vs), vt), zero));
-        vstore(p + i + 8, vmax(vsub(vmul(vsub(vload(x + i + 8), vm), vs), vt), zero));
-        vstore(p + i + 12, vmax(vsub(vmul(vsub(vload(x + i + 12), vm), vs), vt), zero));
+        vstore(p + i, SX_P(vload(x + i)));
+        vstore(p + i + 4, SX_P(vload(x + i + 4)));
+        vstore(p + i + 8, SX_P(vload(x + i + 8)));
+        vstore(p + i + 12, SX_P(vload(x + i + 12)));
     }
-    for (; i + 4 <= n; i += 4) vstore(p + i, vmax(vsub(vmul(vsub(vload(x + i), vm), vs), vt), zero));
-    if (i < n)
-        sx_store_tail(p + i, vmax(vsub(vmul(vsub(sx_load_tail(x + i, n - i, -INFINITY), vm), vs), vt), zero),
-                      n - i);
+    for (; i + 4 <= n; i += 4) vstore(p + i, SX_P(vload(x + i)));
+    if (i < n) sx_store_tail(p + i, SX_P(sx_load_tail(x + i, n - i, -INFINITY)), n - i);
+#undef SX_P
 }
 
 float sx__sparsemax_row(float *p, const float *z, int n) {
     float m = sx__row_max(z, n);
-    float tau = michelot_tau(z, n, m, 1.0f);
+    double tau = michelot_tau(z, n, m, 1.0f);
     sparsemax_apply(p, z, n, m, 1.0f, tau);
-    return m + tau;
+    return (float)((double)m + tau);
 }
 
 /* ------------------------------------------------------- n = 3, 4 rows at once */
