@@ -39,8 +39,79 @@ int sx_nn_map_forward(float *p, const float *x, int rows, int n, int kind, float
     }
 }
 
-int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *dy, int rows, int n,
-                       int kind, float param) {
+/* Backward of softmax / sparsemax / alpha-entmax from the output p of one row (the cheap path:
+   no recomputation of the forward). s_i = p_i^(2 - alpha) on the support (p itself for
+   softmax, 1 for sparsemax, sqrt p for 1.5); dx = s g - (sum s g / sum s) s. */
+static void entmax_backward_p(float *dx, const float *p, const float *g, int n, int kind,
+                              float alpha) {
+    double ssum = 0.0, sg = 0.0;
+    for (int i = 0; i < n; i++) {
+        float s = 0.0f;
+        if (p[i] > 0.0f) {
+            switch (kind) {
+            case SX_NN_SOFTMAX: s = p[i]; break;
+            case SX_NN_SPARSEMAX: s = 1.0f; break;
+            case SX_NN_ENTMAX15: s = sqrtf(p[i]); break;
+            default: s = alpha == 1.0f ? p[i] : alpha == 2.0f ? 1.0f : powf(p[i], 2.0f - alpha);
+            }
+        }
+        dx[i] = s; /* s kept in dx until the second sweep */
+        ssum += s;
+        sg += (double)s * g[i];
+    }
+    const float c = ssum > 0.0 ? (float)(sg / ssum) : 0.0f;
+    for (int i = 0; i < n; i++) dx[i] = dx[i] * (g[i] - c);
+}
+
+/* d <g, entmax(x; alpha)> / d alpha from the output p of one row (Correia et al. 2019, the
+   SCIENCE.md formula), in double: with eps = alpha - 1, L = log p on the support,
+   ent = sum p L, a_i = expm1(-eps L_i) (so p_i^(2 - alpha) = p_i (1 + a_i)), A = sum p a,
+   t = p (1 + a) / (1 + A), p - t = p (A - a) / (1 + A) (no cancellation), and
+   d alpha = sum g [ (p - t) / eps^2 - (p L - t ent) / eps ]. Near alpha = 1 the two 1/eps
+   terms cancel; below eps = 1e-4 the limit sum g p (E_p[L^2] - L^2) / 2 is used. p is first
+   renormalised in double (the formula assumes sum p = 1). */
+double sx_nn_entmax_alpha_grad_p(const float *p, const float *g, int n, float alpha) {
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) sum += p[i] > 0.0f ? p[i] : 0.0f;
+    if (!(sum > 0.0)) return 0.0;
+    const double inv = 1.0 / sum, eps = (double)alpha - 1.0;
+    double ent = 0.0, m2 = 0.0, A = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (!(p[i] > 0.0f)) continue;
+        const double pi = p[i] * inv, l = log(pi);
+        ent += pi * l;
+        m2 += pi * l * l;
+        A += pi * expm1(-eps * l);
+    }
+    double acc = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (!(p[i] > 0.0f)) continue;
+        const double pi = p[i] * inv, l = log(pi);
+        if (eps < 1e-4) {
+            acc += g[i] * pi * (m2 - l * l) * 0.5;
+        } else {
+            const double a = expm1(-eps * l);
+            const double p_t = pi * (A - a) / (1.0 + A), t = pi * (1.0 + a) / (1.0 + A);
+            acc += g[i] * (p_t / (eps * eps) - (pi * l - t * ent) / eps);
+        }
+    }
+    return acc;
+}
+
+int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *p, const float *dy,
+                       int rows, int n, int kind, float param) {
+    if (p && kind != SX_NN_FUSEDMAX && kind >= 0 && kind < SX_NN_MAP_COUNT) {
+        if ((kind == SX_NN_ENTMAX || kind == SX_NN_ENTMAX_LEARNED) && !(param >= 1.0f))
+            return sx__fail(SX_EINVAL, -1, "entmax: alpha must be >= 1 (got %g)", (double)param);
+        double da = 0.0;
+        for (int r = 0; r < rows; r++) {
+            const float *p_r = p + (size_t)r * n, *g_r = dy + (size_t)r * n;
+            if (kind == SX_NN_ENTMAX_LEARNED && dalpha) da += sx_nn_entmax_alpha_grad_p(p_r, g_r, n, param);
+            entmax_backward_p(dx + (size_t)r * n, p_r, g_r, n, kind, param);
+        }
+        if (dalpha) *dalpha += (float)da;
+        return SX_OK;
+    }
     switch (kind) {
     case SX_NN_SOFTMAX: return sx_softmax_backward(dx, x, dy, rows, n, 1.0f);
     case SX_NN_SPARSEMAX: return sx_sparsemax_backward(dx, x, dy, rows, n, 1.0f);
@@ -324,7 +395,7 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
             }
             /* the mapping backward, alpha */
             float dalpha = 0.0f;
-            st = sx_nn_map_backward(ds, &dalpha, s_bh, g, Tq, Tk, cfg->kind[h],
+            st = sx_nn_map_backward(ds, &dalpha, s_bh, p_bh, g, Tq, Tk, cfg->kind[h],
                                     head_param(cfg, alpha_a, h));
             if (st != SX_OK) return st;
             if (cfg->kind[h] == SX_NN_ENTMAX_LEARNED && dalpha_a)
@@ -367,11 +438,10 @@ int sx_nn_nw_forward(float *out, float *score, float *att, const float *xq, cons
 int sx_nn_nw_backward(float *dw, float *scratch, const float *dout, const float *score,
                       const float *att, const float *xq, const float *xk, const float *yk,
                       float w, int nq, int nk, int kind, float param) {
-    (void)att;
     float *datt = scratch, *ds = scratch + (size_t)nq * nk;
     for (int i = 0; i < nq; i++)
         for (int j = 0; j < nk; j++) datt[(size_t)i * nk + j] = dout[i] * yk[j];
-    int st = sx_nn_map_backward(ds, NULL, score, datt, nq, nk, kind, param);
+    int st = sx_nn_map_backward(ds, NULL, score, att, datt, nq, nk, kind, param);
     if (st != SX_OK) return st;
     /* d s / d w = -(xq - xk)^2 w */
     double g = 0.0;

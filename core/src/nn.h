@@ -114,11 +114,18 @@ enum {
 float sx_nn_alpha_of(float a);
 
 /* Apply the mapping `kind` (param: fixed alpha or lambda; alpha for ENTMAX_LEARNED) to rows
-   of n scores, and its backward pass. dx is OVERWRITTEN (it is scratch, not a gradient). For
-   ENTMAX_LEARNED, *dalpha += sum over rows of d<dy, p>/d alpha (dalpha may be NULL). */
+   of n scores (-INFINITY entries are masks), and its backward pass. dx is OVERWRITTEN (it is
+   scratch, not a gradient). For ENTMAX_LEARNED, *dalpha += sum over rows of
+   d<dy, p>/d alpha (dalpha may be NULL).
+   Backward: with p (the forward output) given, softmax, sparsemax and entmax (any alpha,
+   and the alpha gradient) are computed from p alone: s = p^(2 - alpha) on the support,
+   dx = s dy - (<s, dy> / sum s) s (SCIENCE.md), no recomputation of the forward. With p NULL,
+   or for fusedmax, the public sx_*_backward / sx_entmax_alpha_grad recompute from x. */
 int sx_nn_map_forward(float *p, const float *x, int rows, int n, int kind, float param);
-int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *dy, int rows, int n,
-                       int kind, float param);
+int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *p, const float *dy,
+                       int rows, int n, int kind, float param);
+/* d <g, entmax(.; alpha)> / d alpha of one row from its output p (double, guarded near 1). */
+double sx_nn_entmax_alpha_grad_p(const float *p, const float *g, int n, float alpha);
 
 /* Multi-head scaled dot-product attention: the shape of one attention sub-layer.
    q (B, Tq, *) row stride ldq, k and v (B, Tk, *) row stride ldkv, head h in columns

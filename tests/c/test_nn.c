@@ -293,6 +293,44 @@ static void test_crossentropy(void) {
     free(c.logits); free(c.probs); free(dl);
 }
 
+/* ------------------------------------------- mapping backward: from p vs from x */
+static void test_map_backward(void) {
+    const int rows = 7, n = 23;
+    const int kinds[5] = { SX_NN_SOFTMAX, SX_NN_SPARSEMAX, SX_NN_ENTMAX15, SX_NN_ENTMAX, SX_NN_ENTMAX_LEARNED };
+    const float alphas[7] = { 1.0f, 1.00005f, 1.01f, 1.3f, 1.5f, 1.83f, 2.0f };
+    float x[7 * 23], p[7 * 23], g[7 * 23], d1[7 * 23], d2[7 * 23];
+    double worst_dx = 0.0, worst_da = 0.0;
+    for (int t = 0; t < 5; t++)
+        for (int ai = 0; ai < (kinds[t] >= SX_NN_ENTMAX ? 7 : 1); ai++) {
+            const float alpha = alphas[ai];
+            fill(x, rows * n, -2, 2);
+            fill(g, rows * n, -1, 1);
+            for (int j = 0; j < n; j += 5) x[j] = -INFINITY;         /* masks in row 0 */
+            for (int j = 0; j < n; j++) x[n + j] = -INFINITY;        /* row 1 fully masked */
+            CHECK(sx_nn_map_forward(p, x, rows, n, kinds[t], alpha) == SX_OK, "map forward");
+            float da1 = 0.0f, da2 = 0.0f;
+            CHECK(sx_nn_map_backward(d1, &da1, x, p, g, rows, n, kinds[t], alpha) == SX_OK, "from p");
+            CHECK(sx_nn_map_backward(d2, &da2, x, NULL, g, rows, n, kinds[t], alpha) == SX_OK,
+                  "from x: %s", sx_last_error());
+            double e = 0.0;
+            for (int i = 0; i < rows * n; i++) e = fmax(e, fabs(d1[i] - d2[i]));
+            worst_dx = fmax(worst_dx, e);
+            CHECK(e < 1e-5, "kind %d alpha %g: backward from p vs from x differ by %g", kinds[t],
+                  (double)alpha, e);
+            int zero = 1;
+            for (int j = 0; j < n; j++) zero &= d1[n + j] == 0.0f && (j % 5 || d1[j] == 0.0f);
+            CHECK(zero, "kind %d: masked entries get 0 gradient", kinds[t]);
+            if (kinds[t] == SX_NN_ENTMAX_LEARNED) {
+                worst_da = fmax(worst_da, fabs(da1 - da2) / fmax(1.0, fabs(da2)));
+                CHECK(fabs(da1 - da2) <= 1e-4 * fmax(1.0, fabs(da2)),
+                      "alpha %g: alpha gradient from p %.7g vs sx_entmax_alpha_grad %.7g",
+                      (double)alpha, (double)da1, (double)da2);
+            }
+        }
+    printf("test_nn: mapping backward from p vs from x: worst dx %.2g, worst relative d alpha %.2g\n",
+           worst_dx, worst_da);
+}
+
 /* ------------------------------------------------------ attention reference */
 /* Naive attention of one (b, h): scores in double, the window by the definition (causal,
    padding, m(x) > 0), the mapping row by row, span mask and renormalisation, out = att v. */
@@ -666,6 +704,7 @@ int main(void) {
     test_embedding();
     test_crossentropy();
     test_span();
+    test_map_backward();
     test_attention();
     test_nw();
     test_adam();
