@@ -206,14 +206,14 @@ static int check_backward(const float *dx, const float *x, const float *dy, int 
 }
 
 static int check_scores2(const float *x, const float *dy, int rows, int n) {
-    int st = sx__check_scores(x, (size_t)rows * (size_t)n, "x", 1);
-    if (!st) st = sx__check_scores(dy, (size_t)rows * (size_t)n, "dy", 0);
+    int st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
+    if (!st) st = SX_CHECK_SCORES(dy, (size_t)rows * (size_t)n, "dy", 0);
     return st;
 }
 
 int sx_entmax15(float *out, const float *x, int rows, int n, float temperature) {
     int st = check_map(out, x, rows, n, temperature);
-    if (!st) st = sx__check_scores(x, (size_t)rows * (size_t)n, "x", 1);
+    if (!st) st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
     if (st) return st;
     const float s = 0.5f * sx_inv_temperature(temperature);
     if (n == 3) {
@@ -354,7 +354,7 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
     if (alpha == 1.0f) return sx_softmax(out, x, rows, n, temperature);
     if (alpha == 1.5f) return sx_entmax15(out, x, rows, n, temperature);
     if (alpha == 2.0f) return sx_sparsemax(out, x, rows, n, temperature);
-    st = sx__check_scores(x, (size_t)rows * (size_t)n, "x", 1);
+    st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
     if (st) return st;
     for (int r = 0; r < rows; r++) entmax_bisect_row(out + (size_t)r * n, x + (size_t)r * n, n, alpha, temperature);
     return SX_OK;

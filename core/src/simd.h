@@ -117,6 +117,31 @@ SX_INLINE void sx_interleave3(v128 a, v128 b, v128 c, v128 *v0, v128 *v1, v128 *
     *v2 = simde_wasm_i32x4_shuffle(u2, c, 6, 0, 1, 7);
 }
 
+/* ----------------------------------------------------------- input screening
+   Fast screen for sx__check_scores: NaN and +Infinity (and, for dy, -Infinity) make the sum of
+   the lanes' partial sums NaN or infinite, never finite, so a finite (or, with masks allowed,
+   -Infinity) total proves every entry valid at one add per vector. Anything else, including a
+   finite overflow, falls back to the exact check, which names the element. */
+SX_INLINE int sx_scores_surely_ok(const float *x, size_t count, int allow_neg_inf) {
+    v128 a0 = vsplat(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        a0 = vadd(a0, vload(x + i));
+        a1 = vadd(a1, vload(x + i + 4));
+        a2 = vadd(a2, vload(x + i + 8));
+        a3 = vadd(a3, vload(x + i + 12));
+    }
+    for (; i + 4 <= count; i += 4) a0 = vadd(a0, vload(x + i));
+    float s = sx_hsum(vadd(vadd(a0, a1), vadd(a2, a3)));
+    for (; i < count; i++) s += x[i];
+    if (s != s || s == INFINITY) return 0;
+    return allow_neg_inf || s != -INFINITY;
+}
+
+/* sx__check_scores (internal.h) behind the fast screen. */
+#define SX_CHECK_SCORES(x, count, name, allow_neg_inf) \
+    (sx_scores_surely_ok((x), (count), (allow_neg_inf)) ? SX_OK : sx__check_scores((x), (count), (name), (allow_neg_inf)))
+
 /* Scale 1/T applied after subtracting the max: (x - max) * scale. 1/T overflows only for
    denormal T; FLT_MAX then gives the same argmax limit without 0 * Infinity. */
 SX_INLINE float sx_inv_temperature(float t) {

@@ -156,7 +156,7 @@ static void sparsemax_row_scaled(float *p, const float *x, int n, float s) {
 int sx_sparsemax(float *out, const float *x, int rows, int n, float temperature) {
     int st = sx__check_dims(out, x, rows, n);
     if (!st) st = sx__check_temperature(temperature);
-    if (!st) st = sx__check_scores(x, (size_t)rows * (size_t)n, "x", 1);
+    if (!st) st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
     if (st) return st;
     float s = sx_inv_temperature(temperature);
     if (n == 3) {
@@ -200,8 +200,8 @@ int sx_sparsemax_backward(float *dx, const float *x, const float *dy, int rows, 
     int st = sx__check_dims(dx, x, rows, n);
     if (!st && rows > 0 && !dy) st = sx__fail(SX_EINVAL, -1, "null buffer");
     if (!st) st = sx__check_temperature(temperature);
-    if (!st) st = sx__check_scores(x, (size_t)rows * (size_t)n, "x", 1);
-    if (!st) st = sx__check_scores(dy, (size_t)rows * (size_t)n, "dy", 0);
+    if (!st) st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
+    if (!st) st = SX_CHECK_SCORES(dy, (size_t)rows * (size_t)n, "dy", 0);
     if (st) return st;
     float s = sx_inv_temperature(temperature);
     for (int r = 0; r < rows; r++) {
