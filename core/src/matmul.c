@@ -38,6 +38,30 @@ static void pack_panel(float *pk, const float *b, int ldb, int tb, int k0, int k
     }
 }
 
+/* One row of a block: c[0 .. nc) (+)= (v0, v1) (+ bias). */
+SX_INLINE void store_row(float *c, v128 v0, v128 v1, int nc, int add, const float *bias) {
+    if (nc == 8) {
+        if (add) {
+            vstore(c, vadd(vload(c), v0));
+            vstore(c + 4, vadd(vload(c + 4), v1));
+        } else if (bias) {
+            vstore(c, vadd(v0, vload(bias)));
+            vstore(c + 4, vadd(v1, vload(bias + 4)));
+        } else {
+            vstore(c, v0);
+            vstore(c + 4, v1);
+        }
+        return;
+    }
+    float t[8];
+    vstore(t, v0);
+    vstore(t + 4, v1);
+    for (int j = 0; j < nc; j++) {
+        if (add) c[j] += t[j];
+        else c[j] = t[j] + (bias ? bias[j] : 0.0f);
+    }
+}
+
 /* c (mr <= 4, nc <= 8) (+)= A-rows (4, kc) pk (kc, 8). Rows r >= mr of A point at row 0 and
    are discarded. add: 1 adds into c, 0 overwrites c with the product + bias (bias may be 0). */
 static void kernel4x8(float *c, int ldc, const float *a0, const float *a1, const float *a2,
@@ -65,32 +89,10 @@ static void kernel4x8(float *c, int ldc, const float *a0, const float *a1, const
         a2 += cs;
         a3 += cs;
     }
-    v128 acc[8] = { c00, c01, c10, c11, c20, c21, c30, c31 };
-    if (nc == 8) {
-        v128 bv0 = vsplat(0.0f), bv1 = bv0;
-        if (!add && bias) { bv0 = vload(bias); bv1 = vload(bias + 4); }
-        for (int r = 0; r < mr; r++) {
-            float *cr = c + (size_t)r * ldc;
-            if (add) {
-                vstore(cr, vadd(vload(cr), acc[2 * r]));
-                vstore(cr + 4, vadd(vload(cr + 4), acc[2 * r + 1]));
-            } else {
-                vstore(cr, vadd(acc[2 * r], bv0));
-                vstore(cr + 4, vadd(acc[2 * r + 1], bv1));
-            }
-        }
-        return;
-    }
-    float t[8];
-    for (int r = 0; r < mr; r++) {
-        float *cr = c + (size_t)r * ldc;
-        vstore(t, acc[2 * r]);
-        vstore(t + 4, acc[2 * r + 1]);
-        for (int jj = 0; jj < nc; jj++) {
-            if (add) cr[jj] += t[jj];
-            else cr[jj] = t[jj] + (bias ? bias[jj] : 0.0f);
-        }
-    }
+    store_row(c, c00, c01, nc, add, bias);
+    if (mr > 1) store_row(c + ldc, c10, c11, nc, add, bias);
+    if (mr > 2) store_row(c + 2 * (size_t)ldc, c20, c21, nc, add, bias);
+    if (mr > 3) store_row(c + 3 * (size_t)ldc, c30, c31, nc, add, bias);
 }
 
 void sx_nn_matmul(float *out, int ldo, const float *a, int lda, int ta, const float *b, int ldb,
