@@ -16,6 +16,7 @@
    alpha -> 1 cancels cleanly; at alpha = 1 exactly, its limit sum g p (E[L^2] - L^2) / 2, L = log p. */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "simd.h"
@@ -263,30 +264,61 @@ typedef struct {
 
 static double erow_X(const erow *e, int i) { return e->am1 * (((double)e->x[i] - e->m) / e->t); }
 
-/* f(tau) = sum p - 1 and f'(tau) */
-static void erow_eval(const erow *e, double tau, double *f, double *df) {
+/* f(tau) = sum p - 1 and f'(tau) over the candidates X[0..k) */
+static void erow_eval(const double *X, int k, double q, double tau, double *f, double *df) {
     double s = 0.0, d = 0.0;
-    for (int i = 0; i < e->n; i++) {
-        double u = erow_X(e, i) - tau;
+    for (int i = 0; i < k; i++) {
+        double u = X[i] - tau;
         if (u > 0.0) {
-            double p = pow(u, e->q);
+            double p = pow(u, q);
             s += p;
             d += p / u;
         }
     }
     *f = s - 1.0;
-    *df = -e->q * d;
+    *df = -q * d;
 }
 
-/* Safeguarded Newton (rtsafe) on the bracket [-1, -(1/n)^(alpha-1)]. */
+/* Keep the candidates that can still be in the support (X > lo: tau never goes below lo). */
+static int erow_compact(double *X, int k, double lo) {
+    int j = 0;
+    for (int i = 0; i < k; i++) {
+        X[j] = X[i];
+        j += X[i] > lo;
+    }
+    return j;
+}
+
+/* Safeguarded Newton (rtsafe) on the bracket [-1, -(1/n)^(alpha-1)], over a shrinking candidate
+   set in one scratch allocation per row (without it: plain bisection, correct but slower). */
 static double erow_tau(const erow *e) {
     double lo = -1.0, hi = -pow(1.0 / e->n, e->am1);
+    double *X = malloc(sizeof(double) * (size_t)e->n);
+    if (!X) {
+        for (int it = 0; it < 200 && hi - lo > 1e-17; it++) {
+            double mid = 0.5 * (lo + hi), f = -1.0;
+            for (int i = 0; i < e->n; i++) {
+                double u = erow_X(e, i) - mid;
+                if (u > 0.0) f += pow(u, e->q);
+            }
+            if (f > 0.0) lo = mid;
+            else hi = mid;
+        }
+        return 0.5 * (lo + hi);
+    }
+    int k = 0;
+    for (int i = 0; i < e->n; i++) {
+        X[k] = erow_X(e, i);
+        k += X[k] > lo;
+    }
     double tau = lo, f, df;
     double dx = hi - lo, dxold = dx;
-    erow_eval(e, tau, &f, &df);
+    erow_eval(X, k, e->q, tau, &f, &df);
     for (int it = 0; it < 300 && f != 0.0; it++) {
-        if (f > 0.0) lo = tau;
-        else hi = tau;
+        if (f > 0.0) {
+            lo = tau;
+            k = erow_compact(X, k, lo);
+        } else hi = tau;
         double prev = tau;
         double cand = df < 0.0 ? tau - f / df : hi + 1.0;
         if (!(cand > lo && cand < hi) || fabs(2.0 * f) > fabs(dxold * df)) {
@@ -299,8 +331,9 @@ static double erow_tau(const erow *e) {
             tau = cand;
         }
         if (tau == prev || hi - lo <= 1e-17) break;
-        erow_eval(e, tau, &f, &df);
+        erow_eval(X, k, e->q, tau, &f, &df);
     }
+    free(X);
     return tau;
 }
 
@@ -333,18 +366,23 @@ static void entmax_bisect_row(float *p, const float *x, int n, float alpha, floa
         memset(p, 0, (size_t)n * sizeof(float));
         return;
     }
-    double tau = erow_tau(&e);
-    double mass = erow_mass(&e, tau);
+    const double tau = erow_tau(&e);
+    /* one pow per support entry: unnormalised values (the largest is >= 1/n, since
+       tau <= -(1/n)^(alpha-1)), then scaled */
+    double mass = 0.0;
+    for (int i = 0; i < n; i++) {
+        double u = erow_X(&e, i) - tau, v = u > 0.0 ? pow(u, e.q) : 0.0;
+        mass += v;
+        p[i] = (float)v;
+    }
     if (!(mass > 0.0) || mass == INFINITY) {
         int k = 0;
         for (int i = 0; i < n; i++) k += x[i] == (float)e.m;
         for (int i = 0; i < n; i++) p[i] = x[i] == (float)e.m ? 1.0f / (float)k : 0.0f;
         return;
     }
-    for (int i = 0; i < n; i++) {
-        double u = erow_X(&e, i) - tau;
-        p[i] = u > 0.0 ? (float)(pow(u, e.q) / mass) : 0.0f;
-    }
+    const float inv = (float)(1.0 / mass);
+    for (int i = 0; i < n; i++) p[i] *= inv;
 }
 
 int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float temperature) {
