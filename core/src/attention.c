@@ -6,11 +6,13 @@
      1. scores: s = q k^T / sqrt(hs), computed by the matmul kernel in tiles of query rows,
         each tile only over the key range some row of it can see (causal, padding, span), so
         masked keys cost nothing; everything outside a row's window is set to -INFINITY;
-     2. the mapping, one call of the public function on the whole (Tq, Tk) map (masked
-        entries come out as exact zeros);
+     2. the mapping: one call of the public function on the whole (Tq, Tk) map when every
+        row sees the same keys (masked entries come out as exact zeros), else one call per
+        row on its window only (causal, span: the masked keys are skipped here too);
      3. with adaptive span: att = p m / sum(p m), m the soft span mask; then out = att v, in
         the same tiles.
-   The backward pass mirrors it; the mapping backward passes recompute from the saved scores.
+   The backward pass mirrors it; the mapping backward passes work from the saved mapping
+   output p (fusedmax: from the saved scores), again per window.
    Adaptive span (Sukhbaatar et al. 2019) follows SCIENCE.md; see nn.h for the exact
    definition used here (the mapping sees the keys inside span + ramp only). */
 #include <math.h>
@@ -281,8 +283,25 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                 }
             }
             /* 2. the mapping */
-            st = sx_nn_map_forward(p_bh, s_bh, Tq, Tk, cfg->kind[h], head_param(cfg, alpha_a, h));
-            if (st != SX_OK) return st;
+            const float param = head_param(cfg, alpha_a, h);
+            if (!w.causal && !w.span) {
+                st = sx_nn_map_forward(p_bh, s_bh, Tq, Tk, cfg->kind[h], param);
+                if (st != SX_OK) return st;
+            } else {
+                for (int i = 0; i < Tq; i++) {
+                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    float *p_i = p_bh + (size_t)i * Tk;
+                    if (hi <= lo) {
+                        memset(p_i, 0, (size_t)Tk * sizeof(float));
+                        continue;
+                    }
+                    memset(p_i, 0, (size_t)lo * sizeof(float));
+                    memset(p_i + hi, 0, (size_t)(Tk - hi) * sizeof(float));
+                    st = sx_nn_map_forward(p_i + lo, s_bh + (size_t)i * Tk + lo, 1, hi - lo,
+                                           cfg->kind[h], param);
+                    if (st != SX_OK) return st;
+                }
+            }
             /* 3. span mask and renormalisation */
             if (w.span) {
                 for (int i = 0; i < Tq; i++) {
@@ -395,9 +414,26 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
             }
             /* the mapping backward, alpha */
             float dalpha = 0.0f;
-            st = sx_nn_map_backward(ds, &dalpha, s_bh, p_bh, g, Tq, Tk, cfg->kind[h],
-                                    head_param(cfg, alpha_a, h));
-            if (st != SX_OK) return st;
+            const float param = head_param(cfg, alpha_a, h);
+            if (!w.causal && !w.span) {
+                st = sx_nn_map_backward(ds, &dalpha, s_bh, p_bh, g, Tq, Tk, cfg->kind[h], param);
+                if (st != SX_OK) return st;
+            } else {
+                for (int i = 0; i < Tq; i++) {
+                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    const size_t r = (size_t)i * Tk;
+                    float *ds_i = ds + r;
+                    if (hi <= lo) {
+                        memset(ds_i, 0, (size_t)Tk * sizeof(float));
+                        continue;
+                    }
+                    memset(ds_i, 0, (size_t)lo * sizeof(float));
+                    memset(ds_i + hi, 0, (size_t)(Tk - hi) * sizeof(float));
+                    st = sx_nn_map_backward(ds_i + lo, &dalpha, s_bh + r + lo, p_bh + r + lo,
+                                            g + r + lo, 1, hi - lo, cfg->kind[h], param);
+                    if (st != SX_OK) return st;
+                }
+            }
             if (cfg->kind[h] == SX_NN_ENTMAX_LEARNED && dalpha_a)
                 dalpha_a[h] += dalpha * alpha_slope(alpha_a[h]);
             for (size_t i = 0; i < (size_t)Tq * Tk; i++) ds[i] *= scale;
