@@ -205,8 +205,9 @@ for (const c of cases) {
     if (!(rel <= 1e-5)) { bad.add(`native/${key(c)}`); verifyLines.push(`MISMATCH native ${LABELS[c.map]} n=${c.n}: checksum ${a} vs SIMD wasm ${b}`); }
   }
 }
-console.log(verifyLines.length ? verifyLines.join('\n')
-  : `verify: every engine agrees with plain.js on every case (tolerance 2e-5, 1e-4 for the iterative maps); native checksums match the SIMD wasm outputs`);
+const verifySummary = verifyLines.length ? verifyLines.join('\n')
+  : 'verify: every engine agrees with plain.js on every case (tolerance 2e-5, 1e-4 for the iterative maps); native checksums match the SIMD wasm outputs';
+console.log(verifySummary);
 
 // ------------------------------------------------------------------- warm-up
 for (const c of cases) for (const kind of ['simd', 'scalar', 'plain', 'tfjs', 'raw', 'tfjs-kernel']) {
@@ -330,7 +331,7 @@ const footer = [
   `worst round-to-round spread: ${(worst.v * 100).toFixed(0)}%${worst.c ? ` (${worst.e}, ${LABELS[worst.c.map]} n=${worst.c.n})` : ''}; '!' marks an output that disagreed with plain.js.`,
   ...notes,
 ].join('\n');
-const md = `${header}\n\n${table}\n\n${footer}\n\nTargets (${nPass} PASS, ${nMiss} MISS):\n${targetLines.join('\n')}\n`;
+const md = `${header}\n${verifySummary}\n\n${table}\n\n${footer}\n\nTargets (${nPass} PASS, ${nMiss} MISS):\n${targetLines.join('\n')}\n`;
 console.log(`\n${table}\n\n${footer}\n\nTargets (${nPass} PASS, ${nMiss} MISS):\n${targetLines.join('\n')}`);
 console.log(`\n${((performance.now() - t00) / 1000).toFixed(0)} s; table written to ${path.relative(process.cwd(), RESULTS_MD)}`);
 
