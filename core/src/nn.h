@@ -16,7 +16,27 @@
    Sections: matmul (matmul.c); layers (layers.c): linear, layernorm, GELU/ReLU, residual,
    embeddings + sinusoidal positions, softmax cross-entropy, Adam with global-norm clipping;
    attention (attention.c): multi-head attention with a mapping per head, learned alpha,
-   adaptive span, and Nadaraya-Watson pooling. */
+   adaptive span, and Nadaraya-Watson pooling.
+
+   USAGE: one decoder self-attention sub-layer (pre-LN), N = B T rows, C = NH hs.
+
+     sx_nn_layernorm_forward(ln, ln_mean, ln_rstd, x, ln_w, ln_b, N, C);
+     sx_nn_linear_forward(qkv, ln, w_qkv, b_qkv, N, C, 3 * C);            // (B, T, 3C)
+     st = sx_nn_attention_forward(y, score, prob, att, qkv, 3 * C, qkv + C, qkv + 2 * C, 3 * C,
+                                  alpha_a, span_z, tgt_len, B, T, T, &cfg);  // cfg.causal = 1
+     sx_nn_linear_forward(proj, y, w_o, b_o, N, C, C);
+     sx_nn_residual_forward(x2, x, proj, (size_t)N * C);
+   and backward, in reverse, all d-buffers zeroed once per step:
+     sx_nn_accumulate(dx, dx2, N * C); sx_nn_accumulate(dproj, dx2, N * C);
+     sx_nn_linear_backward(dy, dw_o, db_o, dproj, y, w_o, N, C, C);
+     st = sx_nn_attention_backward(dqkv, dqkv + C, dqkv + 2 * C, dalpha_a, dspan_z, scratch, dy,
+                                   score, prob, att, qkv, 3 * C, qkv + C, qkv + 2 * C, 3 * C,
+                                   alpha_a, span_z, tgt_len, B, T, T, &cfg);
+     sx_nn_linear_backward(dln, dw_qkv, db_qkv, dqkv, ln, w_qkv, N, C, 3 * C);
+     sx_nn_layernorm_backward(dx, dln_w, dln_b, dln, x, ln_w, ln_mean, ln_rstd, N, C);
+   Cross-attention: q from the decoder (stride C), k and v from one (B, Ts, 2C) projection of
+   the encoder output (k = kv, v = kv + C, stride 2C), k_len = the source lengths, causal 0.
+   After the optimizer step: sx_nn_span_clamp(span_z, NH). Add sx_nn_span_penalty to the loss. */
 #ifndef SX_NN_H
 #define SX_NN_H
 
