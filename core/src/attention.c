@@ -6,9 +6,9 @@
      1. scores: s = q k^T / sqrt(hs), computed by the matmul kernel in tiles of query rows,
         each tile only over the key range some row of it can see (causal, padding, span), so
         masked keys cost nothing; everything outside a row's window is set to -INFINITY;
-     2. the mapping: one call of the public function on the whole (Tq, Tk) map when every
-        row sees the same keys (masked entries come out as exact zeros), else one call per
-        row on its window only (causal, span: the masked keys are skipped here too);
+     2. the mapping: one call of the public function on the whole (Tq, Tk) map (masked
+        entries come out as exact zeros), or, with causal or span masks and Tk >= 64, one call
+        per row on its window only (the masked keys are skipped here too);
      3. with adaptive span: att = p m / sum(p m), m the soft span mask; then out = att v, in
         the same tiles.
    The backward pass mirrors it; the mapping backward passes work from the saved mapping
@@ -65,39 +65,57 @@ static void entmax_backward_p(float *dx, const float *p, const float *g, int n, 
     for (int i = 0; i < n; i++) dx[i] = dx[i] * (g[i] - c);
 }
 
-/* d <g, entmax(x; alpha)> / d alpha from the output p of one row (Correia et al. 2019, the
-   SCIENCE.md formula), in double: with eps = alpha - 1, L = log p on the support,
-   ent = sum p L, a_i = expm1(-eps L_i) (so p_i^(2 - alpha) = p_i (1 + a_i)), A = sum p a,
-   t = p (1 + a) / (1 + A), p - t = p (A - a) / (1 + A) (no cancellation), and
-   d alpha = sum g [ (p - t) / eps^2 - (p L - t ent) / eps ]. Near alpha = 1 the two 1/eps
-   terms cancel; below eps = 1e-4 the limit sum g p (E_p[L^2] - L^2) / 2 is used. p is first
-   renormalised in double (the formula assumes sum p = 1). */
-double sx_nn_entmax_alpha_grad_p(const float *p, const float *g, int n, float alpha) {
+/* Learned-alpha entmax backward from the output p of one row, in one transcendental sweep:
+   dx (as entmax_backward_p) and returns d <g, entmax(x; alpha)> / d alpha (Correia et al.
+   2019, the SCIENCE.md formula) in double. With eps = alpha - 1, L = log p on the support,
+   ent = sum p L, a_i = expm1(-eps L_i) (so s_i = p_i^(2 - alpha) = p_i (1 + a_i), exactly
+   the backward's weights), A = sum p a, t = p (1 + a) / (1 + A), p - t = p (A - a) / (1 + A):
+     d alpha = sum g [ (p - t) / eps^2 - (p L - t ent) / eps ]
+             = (A Sgp - Sgpa) / ((1 + A) eps^2) - Sgpl / eps + ent (Sgp + Sgpa) / ((1 + A) eps)
+   with Sgp = sum g p, Sgpa = sum g p a, Sgpl = sum g p L: all sums of one sweep. The two
+   1/eps terms cancel as alpha -> 1 (double keeps ~12 digits down to eps = 1e-4); below
+   eps = 1e-4 the limit sum g p (E_p[L^2] - L^2) / 2 is used. p is renormalised in double
+   first (the formula assumes sum p = 1). */
+static double entmax_learned_backward_p(float *dx, const float *p, const float *g, int n,
+                                        float alpha) {
     double sum = 0.0;
     for (int i = 0; i < n; i++) sum += p[i] > 0.0f ? p[i] : 0.0f;
-    if (!(sum > 0.0)) return 0.0;
+    if (!(sum > 0.0)) {
+        if (dx) memset(dx, 0, (size_t)n * sizeof(float));
+        return 0.0;
+    }
     const double inv = 1.0 / sum, eps = (double)alpha - 1.0;
-    double ent = 0.0, m2 = 0.0, A = 0.0;
+    double ent = 0.0, m2 = 0.0, A = 0.0, sgp = 0.0, sgpa = 0.0, sgpl = 0.0, sgpll = 0.0;
+    double ssum = 0.0, sg = 0.0;
     for (int i = 0; i < n; i++) {
-        if (!(p[i] > 0.0f)) continue;
-        const double pi = p[i] * inv, l = log(pi);
+        if (!(p[i] > 0.0f)) {
+            if (dx) dx[i] = 0.0f;
+            continue;
+        }
+        const double pi = p[i] * inv, l = log(pi), a = expm1(-eps * l), gp = g[i] * pi;
+        const double si = pi * (1.0 + a); /* p^(2 - alpha) */
         ent += pi * l;
         m2 += pi * l * l;
-        A += pi * expm1(-eps * l);
+        A += pi * a;
+        sgp += gp;
+        sgpa += gp * a;
+        sgpl += gp * l;
+        sgpll += gp * l * l;
+        ssum += si;
+        sg += si * g[i];
+        if (dx) dx[i] = (float)si; /* s kept in dx until the second sweep */
     }
-    double acc = 0.0;
-    for (int i = 0; i < n; i++) {
-        if (!(p[i] > 0.0f)) continue;
-        const double pi = p[i] * inv, l = log(pi);
-        if (eps < 1e-4) {
-            acc += g[i] * pi * (m2 - l * l) * 0.5;
-        } else {
-            const double a = expm1(-eps * l);
-            const double p_t = pi * (A - a) / (1.0 + A), t = pi * (1.0 + a) / (1.0 + A);
-            acc += g[i] * (p_t / (eps * eps) - (pi * l - t * ent) / eps);
-        }
+    if (dx) {
+        const float c = (float)(sg / ssum);
+        for (int i = 0; i < n; i++) dx[i] = dx[i] * (g[i] - c);
     }
-    return acc;
+    if (eps < 1e-4) return 0.5 * (m2 * sgp - sgpll);
+    return (A * sgp - sgpa) / ((1.0 + A) * eps * eps) - sgpl / eps +
+           ent * (sgp + sgpa) / ((1.0 + A) * eps);
+}
+
+double sx_nn_entmax_alpha_grad_p(const float *p, const float *g, int n, float alpha) {
+    return entmax_learned_backward_p(NULL, p, g, n, alpha);
 }
 
 int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *p, const float *dy,
@@ -108,8 +126,10 @@ int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *p,
         double da = 0.0;
         for (int r = 0; r < rows; r++) {
             const float *p_r = p + (size_t)r * n, *g_r = dy + (size_t)r * n;
-            if (kind == SX_NN_ENTMAX_LEARNED && dalpha) da += sx_nn_entmax_alpha_grad_p(p_r, g_r, n, param);
-            entmax_backward_p(dx + (size_t)r * n, p_r, g_r, n, kind, param);
+            if (kind == SX_NN_ENTMAX_LEARNED && dalpha)
+                da += entmax_learned_backward_p(dx + (size_t)r * n, p_r, g_r, n, param);
+            else
+                entmax_backward_p(dx + (size_t)r * n, p_r, g_r, n, kind, param);
         }
         if (dalpha) *dalpha += (float)da;
         return SX_OK;
@@ -214,6 +234,13 @@ static int tile_rows(const window *w, int Tq) {
     return (w->causal || w->span) ? 64 : Tq;
 }
 
+/* Map row by row over each row's window (skipping the masked keys) or the whole map in one
+   call (masked keys are -INFINITY and come out 0)? Per row pays a call per row (~100 ns of
+   checks), so only when windows differ between rows and rows are long. */
+static int per_row_windows(const window *w, int Tk) {
+    return (w->causal || w->span) && Tk >= 64;
+}
+
 /* ----------------------------------------------------------------- sizes */
 size_t sx_nn_attention_map_size(const sx_nn_attn_cfg *cfg, int B, int Tq, int Tk) {
     return (size_t)B * cfg->n_head * Tq * Tk;
@@ -284,7 +311,7 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
             }
             /* 2. the mapping */
             const float param = head_param(cfg, alpha_a, h);
-            if (!w.causal && !w.span) {
+            if (!per_row_windows(&w, Tk)) {
                 st = sx_nn_map_forward(p_bh, s_bh, Tq, Tk, cfg->kind[h], param);
                 if (st != SX_OK) return st;
             } else {

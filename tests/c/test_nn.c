@@ -321,6 +321,10 @@ static void test_map_backward(void) {
             for (int j = 0; j < n; j++) zero &= d1[n + j] == 0.0f && (j % 5 || d1[j] == 0.0f);
             CHECK(zero, "kind %d: masked entries get 0 gradient", kinds[t]);
             if (kinds[t] == SX_NN_ENTMAX_LEARNED) {
+                double rowsum = 0.0;
+                for (int r = 0; r < rows; r++) rowsum += sx_nn_entmax_alpha_grad_p(p + r * n, g + r * n, n, alpha);
+                CHECK(fabs(rowsum - da1) <= 1e-6 * fmax(1.0, fabs(rowsum)),
+                      "sx_nn_entmax_alpha_grad_p rows %.9g vs map_backward %.9g", rowsum, (double)da1);
                 worst_da = fmax(worst_da, fabs(da1 - da2) / fmax(1.0, fabs(da2)));
                 CHECK(fabs(da1 - da2) <= 1e-4 * fmax(1.0, fabs(da2)),
                       "alpha %g: alpha gradient from p %.7g vs sx_entmax_alpha_grad %.7g",
