@@ -25,8 +25,11 @@
      boundary the mapping is not differentiable; we return the Jacobian of the
      smaller support.
    - Output buffers must not overlap inputs. The core keeps no pointer after a
-     call returns. Functions that need scratch memory allocate it once per call
-     and return SX_ENOMEM if they cannot.
+     call returns. oscarmax allocates its scratch once per call and returns
+     SX_ENOMEM if it cannot; alpha-entmax (alpha not 1, 1.5, 2) uses scratch to
+     shrink its candidate set and falls back to plain bisection without it.
+   - Gradients scale as 1/T: for T below about 1e-38 they overflow to +-Infinity
+     (never NaN); at T = 1e-6 everything stays finite.
    - Not thread-safe: sx_last_error() is one static buffer.
    - alpha-entmax for alpha > 4 is ill-conditioned in any precision; it is
      computed (no NaN) but not to float32 accuracy.
@@ -68,10 +71,12 @@ int sx_entmax15(float *out, const float *x, int rows, int n, float temperature);
 /* alpha-entmax for any alpha >= 1: softmax at 1, sparsemax at 2, the exact
    1.5 method at 1.5, bisection in double otherwise. */
 int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float temperature);
-/* fusedmax: sparsemax(prox_TV(z; lambda)), lambda >= 0 (0 gives sparsemax). */
+/* fusedmax: sparsemax(prox_TV(z; lambda)), z = x / T, lambda >= 0 (0 gives sparsemax).
+   lambda acts on z (it is not scaled by T). Masked entries leave the TV chain: each
+   unmasked entry is linked to the next unmasked one. */
 int sx_fusedmax(float *out, const float *x, int rows, int n, float lambda, float temperature);
 /* oscarmax: argmin over the simplex of 1/2||p - z||^2 + beta sum_{i<j} max(p_i, p_j),
-   beta >= 0. Shift invariant. */
+   z = x / T, beta >= 0 (acting on z). Shift invariant. Masked entries are left out. */
 int sx_oscarmax(float *out, const float *x, int rows, int n, float beta, float temperature);
 
 /* ---------------------------------------------------------- backward passes */
@@ -89,9 +94,11 @@ int sx_entmax_alpha_grad(float *dalpha, const float *x, const float *dy, int row
                          float temperature);
 
 /* ---------------------------------------------------------------- entropies */
-/* Tsallis alpha-entropy (1 - sum p^alpha) / (alpha (alpha - 1)) per row, Shannon
-   -sum p log p at alpha = 1; h has `rows` entries. alpha > 0 (the entropy
-   pictures use 0.5). p must be finite and >= 0 (rows need not sum to 1). */
+/* Tsallis alpha-entropy per row: sum_i (p_i - p_i^alpha) / (alpha (alpha - 1)), which
+   is (1 - sum p^alpha) / (alpha (alpha - 1)) on the simplex, and Shannon -sum p log p
+   at alpha = 1; h has `rows` entries. alpha > 0 (the entropy pictures use 0.5).
+   p must be finite and >= 0; rows need not sum to 1 (the per-entry form keeps the
+   value continuous in alpha even when float rounding leaves a row off the simplex). */
 int sx_tsallis_entropy(float *h, const float *p, int rows, int n, float alpha);
 
 /* ------------------------------------------------------------------- memory */

@@ -129,12 +129,16 @@ static void entmax15_row(float *out, const float *x, int n, float s, int square)
 
 /* ------------------------------------------------------- n = 3, 4 rows at once */
 /* Sorted z (s1 >= s2 >= s3, s1 = 0): tau_r = mean_r - sqrt(max((1 - ss_r) / r, 0)) for each prefix,
-   support k = #{r : tau_r <= s_r} (prefixes holding -Infinity never count), tau = tau_k. */
+   support k = #{r : tau_r <= s_r}, tau = tau_k. Masked (-Infinity) scores are clamped with the rest. */
 SX_INLINE void entmax15_3(v128 *a, v128 *b, v128 *c, v128 vs) {
     const v128 ninf = vsplat(-INFINITY), zero = vsplat(0.0f), one = vsplat(1.0f);
     v128 m = vmax(*a, vmax(*b, *c));
     v128 dead = veq(m, ninf);
-    v128 za = vmul(vsub(*a, m), vs), zb = vmul(vsub(*b, m), vs), zc = vmul(vsub(*c, m), vs);
+    /* tau >= -1, so scores below -1 are never in the support: clamping them at -4 changes no
+       output and keeps the prefix sums finite however small T is (1/T capped at FLT_MAX). */
+    const v128 floor = vsplat(-4.0f);
+    v128 za = vmax(vmul(vsub(*a, m), vs), floor), zb = vmax(vmul(vsub(*b, m), vs), floor),
+         zc = vmax(vmul(vsub(*c, m), vs), floor);
     v128 hi = vmax(za, zb), lo = vmin(za, zb);
     v128 s1 = vmax(hi, zc), u = vmin(hi, zc);
     v128 s2 = vmax(lo, u), s3 = vmin(lo, u);

@@ -1,8 +1,11 @@
-/* entropy.c - Tsallis alpha-entropy H_alpha(p) = (1 - sum p^alpha) / (alpha (alpha - 1)), Shannon
-   -sum p log p at alpha = 1, with 0 log 0 = 0 and 0^alpha = 0.
+/* entropy.c - Tsallis alpha-entropy H_alpha(p) = sum_i (p_i - p_i^alpha) / (alpha (alpha - 1)), which
+   is (1 - sum p^alpha) / (alpha (alpha - 1)) on the simplex; Shannon -sum p log p at alpha = 1, with
+   0 log 0 = 0 and 0^alpha = 0.
 
-   In double, written as ((1 - sum p) - sum p expm1((alpha - 1) log p)) / (alpha (alpha - 1)) so that
-   alpha near 1 loses no digits (the expm1 term carries the whole difference from Shannon). */
+   The per-entry form matters off the simplex: a float row sums to 1 only within rounding, and
+   (1 - sum p) / (alpha - 1) would blow that rounding up as alpha -> 1. Written in double as
+   -sum p expm1((alpha - 1) log p) / (alpha (alpha - 1)), alpha near 1 loses no digits and the
+   value is continuous in alpha down to Shannon. */
 #include <math.h>
 #include "internal.h"
 
@@ -20,16 +23,15 @@ int sx_tsallis_entropy(float *h, const float *p, int rows, int n, float alpha) {
     const double a = alpha, am1 = a - 1.0;
     for (int r = 0; r < rows; r++) {
         const float *pr = p + (size_t)r * n;
-        double acc = 0.0, mass = 0.0;
+        double acc = 0.0;
         for (int i = 0; i < n; i++) {
             double v = pr[i];
             if (v > 0.0) {
                 double l = log(v);
-                mass += v;
                 acc += alpha == 1.0f ? v * l : v * expm1(am1 * l);
             }
         }
-        h[r] = alpha == 1.0f ? (float)(-acc) : (float)(((1.0 - mass) - acc) / (a * am1));
+        h[r] = alpha == 1.0f ? (float)(-acc) : (float)(-acc / (a * am1));
     }
     return SX_OK;
 }

@@ -9,8 +9,8 @@
    Formats with a tiny built-in formatter (%d %g %s only), no stdio. */
 int sx__fail(int status, int index, const char *fmt, ...);
 
-/* Validate the common arguments of a mapping call. `what` names the pointer
-   arguments in messages. Returns SX_OK or a recorded failure. */
+/* Validate the common arguments of a mapping call (sizes, null buffers).
+   Returns SX_OK or a recorded failure. */
 int sx__check_dims(const void *out, const void *x, int rows, int n);
 int sx__check_temperature(float temperature);
 /* Every score finite or -Infinity: returns SX_OK or SX_ENONFINITE with the index recorded.

@@ -153,7 +153,11 @@ double ref_tsallis(const double *p, int n, double alpha) {
             if (p[i] > 0.0) s -= p[i] * log(p[i]);
         return s;
     }
+    /* the per-entry form sum (p - p^alpha) / (alpha (alpha - 1)): equal to (1 - sum p^alpha) / ...
+       on the simplex, and what the header defines off it (long double: alpha near 1 cancels) */
+    long double t = 0.0L;
     for (int i = 0; i < n; i++)
-        if (p[i] > 0.0) s += pow(p[i], alpha);
-    return (1.0 - s) / (alpha * (alpha - 1.0));
+        if (p[i] > 0.0) t += (long double)p[i] - powl((long double)p[i], (long double)alpha);
+    s = (double)(t / ((long double)alpha * ((long double)alpha - 1.0L)));
+    return s;
 }

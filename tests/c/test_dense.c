@@ -388,6 +388,19 @@ static void test_edges(void) {
                 for (int i = 0; i < 5; i++) CHECK(isfinite(q[i]) || ts[k] < 1e-40f, "%s T=%g backward finite", nm, ts[k]);
                 for (int i = 0; i < 5; i++) CHECK(q[i] == q[i], "%s T=%g backward not NaN", nm, ts[k]);
             }
+            /* n = 3 (the across-rows path) at subnormal T: was Infinity for 1.5-entmax (fuzzer find) */
+            {
+                float x3[12] = { 0.0f, -1.5625f, -1.5625f, 1.0f, 1.0f, -2.0f, -INFINITY, 0.5f, 0.25f,
+                                 -3e38f, 3e38f, 0.0f };
+                float p3[12];
+                for (int k = 0; k < 3; k++) {
+                    CHECK(run_map(kind, p3, x3, 4, 3, al, ts[k]) == SX_OK, "n=3 tiny T");
+                    for (int r = 0; r < 4; r++)
+                        CHECK(on_simplex(p3 + 3 * r, 3, 0, 1e-5), "%s n=3 T=%g row %d on simplex", nm, ts[k], r);
+                    CHECK(p3[0] == 1.0f && p3[7] == 1.0f && p3[10] == 1.0f, "%s n=3 T=%g vertex", nm, ts[k]);
+                    CHECK_NEAR(p3[3], 0.5, 1e-6, "%s n=3 T=%g ties split", nm, ts[k]);
+                }
+            }
             /* rows = 0, NULL buffers allowed */
             CHECK(run_map(kind, NULL, NULL, 0, 5, al, 1.0f) == SX_OK, "%s rows=0", nm);
             CHECK(run_backward(kind, NULL, NULL, NULL, 0, 5, al, 1.0f) == SX_OK, "%s rows=0 backward", nm);
@@ -649,8 +662,7 @@ static void test_entropy(void) {
     for (int a = 0; a < 6; a++) {
         sx_tsallis_entropy(h, one, 1, 3, alphas[a]);
         CHECK_NEAR(h[0], 0.0, 1e-7, "vertex has zero entropy (alpha %g)", alphas[a]);
-        /* 1/4, 1/4, 1/2 sums to 1 exactly in float (near alpha = 1 the Tsallis entropy of a row
-           that does not sum to 1 is dominated by (1 - sum p) / (alpha (alpha - 1)): by definition) */
+        /* 1/4, 1/4, 1/2 sums to 1 exactly in float */
         const float q3[3] = { 0.25f, 0.25f, 0.5f };
         sx_tsallis_entropy(h, q3, 1, 3, alphas[a]);
         double al = alphas[a];
@@ -659,9 +671,12 @@ static void test_entropy(void) {
         CHECK_NEAR(h[0], want, 1e-6, "1/4 1/4 1/2 (alpha %g)", al);
         sx_tsallis_entropy(h, third, 1, 3, alphas[a]);
         double p3 = third[0], s3 = 3 * p3;
-        want = al == 1.0 ? -s3 * log(p3) : (1.0 - 3 * pow(p3, al)) / (al * (al - 1.0));
+        want = al == 1.0 ? -s3 * log(p3) : (s3 - 3 * pow(p3, al)) / (al * (al - 1.0));
         CHECK_NEAR(h[0], want, 1e-6 * fmax(1.0, fabs(want)), "float thirds (alpha %g)", al);
     }
+    /* float thirds sum to 1 only within rounding: the entropy is still continuous at alpha = 1 */
+    sx_tsallis_entropy(h, third, 1, 3, 1.0000001f);
+    CHECK_NEAR(h[0], log(3.0), 1e-5, "float thirds, alpha 1 + 1 ulp, is Shannon");
     const float q3[3] = { 0.25f, 0.25f, 0.5f };
     sx_tsallis_entropy(h, q3, 1, 3, 1.0000001f);
     CHECK_NEAR(h[0], 1.5 * log(2.0), 1e-6, "alpha 1 + 1 ulp is Shannon");
