@@ -200,7 +200,7 @@ static window make_window(const sx_nn_attn_cfg *cfg, const float *span_z, const 
     w.R = cfg->span_ramp;
     w.xmax = Tk;
     if (w.span) {
-        float z = span_z ? span_z[h] : 1.0f;
+        float z = span_z[h];
         w.z = z < 0.0f ? 0.0f : z > 1.0f ? 1.0f : z;
         /* m(x) > 0 for x < R + z L; find the last integer distance with m > 0 exactly as the
            mask computes it, so the window and the mask agree to the last bit */
@@ -251,7 +251,8 @@ size_t sx_nn_attention_scratch_size(const sx_nn_attn_cfg *cfg, int Tq, int Tk) {
     return 3 * (size_t)Tq * Tk + (size_t)Tq;
 }
 
-static int check_cfg(const sx_nn_attn_cfg *cfg, const float *alpha_a, int B, int Tq, int Tk) {
+static int check_cfg(const sx_nn_attn_cfg *cfg, const float *alpha_a, const float *prob,
+                     const float *span_z, int B, int Tq, int Tk) {
     if (!cfg || cfg->n_head < 1 || cfg->head_size < 1 || !cfg->kind)
         return sx__fail(SX_EINVAL, -1, "attention: bad config (n_head, head_size, kind)");
     if (B < 0 || Tq < 0 || Tk < 0)
@@ -259,6 +260,8 @@ static int check_cfg(const sx_nn_attn_cfg *cfg, const float *alpha_a, int B, int
     if (cfg->span_max > 0 && !(cfg->span_ramp > 0.0f))
         return sx__fail(SX_EINVAL, -1, "attention: span ramp must be > 0 (got %g)",
                         (double)cfg->span_ramp);
+    if (cfg->span_max > 0 && (!prob || !span_z))
+        return sx__fail(SX_EINVAL, -1, "attention: adaptive span needs prob and span_z");
     for (int h = 0; h < cfg->n_head; h++) {
         const int kind = cfg->kind[h];
         if (kind < 0 || kind >= SX_NN_MAP_COUNT)
@@ -274,7 +277,7 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                             int ldq, const float *k, const float *v, int ldkv,
                             const float *alpha_a, const float *span_z, const int *k_len, int B,
                             int Tq, int Tk, const sx_nn_attn_cfg *cfg) {
-    int st = check_cfg(cfg, alpha_a, B, Tq, Tk);
+    int st = check_cfg(cfg, alpha_a, prob, span_z, B, Tq, Tk);
     if (st != SX_OK) return st;
     const int NH = cfg->n_head, hs = cfg->head_size, C = NH * hs;
     const float scale = 1.0f / sqrtf((float)hs);
@@ -365,7 +368,7 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
                              const float *k, const float *v, int ldkv, const float *alpha_a,
                              const float *span_z, const int *k_len, int B, int Tq, int Tk,
                              const sx_nn_attn_cfg *cfg) {
-    int st = check_cfg(cfg, alpha_a, B, Tq, Tk);
+    int st = check_cfg(cfg, alpha_a, prob, span_z, B, Tq, Tk);
     if (st != SX_OK) return st;
     if (Tk == 0 || Tq == 0) return SX_OK;
     const int NH = cfg->n_head, hs = cfg->head_size, C = NH * hs;

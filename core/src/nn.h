@@ -180,8 +180,9 @@ size_t sx_nn_attention_scratch_size(const sx_nn_attn_cfg *cfg, int Tq, int Tk);
    prob (B, NH, Tq, Tk): the mapping output before the span mask; only with span on (NULL
    otherwise). att (B, NH, Tq, Tk): the attention weights (what to draw).
    alpha_a (NH): the a of learned-alpha heads (may be NULL if there are none).
-   span_z (NH): z in [0, 1] (may be NULL when span is off). Returns SX_OK or a mapping
-   status (for example SX_ENONFINITE if the scores hold NaN). */
+   span_z (NH): z in [0, 1], read clamped (may be NULL when span is off; prob and span_z are
+   required when it is on). Returns SX_OK, SX_EINVAL for a bad config, or a mapping status
+   (SX_ENONFINITE if the scores hold NaN or Infinity: a diverged model). */
 int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, const float *q,
                             int ldq, const float *k, const float *v, int ldkv,
                             const float *alpha_a, const float *span_z, const int *k_len, int B,

@@ -232,6 +232,16 @@ static void test_embedding(void) {
     CHECK(fabsf(dwte[6 * 2 + 1] - 2.0f * (dout[6 * 2 + 1] + dout[6 * 3 + 1])) < 1e-6f,
           "embedding backward sums repeated tokens");
     CHECK(dwte[6 * 3] == 0.0f, "unused token has no gradient");
+    /* residual and accumulate (odd length: the SIMD body and the tail) */
+    float ra[7], rb[7], ro[7];
+    fill(ra, 7, -1, 1);
+    fill(rb, 7, -1, 1);
+    sx_nn_residual_forward(ro, ra, rb, 7);
+    int res_ok = 1;
+    for (int i = 0; i < 7; i++) res_ok &= ro[i] == ra[i] + rb[i];
+    sx_nn_accumulate(ro, ra, 7);
+    for (int i = 0; i < 7; i++) res_ok &= ro[i] == (ra[i] + rb[i]) + ra[i];
+    CHECK(res_ok, "residual and accumulate");
     int bad[6] = { 0, 1, 5, 0, 0, 0 };
     out[0] = 42.0f;
     CHECK(sx_nn_embedding_forward(out, bad, wte, pe, 1.0f, B, T, C, V) == SX_EINVAL, "bad id");
@@ -590,6 +600,20 @@ static void test_attention(void) {
         CHECK(sx_nn_attention_forward(o, s, NULL, s, x, 2, x, x, 2, NULL, NULL, NULL, 1, 2, 2, &cfg) == SX_EINVAL,
               "learned alpha without a is an error");
         CHECK(strstr(sx_last_error(), "alpha_a") != NULL, "message: %s", sx_last_error());
+        static const int soft[1] = { SX_NN_SOFTMAX };
+        cfg.kind = soft;
+        cfg.span_max = 4;
+        cfg.span_ramp = 0.0f;
+        CHECK(sx_nn_attention_forward(o, s, s, s, x, 2, x, x, 2, NULL, x, NULL, 1, 2, 2, &cfg) == SX_EINVAL,
+              "span ramp 0 is an error");
+        cfg.span_ramp = 2.0f;
+        CHECK(sx_nn_attention_forward(o, s, NULL, s, x, 2, x, x, 2, NULL, x, NULL, 1, 2, 2, &cfg) == SX_EINVAL,
+              "span without prob is an error");
+        /* a NaN in q reaches the mapping as a NaN score: an error, not NaN weights */
+        cfg.span_max = 0;
+        x[0] = NAN;
+        CHECK(sx_nn_attention_forward(o, s, NULL, s, x, 2, x, x, 2, NULL, NULL, NULL, 1, 2, 2, &cfg) == SX_ENONFINITE,
+              "NaN input is SX_ENONFINITE");
     }
 }
 
