@@ -112,7 +112,8 @@ export function oscarmaxBackward(x: Scores, dy: Scores, options?: OscarmaxOption
 export function entmaxAlphaGrad(x: Scores, dy: Scores, options?: EntmaxOptions): Float32Array;
 
 /**
- * Tsallis alpha-entropy (1 - sum p^alpha) / (alpha (alpha - 1)) of each row of p, Shannon
- * -sum p log p at alpha = 1; one value per row. p must be finite and >= 0 (rows need not sum to 1).
+ * Tsallis alpha-entropy sum (p - p^alpha) / (alpha (alpha - 1)) of each row of p (which is
+ * (1 - sum p^alpha) / (alpha (alpha - 1)) on the simplex), Shannon -sum p log p at alpha = 1;
+ * one value per row. p must be finite and >= 0 (rows need not sum to 1).
  */
 export function tsallisEntropy(p: Scores, options?: EntropyOptions): Float32Array;

@@ -342,7 +342,7 @@ export function sparsemax(x, opts) {
   return finish("sparsemax", cLen === 0 ? 0 : wasm.sx_sparsemax(pRes, pX, cRows, cN, cT));
 }
 
-/** 1.5-entmax, by the exact sort-based method. */
+/** 1.5-entmax, exact (the closed-form threshold on the support). */
 export function entmax15(x, opts) {
   prepareForward("entmax15", x, optionsArg("entmax15", opts));
   return finish("entmax15", cLen === 0 ? 0 : wasm.sx_entmax15(pRes, pX, cRows, cN, cT));
