@@ -41,7 +41,7 @@ JS_SRC := $(wildcard wasm/*.js)
 DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
         $(patsubst wasm/%.js,$(D)/%.js,$(JS_SRC))
 
-.PHONY: all site test test-c test-js test-browser check-simd fuzz fuzz-short bench serve clean tools
+.PHONY: all site tools-test test test-c test-js test-browser check-simd fuzz fuzz-short bench serve clean tools
 
 WEB_SRC := $(wildcard web/*.html web/*.css web/*.svg web/app.js web/viz/*.js)
 SITE := $(D)/site
@@ -61,6 +61,13 @@ tools:
 	@command -v $(EMCC) >/dev/null || { echo "make: emcc not found: apt-get install emscripten" >&2; exit 1; }
 	@test -f $(SIMDE)/wasm/simd128.h || { echo "make: SIMDe not found: apt-get install libsimde-dev" >&2; exit 1; }
 	@command -v wasm-dis >/dev/null || { echo "make: wasm-dis not found: apt-get install binaryen" >&2; exit 1; }
+
+# The tests need more than the build: say what to install for each.
+tools-test:
+	@command -v $(CLANG) >/dev/null || { echo "make: clang not found (libFuzzer target): apt-get install clang libclang-rt-14-dev" >&2; exit 1; }
+	@test -n "$$(find /usr/lib/llvm-*/lib/clang -name 'libclang_rt.fuzzer*.a' 2>/dev/null | head -n 1)" || { echo "make: libFuzzer runtime not found: apt-get install libclang-rt-14-dev" >&2; exit 1; }
+	@test -x /usr/bin/chromium || { echo "make: /usr/bin/chromium not found (browser tests): apt-get install chromium" >&2; exit 1; }
+	@test -d node_modules/playwright-core || { echo "make: node_modules/playwright-core missing (browser tests): npm ci" >&2; exit 1; }
 
 $(B)/inc/simde:
 	@mkdir -p $(B)/inc
@@ -123,7 +130,7 @@ test-browser: all
 	$(NODE) tests/browser/page.mjs
 
 # The README's test command.
-test: all check-simd test-c fuzz-short test-js test-browser
+test: all tools-test check-simd test-c fuzz-short test-js test-browser
 	@echo "make test: all suites passed"
 
 $(B)/bench/bench_native: bench/bench_native.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
