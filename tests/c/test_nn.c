@@ -726,48 +726,56 @@ static void test_adam(void) {
     CHECK_NEAR(sx_nn_grad_norm(g1, 4), 1e6 * sqrt(3.0), 1.0, "grad norm");
 }
 
-/* ------------------------------------ a one-layer attention model learns reversal */
+/* ----------------------------------------- a one-layer attention model learns a task */
 /* The building blocks wired as model.c will wire them: parameters in one block, gradients in
-   one block (one memset), activations allocated once, Adam over the flat block. Token
-   embedding + sinusoidal positions -> Q, K, V projections -> 2-head attention (one softmax
-   head, one learned-alpha head) -> output projection -> cross-entropy against the reversed
-   sequence (some targets ignored, as padding is). */
-static void test_train_reverse(void) {
-    enum { V = 7, T = 6, C = 16, NH = 2, HS = 8, B = 24, STEPS = 400 };
+   one block (one memset), activations allocated once, Adam over the flat block, the span
+   clamp after each step. Token embedding + sinusoidal positions -> Q, K, V projections ->
+   2-head attention (one softmax head, one learned-alpha head) -> output projection ->
+   cross-entropy (some targets ignored, as padding is).
+   task 0, reversal: non-causal, target t = token T-1-t.
+   task 1, previous token: causal with adaptive span (L = T, R = 2, z from 1) and the L1
+   span penalty; target t = token t-1 (t = 0 ignored): the spans must shrink. */
+enum { TR_V = 7, TR_C = 16, TR_NH = 2, TR_HS = 8, TR_B = 24 };
+static void train_task(int task, int T, int steps, float max_loss) {
+    enum { V = TR_V, C = TR_C, NH = TR_NH, B = TR_B };
+    const int span = task == 1;
     /* parameter layout */
-    const size_t n_wte = V * C, n_w = C * C, n_wo = C * V, n_bo = V, n_a = NH;
-    const size_t n_params = n_wte + 3 * n_w + n_wo + n_bo + n_a;
+    const size_t n_wte = V * C, n_w = C * C, n_wo = C * V, n_bo = V;
+    const size_t n_params = n_wte + 3 * n_w + n_wo + n_bo + 2 * NH;
     float *params = falloc(n_params), *grads = falloc(n_params);
     float *m = falloc(n_params), *vv = falloc(n_params);
     float *wte = params, *wq = wte + n_wte, *wk = wq + n_w, *wv = wk + n_w, *wo = wv + n_w;
-    float *bo = wo + n_wo, *alpha_a = bo + n_bo;
+    float *bo = wo + n_wo, *alpha_a = bo + n_bo, *span_z = alpha_a + NH;
     float *dwte = grads, *dwq = dwte + n_wte, *dwk = dwq + n_w, *dwv = dwk + n_w, *dwo = dwv + n_w;
-    float *dbo = dwo + n_wo, *dalpha_a = dbo + n_bo;
+    float *dbo = dwo + n_wo, *dalpha_a = dbo + n_bo, *dspan_z = dalpha_a + NH;
     fill(params, n_params, -0.3f, 0.3f);
-    alpha_a[0] = alpha_a[1] = 0.0f;
+    for (int h = 0; h < NH; h++) {
+        alpha_a[h] = 0.0f;
+        span_z[h] = 1.0f;
+    }
     static const int kind[NH] = { SX_NN_SOFTMAX, SX_NN_ENTMAX_LEARNED };
-    const sx_nn_attn_cfg cfg = { NH, HS, 0, kind, NULL, 0, 0.0f };
+    const sx_nn_attn_cfg cfg = { NH, TR_HS, span, kind, NULL, span ? T : 0, 2.0f };
     /* activations and scratch, once */
-    const size_t BT = B * T, maps = sx_nn_attention_map_size(&cfg, B, T, T);
+    const size_t BT = (size_t)B * T, maps = sx_nn_attention_map_size(&cfg, B, T, T);
     float *pe = falloc(T * C), *x = falloc(BT * C), *q = falloc(BT * C), *k = falloc(BT * C);
     float *v = falloc(BT * C), *y = falloc(BT * C), *logits = falloc(BT * V), *probs = falloc(BT * V);
-    float *score = falloc(maps), *att = falloc(maps);
+    float *score = falloc(maps), *prob = falloc(maps), *att = falloc(maps);
     float *dx = falloc(BT * C), *dq = falloc(BT * C), *dk = falloc(BT * C), *dv = falloc(BT * C);
     float *dy = falloc(BT * C), *dlogits = falloc(BT * V);
     float *scratch = falloc(sx_nn_attention_scratch_size(&cfg, T, T));
-    int tok[B * T], tgt[B * T], k_len[B];
+    int *tok = calloc(BT, sizeof(int)), *tgt = calloc(BT, sizeof(int));
     sx_nn_posenc(pe, T, C);
     const sx_nn_adam_cfg adam = { 0.02f, 0.9f, 0.98f, 1e-8f, 0.0f, 1.0f };
     float loss = 0.0f, first = 0.0f;
     int st = SX_OK;
-    for (int step = 1; step <= STEPS && st == SX_OK; step++) {
-        /* a fresh batch: random tokens, target = the sequence reversed; in the last 4 rows
-           the last 2 targets are ignored (-1), as padding would be */
+    for (int step = 1; step <= steps && st == SX_OK; step++) {
+        /* a fresh batch; in the last 4 rows the last 2 targets are ignored (-1) */
         for (int b = 0; b < B; b++) {
-            k_len[b] = T;
             for (int t = 0; t < T; t++) tok[b * T + t] = (int)(urand() * V);
-            for (int t = 0; t < T; t++)
-                tgt[b * T + t] = b >= B - 4 && t >= T - 2 ? -1 : tok[b * T + T - 1 - t];
+            for (int t = 0; t < T; t++) {
+                int want = task == 0 ? tok[b * T + T - 1 - t] : t > 0 ? tok[b * T + t - 1] : -1;
+                tgt[b * T + t] = b >= B - 4 && t >= T - 2 ? -1 : want;
+            }
         }
         /* forward */
         st = sx_nn_embedding_forward(x, tok, wte, pe, 1.0f, B, T, C, V);
@@ -775,13 +783,14 @@ static void test_train_reverse(void) {
         sx_nn_linear_forward(q, x, wq, NULL, BT, C, C);
         sx_nn_linear_forward(k, x, wk, NULL, BT, C, C);
         sx_nn_linear_forward(v, x, wv, NULL, BT, C, C);
-        st = sx_nn_attention_forward(y, score, NULL, att, q, C, k, v, C, alpha_a, NULL, k_len, B, T, T, &cfg);
+        st = sx_nn_attention_forward(y, score, span ? prob : NULL, att, q, C, k, v, C, alpha_a,
+                                     span ? span_z : NULL, NULL, B, T, T, &cfg);
         if (st) break;
         sx_nn_linear_forward(logits, y, wo, bo, BT, C, V);
         st = sx_nn_crossentropy_forward(&loss, probs, logits, tgt, BT, V, -1);
         if (st) break;
         if (step == 1) first = loss;
-        /* backward: zero every gradient in two memsets, then accumulate */
+        /* backward: zero every gradient, then accumulate */
         memset(grads, 0, n_params * sizeof(float));
         memset(dx, 0, BT * C * sizeof(float));
         memset(dq, 0, BT * C * sizeof(float));
@@ -789,18 +798,22 @@ static void test_train_reverse(void) {
         memset(dv, 0, BT * C * sizeof(float));
         memset(dy, 0, BT * C * sizeof(float));
         memset(dlogits, 0, BT * V * sizeof(float));
+        if (span) sx_nn_span_penalty(dspan_z, span_z, NH, 0.02f);
         sx_nn_crossentropy_backward(dlogits, probs, tgt, BT, V, -1, 1.0f);
         sx_nn_linear_backward(dy, dwo, dbo, dlogits, y, wo, BT, C, V);
-        st = sx_nn_attention_backward(dq, dk, dv, dalpha_a, NULL, scratch, dy, score, NULL, att, q, C,
-                                      k, v, C, alpha_a, NULL, k_len, B, T, T, &cfg);
+        st = sx_nn_attention_backward(dq, dk, dv, dalpha_a, span ? dspan_z : NULL, scratch, dy,
+                                      score, span ? prob : NULL, att, q, C, k, v, C, alpha_a,
+                                      span ? span_z : NULL, NULL, B, T, T, &cfg);
         if (st) break;
         sx_nn_linear_backward(dx, dwq, NULL, dq, x, wq, BT, C, C);
         sx_nn_linear_backward(dx, dwk, NULL, dk, x, wk, BT, C, C);
         sx_nn_linear_backward(dx, dwv, NULL, dv, x, wv, BT, C, C);
         sx_nn_embedding_backward(dwte, dx, tok, 1.0f, B, T, C);
         sx_nn_adam_step(params, m, vv, grads, n_params, step, &adam);
+        if (span) sx_nn_span_clamp(span_z, NH);
     }
-    CHECK(st == SX_OK, "training ran (%s)", sx_last_error());
+    const char *name = task == 0 ? "reversal" : "previous token (span)";
+    CHECK(st == SX_OK, "%s: training ran (%s)", name, sx_last_error());
     /* accuracy of the last batch (argmax of the logits on counted positions) */
     int right = 0, count = 0;
     for (size_t r = 0; r < BT; r++) {
@@ -812,16 +825,25 @@ static void test_train_reverse(void) {
     }
     size_t zeros = 0;
     for (int b = 0; b < B; b++)
-        for (size_t i = 0; i < T * T; i++) zeros += att[((size_t)b * NH + 1) * T * T + i] == 0.0f;
-    printf("test_nn: 1-layer attention learns reversal: loss %.3f -> %.3g in %d Adam steps, "
-           "accuracy %d/%d, learned alpha %.3f, %.0f%% exact zeros in its map\n", (double)first,
-           (double)loss, STEPS, right, count, (double)sx_nn_alpha_of(alpha_a[1]),
-           100.0 * zeros / (B * T * T));
-    CHECK(loss < 0.05f, "reversal loss %g after %d steps", (double)loss, STEPS);
-    CHECK(right == count, "reversal accuracy %d/%d", right, count);
+        for (size_t i = 0; i < (size_t)T * T; i++) zeros += att[((size_t)b * NH + 1) * T * T + i] == 0.0f;
+    printf("test_nn: 1-layer attention learns %s: loss %.3f -> %.3g in %d Adam steps, accuracy "
+           "%d/%d, learned alpha %.3f, %.0f%% exact zeros in its map", name, (double)first,
+           (double)loss, steps, right, count, (double)sx_nn_alpha_of(alpha_a[1]),
+           100.0 * zeros / ((double)B * T * T));
+    if (span) printf(", spans z L = %.2f, %.2f of %d", (double)(span_z[0] * T), (double)(span_z[1] * T), T);
+    printf("\n");
+    CHECK(loss < max_loss, "%s: loss %g after %d steps", name, (double)loss, steps);
+    CHECK(right == count, "%s: accuracy %d/%d", name, right, count);
+    if (span) CHECK(span_z[0] < 0.25f && span_z[1] < 0.25f, "spans shrink (z %g, %g)",
+                    (double)span_z[0], (double)span_z[1]);
     free(params); free(grads); free(m); free(vv); free(pe); free(x); free(q); free(k); free(v);
-    free(y); free(logits); free(probs); free(score); free(att); free(dx); free(dq); free(dk);
-    free(dv); free(dy); free(dlogits); free(scratch);
+    free(y); free(logits); free(probs); free(score); free(prob); free(att); free(dx); free(dq);
+    free(dk); free(dv); free(dy); free(dlogits); free(scratch); free(tok); free(tgt);
+}
+
+static void test_train(void) {
+    train_task(0, 6, 400, 0.05f);
+    train_task(1, 12, 400, 0.05f);
 }
 
 int main(void) {
@@ -834,6 +856,6 @@ int main(void) {
     test_attention();
     test_nw();
     test_adam();
-    test_train_reverse();
+    test_train();
     return sx_test_summary("test_nn");
 }
