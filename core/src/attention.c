@@ -213,9 +213,10 @@ static window make_window(const sx_nn_attn_cfg *cfg, const float *span_z, const 
     return w;
 }
 
-static int row_lo(const window *w, int i) {
+static int row_lo(const window *w, int i, int Tk) {
     if (!w->span) return 0;
-    return i - w->xmax > 0 ? i - w->xmax : 0;
+    const int lo = i - w->xmax > 0 ? i - w->xmax : 0;
+    return lo < Tk ? lo : Tk; /* Tq > Tk + span: the window is empty, lo stays in the row */
 }
 static int row_hi(const window *w, int i) {
     int hi = w->klen;
@@ -239,6 +240,20 @@ static int tile_rows(const window *w, int Tq) {
    checks), so only when windows differ between rows and rows are long. */
 static int per_row_windows(const window *w, int Tk) {
     return (w->causal || w->span) && Tk >= 64;
+}
+
+/* x[0 .. n) = -INFINITY; x[0 .. n) *= s (n may be <= 0: nothing). */
+static void fill_ninf(float *x, int n) {
+    int j = 0;
+    const v128 ninf = vsplat(-INFINITY);
+    for (; j + 4 <= n; j += 4) vstore(x + j, ninf);
+    for (; j < n; j++) x[j] = -INFINITY;
+}
+static void scale_row(float *x, int n, float s) {
+    int j = 0;
+    const v128 vs = vsplat(s);
+    for (; j + 4 <= n; j += 4) vstore(x + j, vmul(vload(x + j), vs));
+    for (; j < n; j++) x[j] *= s;
 }
 
 /* ----------------------------------------------------------------- sizes */
@@ -301,15 +316,17 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
             /* 1. scores, tile by tile over the keys the tile can see */
             for (int i0 = 0; i0 < Tq; i0 += tq) {
                 const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
-                const int klo = row_lo(&w, i0), khi = row_hi(&w, i1 - 1);
+                const int klo = row_lo(&w, i0, Tk), khi = row_hi(&w, i1 - 1);
                 if (khi > klo)
                     sx_nn_matmul(s_bh + (size_t)i0 * Tk + klo, Tk, q_bh + (size_t)i0 * ldq, ldq, 0,
                                  k_bh + (size_t)klo * ldkv, ldkv, 1, NULL, i1 - i0, khi - klo, hs, 0);
                 for (int i = i0; i < i1; i++) {
                     float *s_i = s_bh + (size_t)i * Tk;
-                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
-                    for (int j = 0; j < Tk; j++)
-                        s_i[j] = (j >= lo && j < hi) ? s_i[j] * scale : -INFINITY;
+                    const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
+                    fill_ninf(s_i, lo);
+                    scale_row(s_i + lo, hi - lo, scale);
+                    if (hi > lo) fill_ninf(s_i + hi, Tk - hi);
+                    else fill_ninf(s_i + lo, Tk - lo);
                 }
             }
             /* 2. the mapping */
@@ -319,7 +336,7 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                 if (st != SX_OK) return st;
             } else {
                 for (int i = 0; i < Tq; i++) {
-                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
                     float *p_i = p_bh + (size_t)i * Tk;
                     if (hi <= lo) {
                         memset(p_i, 0, (size_t)Tk * sizeof(float));
@@ -337,7 +354,7 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                 for (int i = 0; i < Tq; i++) {
                     const float *p_i = p_bh + (size_t)i * Tk;
                     float *a_i = a_bh + (size_t)i * Tk;
-                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
                     double sum = 0.0;
                     memset(a_i, 0, (size_t)Tk * sizeof(float));
                     for (int j = lo; j < hi; j++) {
@@ -351,7 +368,7 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
             /* out = att v over each tile's key range */
             for (int i0 = 0; i0 < Tq; i0 += tq) {
                 const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
-                const int klo = row_lo(&w, i0), khi = row_hi(&w, i1 - 1);
+                const int klo = row_lo(&w, i0, Tk), khi = row_hi(&w, i1 - 1);
                 sx_nn_matmul(out_bh + (size_t)i0 * C, C, a_bh + (size_t)i0 * Tk + klo, Tk, 0,
                              v_bh + (size_t)klo * ldkv, ldkv, 0, NULL, i1 - i0, hs,
                              khi > klo ? khi - klo : 0, 0);
@@ -395,7 +412,7 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
             /* datt = dout v^T (zero outside the windows); dv += att^T dout */
             for (int i0 = 0; i0 < Tq; i0 += tq) {
                 const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
-                const int klo = row_lo(&w, i0), khi = row_hi(&w, i1 - 1);
+                const int klo = row_lo(&w, i0, Tk), khi = row_hi(&w, i1 - 1);
                 if (khi <= klo) {
                     memset(datt + (size_t)i0 * Tk, 0, (size_t)(i1 - i0) * Tk * sizeof(float));
                     continue;
@@ -404,7 +421,7 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
                              v_bh + (size_t)klo * ldkv, ldkv, 1, NULL, i1 - i0, khi - klo, hs, 0);
                 for (int i = i0; i < i1; i++) {
                     float *d_i = datt + (size_t)i * Tk;
-                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
                     for (int j = 0; j < Tk; j++)
                         if (j < lo || j >= hi) d_i[j] = 0.0f;
                 }
@@ -421,7 +438,7 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
                     const float *a_i = a_bh + (size_t)i * Tk;
                     const float *g_i = datt + (size_t)i * Tk;
                     float *dp_i = dp + (size_t)i * Tk;
-                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
                     memset(dp_i, 0, (size_t)Tk * sizeof(float));
                     double sum = 0.0, dot = 0.0;
                     for (int j = lo; j < hi; j++) {
@@ -450,7 +467,7 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
                 if (st != SX_OK) return st;
             } else {
                 for (int i = 0; i < Tq; i++) {
-                    const int lo = row_lo(&w, i), hi = row_hi(&w, i);
+                    const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
                     const size_t r = (size_t)i * Tk;
                     float *ds_i = ds + r;
                     if (hi <= lo) {
@@ -470,7 +487,7 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
             /* dq += ds k; dk += ds^T q */
             for (int i0 = 0; i0 < Tq; i0 += tq) {
                 const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
-                const int klo = row_lo(&w, i0), khi = row_hi(&w, i1 - 1);
+                const int klo = row_lo(&w, i0, Tk), khi = row_hi(&w, i1 - 1);
                 if (khi <= klo) continue;
                 sx_nn_matmul(dq_bh + (size_t)i0 * ldq, ldq, ds + (size_t)i0 * Tk + klo, Tk, 0,
                              k_bh + (size_t)klo * ldkv, ldkv, 0, NULL, i1 - i0, hs, khi - klo, 1);

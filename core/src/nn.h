@@ -157,7 +157,12 @@ double sx_nn_entmax_alpha_grad_p(const float *p, const float *g, int n, float al
      Keys with m = 0 (x >= R + z L) are masked before the mapping (their scores are never
      computed: the compute saving); after the mapping the weights are multiplied by m and
      each row renormalised: att = p m / sum(p m). The mapping thus sees only the keys inside
-     span + ramp. z is a fraction of L in [0, 1] (sx_nn_span_clamp after each step).
+     span + ramp: for softmax this equals the paper's softmax-then-mask exactly (the m = 0
+     keys cancel in the renormalisation); for sparse mappings it is our definition (the
+     threshold is computed over the visible keys), and the loss jumps slightly when z moves
+     a key across the window edge (the gradient wrt z is exact between such points).
+     z is a fraction of L in [0, 1] (sx_nn_span_clamp after each step); d m / d z = L / R
+     inside the ramp.
    Masked scores are -INFINITY, so masked keys get exactly 0 weight; a row with no visible
    key (k_len 0) is all zeros and its output is 0. Queries i >= q_len are computed as usual
    (the loss ignores them), so q_len is not needed. Row-major (Tq, Tk) maps per head. */

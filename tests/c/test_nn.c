@@ -576,6 +576,20 @@ static void test_attention(void) {
         check_attention("long cross", &e, 0, &worst);
         att_free(&e);
     }
+    /* 4b. more queries than keys: windows past the last key are empty (rows of zeros) */
+    {
+        static const int kind[2] = { SX_NN_SPARSEMAX, SX_NN_SOFTMAX };
+        static const int k_len[2] = { 8, 5 };
+        att_ctx c = { { 2, 3, 0, kind, NULL, 4, 1.0f }, 2, 40, 8, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
+        att_alloc(&c);
+        c.z[0] = 0.3f; c.z[1] = 1.0f;
+        check_attention("span Tq > Tk", &c, 0, &worst);
+        att_free(&c);
+        att_ctx d = { { 2, 3, 1, kind, NULL, 0, 0 }, 1, 100, 70, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
+        att_alloc(&d);
+        check_attention("causal Tq > Tk", &d, 0, &worst);
+        att_free(&d);
+    }
     /* 5. a batch element with no valid key: zero weights, zero output, zero gradients */
     {
         static const int kind[2] = { SX_NN_SOFTMAX, SX_NN_ENTMAX15 };
