@@ -181,13 +181,18 @@ int sx_nn_crossentropy_forward(float *loss, float *probs, const float *logits, c
     int count = 0;
     for (int n = 0; n < N; n++) {
         if (targets[n] == ignore) continue;
-        const float *lg = logits + (size_t)n * V;
-        /* -log p from the logits (log-sum-exp), exact even where p underflows to 0 */
-        float m = lg[0];
-        for (int i = 1; i < V; i++) m = lg[i] > m ? lg[i] : m;
-        double s = 0.0;
-        for (int i = 0; i < V; i++) s += exp((double)lg[i] - m);
-        sum += log(s) + m - lg[targets[n]];
+        const float pt = probs[(size_t)n * V + targets[n]];
+        if (pt > 1e-30f) {
+            sum -= log((double)pt); /* p within float rounding: -log p to ~1e-7 absolute */
+        } else {
+            /* p underflowed or nearly: -log p from the logits (log-sum-exp), exact */
+            const float *lg = logits + (size_t)n * V;
+            float m = lg[0];
+            for (int i = 1; i < V; i++) m = lg[i] > m ? lg[i] : m;
+            double s = 0.0;
+            for (int i = 0; i < V; i++) s += exp((double)lg[i] - m);
+            sum += log(s) + m - lg[targets[n]];
+        }
         count++;
     }
     *loss = count ? (float)(sum / count) : 0.0f;

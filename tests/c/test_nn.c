@@ -295,6 +295,13 @@ static void test_crossentropy(void) {
     c.logits[5] = -INFINITY;
     CHECK(sx_nn_crossentropy_forward(&loss, c.probs, c.logits, targets, N, V, -1) == SX_ENONFINITE,
           "-Infinity logit");
+    /* a target whose probability underflows: the loss stays exact (log-sum-exp path) */
+    {
+        float lg[3] = { 0.0f, 120.0f, 1.0f }, pr[3], l1;
+        int tg[1] = { 0 };
+        CHECK(sx_nn_crossentropy_forward(&l1, pr, lg, tg, 1, 3, -1) == SX_OK, "ce underflow ok");
+        CHECK_NEAR(l1, 120.0 + log(1.0 + exp(-120.0) + exp(-119.0)), 1e-4, "ce loss with p = 0");
+    }
     /* all rows ignored: loss 0, no gradient */
     int none[6] = { -1, -1, -1, -1, -1, -1 };
     c.logits[5] = 0.0f;
