@@ -208,6 +208,24 @@ static void test_layers(void) {
     }
     printf("test_nn: layers gradient check, worst |analytic - differences| = %.2g\n", worst);
 
+    /* SIMD GELU and its derivative against the double formula over [-12, 12] and far out */
+    {
+        enum { NG = 1203 };
+        float gx[NG], gy[NG], gd[NG], ones[NG];
+        for (int i = 0; i < NG; i++) { gx[i] = -12.0f + 24.0f * i / (NG - 1); gd[i] = 0.0f; ones[i] = 1.0f; }
+        gx[0] = -1e6f; gx[1] = 1e6f; gx[2] = -60.0f;
+        sx_nn_gelu_forward(gy, gx, NG);
+        sx_nn_gelu_backward(gd, gx, ones, NG);
+        double ey = 0.0, ed = 0.0;
+        for (int i = 0; i < NG; i++) {
+            const double x = gx[i], u = 0.7978845608028654 * (x + 0.044715 * x * x * x), th = tanh(u);
+            const double y = 0.5 * x * (1 + th);
+            const double d = 0.5 * (1 + th) + 0.5 * x * (1 - th * th) * 0.7978845608028654 * (1 + 3 * 0.044715 * x * x);
+            ey = fmax(ey, fabs(gy[i] - y) / fmax(1.0, fabs(y)));
+            ed = fmax(ed, fabs(gd[i] - d));
+        }
+        CHECK(ey < 1e-6 && ed < 1e-5, "gelu vs double: value %g, derivative %g", ey, ed);
+    }
     /* GELU values: gelu(0) = 0, gelu(1) ~ 0.841192 (tanh form), gelu(-10) ~ 0 */
     float x[3] = { 0.0f, 1.0f, -10.0f }, y[3];
     sx_nn_gelu_forward(y, x, 3);
