@@ -252,8 +252,19 @@ void sx_nn_crossentropy_backward(float *dlogits, const float *probs, const int *
 
 /* -------------------------------------------------------------------- Adam */
 float sx_nn_grad_norm(const float *grad, size_t n) {
+    /* float lanes, flushed into a double every 1024 values */
     double s = 0.0;
-    for (size_t i = 0; i < n; i++) s += (double)grad[i] * grad[i];
+    size_t i = 0;
+    while (i + 4 <= n) {
+        v128 acc = vsplat(0.0f);
+        const size_t end = i + 1024 < n ? i + 1024 : n;
+        for (; i + 4 <= end; i += 4) {
+            const v128 g = vload(grad + i);
+            acc = vadd(acc, vmul(g, g));
+        }
+        s += sx_hsum(acc);
+    }
+    for (; i < n; i++) s += (double)grad[i] * grad[i];
     return (float)sqrt(s);
 }
 
@@ -264,12 +275,27 @@ float sx_nn_adam_step(float *param, float *m, float *v, const float *grad, size_
     const float b1 = cfg->beta1, b2 = cfg->beta2;
     const float c1 = 1.0f / (1.0f - (float)pow(b1, t)); /* bias corrections */
     const float c2 = 1.0f / (1.0f - (float)pow(b2, t));
-    for (size_t i = 0; i < n; i++) {
+    const float lr = cfg->lr, wd = cfg->weight_decay, eps = cfg->eps;
+    size_t i = 0;
+    const v128 vclip = vsplat(clip), vb1 = vsplat(b1), vb2 = vsplat(b2), vc1 = vsplat(c1);
+    const v128 vc2 = vsplat(c2), v1b1 = vsplat(1.0f - b1), v1b2 = vsplat(1.0f - b2);
+    const v128 vlr = vsplat(lr), vwd = vsplat(wd), veps = vsplat(eps);
+    for (; i + 4 <= n; i += 4) {
+        const v128 g = vmul(vload(grad + i), vclip);
+        const v128 mi = vadd(vmul(vb1, vload(m + i)), vmul(v1b1, g));
+        const v128 vi = vadd(vmul(vb2, vload(v + i)), vmul(v1b2, vmul(g, g)));
+        vstore(m + i, mi);
+        vstore(v + i, vi);
+        const v128 p = vload(param + i);
+        const v128 step = vadd(vdiv(vmul(mi, vc1), vadd(vsqrt(vmul(vi, vc2)), veps)), vmul(vwd, p));
+        vstore(param + i, vsub(p, vmul(vlr, step)));
+    }
+    for (; i < n; i++) {
         const float g = grad[i] * clip;
         m[i] = b1 * m[i] + (1.0f - b1) * g;
         v[i] = b2 * v[i] + (1.0f - b2) * g * g;
         const float mhat = m[i] * c1, vhat = v[i] * c2;
-        param[i] -= cfg->lr * (mhat / (sqrtf(vhat) + cfg->eps) + cfg->weight_decay * param[i]);
+        param[i] -= lr * (mhat / (sqrtf(vhat) + eps) + wd * param[i]);
     }
     return norm;
 }

@@ -763,6 +763,24 @@ static void test_adam(void) {
     CHECK(fabsf(norm - 1e6f * sqrtf(3.0f)) < 1.0f, "norm before clipping (%g)", (double)norm);
     CHECK(fabsf(p1[0] + 0.05f) < 1e-4f && p1[2] == 0.0f, "first Adam step is -lr sign(g)");
     CHECK_NEAR(sx_nn_grad_norm(g1, 4), 1e6 * sqrt(3.0), 1.0, "grad norm");
+    /* a long norm (several flushes, a tail) against double */
+    {
+        enum { NN = 3001 };
+        float *g = falloc(NN);
+        fill(g, NN, -1, 1);
+        double s = 0.0;
+        for (int i = 0; i < NN; i++) s += (double)g[i] * g[i];
+        CHECK(fabs(sx_nn_grad_norm(g, NN) - sqrt(s)) < 1e-6 * sqrt(s), "grad norm of %d values", NN);
+        free(g);
+    }
+    /* decoupled weight decay: a zero gradient shrinks every parameter by lr * wd * p */
+    {
+        float p[5] = { 1, -2, 3, -4, 5 }, z[5] = { 0 }, m5[5] = { 0 }, v5[5] = { 0 };
+        const sx_nn_adam_cfg wd = { 0.1f, 0.9f, 0.999f, 1e-8f, 0.5f, 0.0f };
+        sx_nn_adam_step(p, m5, v5, z, 5, 1, &wd);
+        CHECK(fabsf(p[0] - 0.95f) < 1e-6f && fabsf(p[4] - 4.75f) < 1e-6f, "weight decay %g %g",
+              (double)p[0], (double)p[4]);
+    }
 }
 
 /* ----------------------------------------- a one-layer attention model learns a task */
