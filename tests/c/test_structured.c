@@ -162,6 +162,42 @@ static void test_oscar_bruteforce(void) {
     printf("  oscar formula vs exhaustive argmin: worst |diff| %.3g\n", worst);
 }
 
+/* Long rows through oscarmax's merge sort (runs of 8, then merges, odd tails): sizes around the
+   run and merge boundaries, many ties (a coarse grid) and masks, against the float64 reference;
+   tied scores must get bitwise equal outputs. */
+static void test_oscar_long_rows(void) {
+    static float x[1100], p[1100], dx[1100], dy[1100];
+    static double xd[1100], pr[1100];
+    const int sizes[] = { 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 127, 200, 257, 513, 1000, 1025 };
+    double worst = 0.0;
+    for (int trial = 0; trial < 64; trial++) {
+        int n = sizes[trial % 16], grid = trial % 3 == 0 ? 4 : trial % 3 == 1 ? 64 : 1 << 20;
+        double beta = trial % 2 ? 0.1 : pow(10.0, rng_range(-4, 0)) / n;
+        for (int i = 0; i < n; i++) {
+            xd[i] = x[i] = (float)rng_int(-grid, grid) * (4.0f / (float)grid);
+            if (trial % 4 && rng_unit() < 0.15) xd[i] = x[i] = -INFINITY;
+            dy[i] = (float)rng_range(-1, 1);
+        }
+        if (trial % 8 == 7) x[n - 1] = x[0], xd[n - 1] = xd[0];
+        CHECK(sx_oscarmax(p, x, 1, n, (float)beta, 1.0f) == SX_OK, "%s", sx_last_error());
+        rs_oscarmax(pr, xd, n, (float)beta, 1.0);
+        double d = max_abs_diff_fd(p, pr, n);
+        worst = fmax(worst, d);
+        CHECK(d <= 2e-5, "oscarmax long row vs reference: n=%d beta=%g grid=%d diff %g", n, beta, grid, d);
+        CHECK(on_simplex(p, x, n, 1e-5), "oscarmax long row off the simplex (n=%d)", n);
+        int split = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) split += x[i] == x[j] && x[i] != -INFINITY && p[i] != p[j];
+        CHECK(split == 0, "oscarmax: %d tied pairs with different outputs (n=%d)", split, n);
+        CHECK(sx_oscarmax_backward(dx, x, dy, 1, n, (float)beta, 1.0f) == SX_OK, "%s", sx_last_error());
+        split = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) split += x[i] == x[j] && p[i] > 0 && dx[i] != dx[j];
+        CHECK(split == 0, "oscarmax backward: %d tied pairs with different gradients (n=%d)", split, n);
+    }
+    printf("  oscarmax long rows with ties and masks vs float64 reference: worst |diff| %.3g\n", worst);
+}
+
 /* ---------------------------------------------------------------- properties */
 static void test_lambda_zero(void) {
     float x[3 * 37], a[3 * 37], b[3 * 37], dy[3 * 37];
@@ -437,6 +473,7 @@ int main(void) {
     test_oscar_bruteforce();
     test_against_refs(sx_oscarmax, rs_oscarmax, lams, 7, 12, 0);
     test_against_refs(sx_oscarmax, rs_oscarmax, lams, 7, 60, 1);
+    test_oscar_long_rows();
     test_lambda_zero();
     test_shift_invariance();
     test_equivariance();
