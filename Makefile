@@ -149,3 +149,31 @@ serve: all
 
 clean:
 	rm -rf $(B) $(D)
+
+# ---------------------------------------------------------------- models (issue 3)
+# build/tools/train trains one (task, attention kind) natively and deterministically;
+# `make models` trains every pair into web/models/<task>-<kind>.sxm and writes
+# web/models/summary.json (one JSON line per model, from the trainer). Not part of `make test`.
+MODEL_TASKS := reverse sort after_marker date
+MODEL_KINDS := softmax entmax15 alpha alpha-span
+MODEL_FILES := $(foreach t,$(MODEL_TASKS),$(foreach k,$(MODEL_KINDS),web/models/$(t)-$(k).sxm))
+# Per-run trainer flags (the shipped config); see tools/train.c for the options.
+MODEL_FLAGS ?=
+
+.PHONY: models
+
+$(B)/tools/train: tools/train.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/tools
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
+
+# One checkpoint and its JSON line; the stem is <task>-<kind> (kinds may contain '-').
+web/models/%.sxm: $(B)/tools/train
+	@mkdir -p web/models $(B)/models
+	stem=$*; $(B)/tools/train --task $${stem%%-*} --kind $${stem#*-} $(MODEL_FLAGS) --out $@ \
+	  > $(B)/models/$*.json
+
+web/models/summary.json: $(MODEL_FILES)
+	{ echo '['; for f in $(patsubst web/models/%.sxm,$(B)/models/%.json,$(MODEL_FILES)); do \
+	    sed '$$!d' $$f; done | sed '$$!s/$$/,/'; echo ']'; } > $@
+
+models: web/models/summary.json

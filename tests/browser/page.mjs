@@ -1,6 +1,9 @@
-// The built page (dist/site) in real Chromium: loads with zero console errors and no request
-// outside its origin, every section renders, sliders driven by keyboard and mouse change the
-// numbers shown. Also starts `web/serve.mjs` the way `make serve` does and fetches the page.
+// The built page (dist/site) and its widgets in real Chromium: zero console errors, zero CSP
+// violations and no request outside the origin; every section renders; handles and sliders
+// driven by mouse and by keyboard change the numbers shown; a bad attribute falls back with a
+// message; SVG and PNG export; the blog-post example (dist/site/examples/, one folder below the
+// library) renders its widgets; light and dark screenshots in build/screenshots/. Also starts
+// `web/serve.mjs` the way `make serve` does and fetches the page.
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -47,62 +50,222 @@ async function checkServeCommand() {
   }
 }
 
-async function checkPage() {
-  const server = await startServer({ root: SITE });
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
-    const errors = [], foreign = [];
-    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-    page.on("pageerror", (e) => errors.push(String(e)));
-    page.on("request", (r) => { if (!r.url().startsWith(server.url)) foreign.push(r.url()); });
-    await page.goto(server.url);
-    await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+// A page with error, CSP-violation and foreign-request recorders.
+async function open(browser, url, origin, opts = {}) {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1400 }, ...opts });
+  const log = { errors: [], foreign: [] };
+  page.on("console", (m) => { if (m.type() === "error") log.errors.push(m.text()); });
+  page.on("pageerror", (e) => log.errors.push(String(e)));
+  page.on("request", (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith("blob:")) log.foreign.push(r.url()); });
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(url);
+  return { page, log };
+}
 
-    const table = () => page.$$eval("#probs tr", (rows) => rows.map((r) => Array.from(r.cells, (c) => c.textContent)));
-    let rows = await table();
-    check(rows.length === 5, `five mappings in the table (got ${rows.length})`);
-    const sparse = rows.find((r) => r[0] === "sparsemax");
-    check(sparse && sparse[1] === "0.7500" && sparse[2] === "0" && sparse[3] === "0.2500",
-      `sparsemax([1.5, 0, 1]) shown as [0.75, 0, 0.25] (got ${sparse})`);
-    const soft = rows.find((r) => r[0] === "softmax");
-    check(soft && soft[4] === "0", "softmax has no exact zero");
-    check(await page.$$eval("#tri circle", (c) => c.length) >= 105, "ternary plot has 5 points and a cloud of 100");
-    check(await page.$$eval("#curve path", (p) => p.length) === 6, "two-choice plot draws 6 curves");
-    check(await page.$$eval("#curve text", (t) => t.some((e) => e.textContent.startsWith("α = 1.50 (slider)"))), "two-choice legend names the slider alpha");
-    check(await page.$eval("#engine", (e) => e.textContent.includes("SIMD")), "page runs the SIMD build");
+const frames = (page, n = 2) => page.evaluate((k) => new Promise((r) => {
+  const step = (i) => (i ? requestAnimationFrame(() => step(i - 1)) : r());
+  step(k);
+}), n);
 
-    // keyboard: focus the z_B slider and press ArrowRight; its output and the numbers change
-    const before = JSON.stringify(rows);
-    await page.focus("#z1");
-    for (let i = 0; i < 80; i++) await page.keyboard.press("ArrowRight");
-    await page.waitForFunction(() => document.querySelector("output[for=z1]").textContent === "0.80");
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    rows = await table();
-    check(JSON.stringify(rows) !== before, "keyboard on a score slider changes the probabilities");
-    // mouse: click near the left end of the temperature slider (T -> 10^-2): sparsemax goes one-hot
-    const box = await page.locator("#logT").boundingBox();
-    await page.mouse.click(box.x + 3, box.y + box.height / 2);
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    rows = await table();
-    const hot = rows.find((r) => r[0] === "sparsemax");
-    check(hot && hot[1] === "1.0000" && hot[2] === "0" && hot[3] === "0", `low temperature makes sparsemax one-hot (got ${hot})`);
-    const soft2 = rows.find((r) => r[0] === "softmax");
-    check(soft2 && !soft2.slice(1, 4).some((v) => v === "NaN"), "no NaN at low temperature");
+async function checkPage(browser, server) {
+  const { page, log } = await open(browser, server.url, server.url);
+  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  await frames(page);
 
-    await fs.mkdir(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, "page.png"), fullPage: true });
-    check(errors.length === 0, `zero console errors (got ${JSON.stringify(errors)})`);
-    check(foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(foreign)})`);
-  } finally {
-    await browser.close();
-    await server.close();
+  // ---- section 1: the simplex explorer (Playwright's CSS selectors pierce open shadow roots)
+  const table = () => page.$$eval("#simplex tbody tr", (rows) => rows.map((r) => Array.from(r.cells, (c) => c.textContent)));
+  let rows = await table();
+  check(rows.length === 5, `five mappings in the simplex table (got ${rows.length})`);
+  const sparse = rows.find((r) => r[0] === "sparsemax");
+  check(sparse && sparse[1] === "0.7500" && sparse[2] === "0" && sparse[3] === "0.2500",
+    `sparsemax([1.5, 0, 1]) shown as [0.75, 0, 0.25] (got ${sparse})`);
+  check(rows.find((r) => r[0] === "softmax")?.[4] === "0", "softmax has no exact zero");
+  check(await page.$$eval("#simplex .cloud circle", (c) => c.length) === 100, "a cloud of 100 random score vectors");
+  check(await page.$$eval("#simplex .edge.hot", (e) => e.length) >= 1, "the edge where sparsemax has a zero is highlighted");
+  check(await page.$$eval("#simplex svg.v3 path.link", (p) => p.length) >= 6, "the 3-D view draws score-to-simplex lines");
+  // ---- section 2: entropy contours
+  check(await page.$$eval("#entropy path.band", (p) => p.length) >= 20, "entropy: filled bands on both panels");
+  // ---- section 3: trajectories with support changes
+  check(await page.$$eval("#trajectory path.path", (p) => p.length) === 3, "trajectory: three paths");
+  check(await page.$$eval("#trajectory circle.change", (p) => p.length) >= 2, "trajectory: support-change markers");
+  // ---- section 4, 5
+  check(await page.$$eval("#two-choice path.curve", (p) => p.length) === 6, "two-choice: 6 curves");
+  const fusedText = () => page.$eval("#fused .readout", (e) => e.textContent);
+  check(/fusedmax: \d+ of 10 non-zero, [1-9] fused run/.test(await fusedText()), `fused: runs reported (got ${await fusedText()})`);
+  check(await page.$eval("#engine", (e) => e.textContent.includes("SIMD")), "page runs the SIMD build");
+
+  // ---- keyboard: the z_B handle is a WAI-ARIA slider; ArrowUp x10 moves it by 0.5
+  const trajBefore = await page.$eval("#trajectory table", (t) => t.textContent);
+  const handle = page.locator("#simplex [role=slider][aria-label='score of B']");
+  await handle.focus();
+  for (let i = 0; i < 10; i++) await page.keyboard.press("ArrowUp");
+  await frames(page);
+  check(await handle.getAttribute("aria-valuenow") === "0.50", `keyboard moves the z_B handle to 0.50 (got ${await handle.getAttribute("aria-valuenow")})`);
+  const rows2 = await table();
+  check(JSON.stringify(rows2) !== JSON.stringify(rows), "keyboard on a score handle changes the probabilities");
+  check(await page.$eval("#simplex", (e) => e.getAttribute("scores")) === "1.5 0.5 1", "the scores attribute reflects the handle");
+  check(await page.$eval("#trajectory table", (t) => t.textContent) !== trajBefore, "section 3 follows the scores of section 1");
+
+  // ---- mouse: drag the z_A knob down to about -1
+  const knob = page.locator("#simplex [role=slider][aria-label='score of A'] .knob");
+  const kb = await knob.boundingBox();
+  await page.mouse.move(kb.x + kb.width / 2, kb.y + kb.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(kb.x + kb.width / 2, kb.y + kb.height / 2 + 60, { steps: 5 });
+  await page.mouse.up();
+  await frames(page);
+  const zA = Number(await page.locator("#simplex [role=slider][aria-label='score of A']").getAttribute("aria-valuenow"));
+  check(zA < 1.0, `dragging the z_A knob down lowers z_A (got ${zA})`);
+  const rows3 = await table();
+  check(JSON.stringify(rows3) !== JSON.stringify(rows2), "a mouse drag changes the probabilities");
+  // mouse on the temperature slider (T -> 10^-2): sparsemax goes one-hot, softmax has no NaN
+  const tbox = await page.locator("#simplex input[type=range] >> nth=2").boundingBox();
+  await page.mouse.click(tbox.x + 2, tbox.y + tbox.height / 2);
+  await frames(page);
+  rows = await table();
+  const hot = rows.find((r) => r[0] === "sparsemax");
+  check(hot && hot.slice(1, 4).filter((v) => v === "0").length === 2 && hot.slice(1, 4).includes("1.0000"), `low temperature makes sparsemax one-hot (got ${hot})`);
+  check(!rows.some((r) => r.includes("NaN")), "no NaN at low temperature");
+
+  // ---- the two-choice alpha slider by keyboard, its cursor by mouse
+  const twoText = () => page.$eval("#two-choice .readout", (e) => e.textContent);
+  const t0 = await twoText();
+  const a0 = await page.$eval("#two-choice", (e) => e.alpha); // section 1 shares its alpha with this one
+  const a1 = (a0 + 0.2).toFixed(2);
+  await page.locator("#two-choice input[type=range]").focus();
+  for (let i = 0; i < 20; i++) await page.keyboard.press("ArrowRight");
+  await frames(page);
+  const t1 = await twoText();
+  check(t1 !== t0 && t1.includes(`α = ${a1}`), `two-choice: the alpha slider by keyboard changes the numbers (got ${t1})`);
+  const plot = await page.locator("#two-choice svg.picture").boundingBox();
+  await page.mouse.click(plot.x + plot.width * 0.25, plot.y + plot.height / 2);
+  await frames(page);
+  check(await twoText() !== t1, "two-choice: a click moves the t cursor and the numbers");
+  check(await page.$eval("#simplex", (e) => e.alpha.toFixed(2)) === a1, "the shared alpha reaches section 1");
+
+  // ---- fused: drag a score bar; keyboard on another
+  const f0 = await fusedText();
+  const fsvg = await page.locator("#fused svg.picture").boundingBox();
+  await page.mouse.move(fsvg.x + fsvg.width * 0.48, fsvg.y + fsvg.height * 0.05);
+  await page.mouse.down();
+  await page.mouse.move(fsvg.x + fsvg.width * 0.48, fsvg.y + fsvg.height * 0.3, { steps: 4 });
+  await page.mouse.up();
+  await frames(page);
+  check(await fusedText() !== f0, "fused: dragging a score bar changes the weights");
+  const fs1 = await page.$eval("#fused", (e) => e.getAttribute("scores"));
+  await page.locator("#fused [role=slider][aria-label='score 1']").focus();
+  await page.keyboard.press("End");
+  await frames(page);
+  check((await page.$eval("#fused", (e) => e.getAttribute("scores"))).startsWith("2.5 ") && fs1 !== null, "fused: End puts score 1 at its maximum");
+
+  // ---- export: a valid standalone SVG, a PNG, and the button's download
+  const svgCheck = await page.evaluate(() => {
+    const text = document.getElementById("simplex").toSVG();
+    const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+    return { ok: !doc.querySelector("parsererror"), root: doc.documentElement.localName, circles: doc.querySelectorAll("circle").length,
+      styled: !text.includes("var(--"), bytes: text.length };
+  });
+  check(svgCheck.ok && svgCheck.root === "svg" && svgCheck.circles >= 105 && svgCheck.styled, `SVG export is valid and self-styled (${JSON.stringify(svgCheck)})`);
+  const png = await page.evaluate(async () => {
+    const b = await document.getElementById("entropy").toPNG(1);
+    const head = new Uint8Array(await b.slice(0, 4).arrayBuffer());
+    return { type: b.type, size: b.size, magic: Array.from(head) };
+  });
+  check(png.type === "image/png" && png.size > 2000 && png.magic.join() === "137,80,78,71", `PNG export (${JSON.stringify(png)})`);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#two-choice button", { hasText: "SVG" }).click()]);
+  check(download.suggestedFilename() === "sx-two-choice.svg", "the SVG button downloads sx-two-choice.svg");
+
+  // ---- a bad attribute: a message, the default, no exception
+  const bad = await page.evaluate(async () => {
+    const el = document.createElement("sx-two-choice");
+    el.setAttribute("alpha", "banana");
+    el.id = "bad";
+    document.querySelector("main").append(el);
+    const el2 = document.createElement("sx-simplex");
+    el2.setAttribute("scores", "1 2");
+    el2.setAttribute("cloud", "rainbow");
+    document.querySelector("main").append(el2);
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const msg = el.shadowRoot.querySelector(".msg"), msg2 = el2.shadowRoot.querySelector(".msg");
+    return { text: msg.textContent, visible: !msg.hidden && msg.offsetHeight > 0, alpha: el.alpha,
+      readout: el.shadowRoot.querySelector(".readout").textContent, text2: msg2.textContent,
+      rows: el2.shadowRoot.querySelectorAll("tbody tr").length };
+  });
+  check(bad.visible && bad.text.includes('alpha="banana" is not a number; using 1.5'), `bad alpha shows a message (got ${bad.text})`);
+  check(bad.alpha === 1.5 && bad.readout.includes("α = 1.50"), "bad alpha falls back to 1.5");
+  check(bad.text2.includes('scores="1 2" needs at least 3 numbers') && bad.text2.includes('cloud="rainbow"') && bad.rows === 5,
+    `bad scores/cloud fall back (got ${bad.text2}, ${bad.rows} rows)`);
+  await page.evaluate(() => { document.getElementById("bad").nextElementSibling.remove(); document.getElementById("bad").remove(); });
+
+  // ---- screenshots (restore the defaults first), per widget and the whole page
+  await page.evaluate(() => {
+    const s = document.getElementById("simplex");
+    s.scores = [1.5, 0, 1]; s.temperature = 1; s.alpha = 1.25;
+    document.getElementById("trajectory").scores = [1.5, 0, 1];
+    document.getElementById("entropy").alpha = 1.5;
+  });
+  await frames(page, 3);
+  await fs.mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, "page.png"), fullPage: true });
+  for (const id of ["simplex", "entropy", "trajectory", "two-choice", "fused"]) {
+    await page.locator(`#${id}`).screenshot({ path: path.join(SHOTS, `widget-${id}.png`) });
   }
+  const csp = await page.evaluate(() => window.__csp);
+  check(csp.length === 0, `zero CSP violations (got ${JSON.stringify(csp)})`);
+  check(log.errors.length === 0, `zero console errors (got ${JSON.stringify(log.errors)})`);
+  check(log.foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
+  await page.close();
+}
+
+// Dark mode and a phone-sized viewport: the theme follows prefers-color-scheme; screenshots.
+async function checkDarkAndNarrow(browser, server) {
+  const { page, log } = await open(browser, server.url, server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 } });
+  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  await frames(page);
+  const bg = await page.$eval("#simplex", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
+  check(bg === "#16171a", `dark theme inside the widgets (got ${bg})`);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 0, `no horizontal scroll at 400 px (overflow ${overflow})`);
+  await page.screenshot({ path: path.join(SHOTS, "page-dark-narrow.png"), fullPage: true });
+  check(log.errors.length === 0, `dark/narrow: zero console errors (got ${JSON.stringify(log.errors)})`);
+  await page.close();
+}
+
+// The blog post, one folder below the library, loads every widget with one script tag.
+async function checkBlogPost(browser, server) {
+  const { page, log } = await open(browser, server.url + "examples/blog-post.html", server.url);
+  await page.waitForFunction(() => [...document.querySelectorAll("sx-simplex, sx-two-choice, sx-trajectory, sx-fused")]
+    .every((e) => e.shadowRoot && e.shadowRoot.querySelector("svg.picture") && e.lastRenderMs > 0), null, { timeout: 15000 });
+  const n = await page.$$eval("script", (s) => s.length);
+  check(n === 1, `the blog post has one script tag (got ${n})`);
+  const counts = await page.evaluate(() => Array.from(document.querySelectorAll("article [class], article sx-simplex, article sx-two-choice, article sx-trajectory, article sx-fused"))
+    .filter((e) => e.localName.startsWith("sx-")).map((e) => [e.localName, e.shadowRoot.querySelectorAll("svg.picture *").length]));
+  check(counts.length === 4 && counts.every(([, k]) => k > 20), `the blog post renders its 4 widgets (got ${JSON.stringify(counts)})`);
+  const sp = await page.$$eval("sx-simplex tbody tr", (r) => r.map((x) => x.cells[0].textContent));
+  check(sp.join() === "softmax,sparsemax,1.5-entmax", `the blog's simplex shows the mappings it asked for (got ${sp})`);
+  await page.screenshot({ path: path.join(SHOTS, "blog-post.png"), fullPage: true });
+  const csp = await page.evaluate(() => window.__csp);
+  check(csp.length === 0, `blog post: zero CSP violations (got ${JSON.stringify(csp)})`);
+  check(log.errors.length === 0, `blog post: zero console errors (got ${JSON.stringify(log.errors)})`);
+  check(log.foreign.length === 0, `blog post: no foreign request (got ${JSON.stringify(log.foreign)})`);
+  await page.close();
 }
 
 try {
   await checkServeCommand();
-  await checkPage();
+  const server = await startServer({ root: SITE });
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  try {
+    await checkPage(browser, server);
+    await checkDarkAndNarrow(browser, server);
+    await checkBlogPost(browser, server);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
 } catch (err) {
   failed++;
   console.error(`FAIL: ${err.stack || err}`);

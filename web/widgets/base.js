@@ -1,0 +1,394 @@
+// base.js - what every <sx-*> element shares (not an element itself): the one wasm instance
+// (the library's init() is memoised) warmed up once, attribute specs reflected as typed
+// properties, renders batched into one animation frame, a shadow root styled by constructable
+// stylesheets (allowed by a strict CSP, unlike <style> elements), the SVG/PNG export toolbar,
+// and the visible message a bad attribute leaves instead of an exception.
+import { init, softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax, tsallisEntropy } from "../simplexity.js";
+import { parseAttr } from "../viz/parse-attr.js";
+
+export const SVG_NS = "http://www.w3.org/2000/svg";
+
+// ------------------------------------------------------------------ the wasm core
+let readyPromise = null;
+// init() once for every widget on the page, then run the hot exports ~40 times so the first
+// drag runs optimised code, not V8's baseline tier (PERFORMANCE.md point 7).
+export function ready() {
+  if (!readyPromise) {
+    readyPromise = init().then((info) => {
+      const x = new Float32Array(300);
+      for (let i = 0; i < x.length; i++) x[i] = Math.sin(i * 1.7) * 2;
+      const out = new Float32Array(300);
+      for (let k = 0; k < 40; k++) {
+        softmax(x, { n: 3, out }); sparsemax(x, { n: 3, out }); entmax15(x, { n: 3, out });
+        entmax(x, { n: 3, alpha: 1.2 + k / 40, out }); fusedmax(x, { n: 3, lambda: 0.3, out });
+        oscarmax(x, { n: 10, beta: 0.1, out }); tsallisEntropy(out, { n: 3, alpha: 1.5 });
+      }
+      return info;
+    }, (err) => { readyPromise = null; throw err; });
+  }
+  return readyPromise;
+}
+
+// The mappings by name: (scores, opts) -> probabilities, opts carrying n/temperature/out and
+// the element's alpha/lambda/beta.
+export const MAPPINGS = {
+  softmax: { label: "softmax", run: (x, o) => softmax(x, o) },
+  sparsemax: { label: "sparsemax", run: (x, o) => sparsemax(x, o) },
+  entmax15: { label: "1.5-entmax", run: (x, o) => entmax15(x, o) },
+  entmax: { label: "α-entmax", run: (x, o) => entmax(x, o) },
+  fusedmax: { label: "fusedmax", run: (x, o) => fusedmax(x, o) },
+  oscarmax: { label: "oscarmax", run: (x, o) => oscarmax(x, o) },
+};
+
+// ------------------------------------------------------------------ styles
+const LIGHT = {
+  bg: "#fdfdfc", fg: "#1d1d1f", muted: "#6b6b70", grid: "#d8d8dc", accent: "#b4432f", panel: "#f3f2ee",
+  softmax: "#3b6fb6", sparsemax: "#c0392b", entmax15: "#2e8b57", entmax: "#8e44ad", fusedmax: "#d68910", oscarmax: "#16878a",
+  "map-0": "#f7f6f0", "map-1": "#cfe1dc", "map-2": "#6fa3b5",
+};
+const DARK = {
+  bg: "#16171a", fg: "#e8e8ea", muted: "#9a9aa2", grid: "#3a3b40", accent: "#ff8a70", panel: "#202126",
+  softmax: "#7fa8e8", sparsemax: "#ff7b6b", entmax15: "#6fd49b", entmax: "#c89bf0", fusedmax: "#f5b955", oscarmax: "#5fd0cf",
+  "map-0": "#1a1b1f", "map-1": "#1f3d45", "map-2": "#3f8296",
+};
+// Each --_x reads the host page's --sx-x when it sets one (custom properties inherit into the
+// shadow tree), else the theme default.
+const vars = (t) => Object.entries(t).map(([k, v]) => `--_${k}: var(--sx-${k}, ${v});`).join(" ");
+
+export function sheet(css) {
+  const s = new CSSStyleSheet();
+  s.replaceSync(css);
+  return s;
+}
+
+export const BASE_SHEET = sheet(`
+:host { display: block; position: relative; ${vars(LIGHT)} color: var(--_fg); background: var(--_bg);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; border-radius: 10px;
+  padding: 0.75rem 0.75rem 2.4rem; margin: 1rem 0; box-sizing: border-box; color-scheme: light; }
+@media (prefers-color-scheme: dark) { :host(:not([theme="light"])) { ${vars(DARK)} color-scheme: dark; } }
+:host([theme="dark"]) { ${vars(DARK)} color-scheme: dark; }
+:host([hidden]) { display: none; }
+* { box-sizing: border-box; }
+svg { display: block; width: 100%; height: auto; overflow: visible; touch-action: none; user-select: none; -webkit-user-select: none; }
+svg text { fill: var(--_fg); font-size: 12px; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+svg .muted { fill: var(--_muted); }
+svg .axis { stroke: var(--_grid); fill: none; }
+svg .edge { stroke: var(--_muted); stroke-width: 1.2; fill: none; }
+[role="slider"]:focus, .focusable:focus { outline: none; }
+[role="slider"]:focus-visible .ring, .focusable:focus-visible .ring { stroke: var(--_accent); stroke-width: 3; }
+.toolbar { position: absolute; bottom: 0.5rem; right: 0.6rem; display: flex; gap: 0.25rem; z-index: 1; }
+button { font: inherit; font-size: 12px; color: var(--_muted); background: transparent; border: 1px solid var(--_grid);
+  border-radius: 6px; padding: 0.1rem 0.45rem; cursor: pointer; }
+button:hover, button:focus-visible { color: var(--_fg); border-color: var(--_muted); }
+.msg { margin: 0.4rem 0 0; padding: 0.3rem 0.6rem; border-left: 3px solid var(--_accent); color: var(--_fg);
+  background: var(--_panel); font-size: 13px; }
+.msg[hidden] { display: none; }
+.title { font-weight: 600; margin: 0 5rem 0.4rem 0; }
+.controls { display: grid; gap: 0.35rem; align-content: start; }
+.controls label { display: grid; grid-template-columns: 7.5rem minmax(6rem, 1fr) 3.4rem; align-items: center; gap: 0.5rem; }
+.controls output { font-variant-numeric: tabular-nums; text-align: right; }
+input[type="range"] { width: 100%; accent-color: var(--_accent); margin: 0; height: 1.4rem; }
+select { font: inherit; color: var(--_fg); background: var(--_bg); border: 1px solid var(--_grid); border-radius: 6px; padding: 0.1rem 0.3rem; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
+th, td { padding: 0.15rem 0.6rem; text-align: right; border-bottom: 1px solid var(--_grid); }
+th:first-child, td:first-child { text-align: left; }
+td.zero { color: var(--_accent); font-weight: 700; }
+.swatch { display: inline-block; width: 0.75em; height: 0.75em; border-radius: 50%; margin-right: 0.4em; vertical-align: -0.05em; }
+${["softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax"].map((k) =>
+  `.m-${k} { fill: var(--_${k}); stroke: var(--_${k}); color: var(--_${k}); } .swatch.m-${k} { background: var(--_${k}); }`).join("\n")}
+`);
+
+// ------------------------------------------------------------------ DOM helpers
+export function svgEl(name, attrs, parent) {
+  const node = document.createElementNS(SVG_NS, name);
+  if (attrs) for (const k in attrs) node.setAttribute(k, String(attrs[k]));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+export function htmlEl(name, props, parent) {
+  const node = document.createElement(name);
+  if (props) for (const k in props) {
+    if (k === "class") node.className = props[k];
+    else if (k === "text") node.textContent = props[k];
+    else node.setAttribute(k, String(props[k]));
+  }
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// A labelled native range input (the WAI-ARIA slider pattern comes with it: arrows, Page Up/Down,
+// Home/End, and the value announced through aria-valuetext).
+export function rangeControl(parent, { label, min, max, step, value, format, part }) {
+  const root = htmlEl("label", { part: part || "control" }, parent);
+  const name = htmlEl("span", {}, root);
+  name.innerHTML = label; // static markup from this module only, never from attributes
+  const input = htmlEl("input", { type: "range", min, max, step }, root);
+  input.value = String(value);
+  const output = htmlEl("output", {}, root);
+  const show = () => {
+    const text = format(Number(input.value));
+    output.textContent = text;
+    input.setAttribute("aria-valuetext", text);
+  };
+  show();
+  input.addEventListener("input", show);
+  return { root, input, output, set(v) { if (document.activeElement !== input || Number(input.value) !== v) input.value = String(v); show(); } };
+}
+
+// Keyboard of the WAI-ARIA slider pattern for custom handles: returns the new value or null.
+export function sliderKey(key, value, { min, max, step, page = step * 10 }) {
+  const clamp = (v) => Math.min(max, Math.max(min, v));
+  switch (key) {
+    case "ArrowRight": case "ArrowUp": return clamp(value + step);
+    case "ArrowLeft": case "ArrowDown": return clamp(value - step);
+    case "PageUp": return clamp(value + page);
+    case "PageDown": return clamp(value - page);
+    case "Home": return min;
+    case "End": return max;
+    default: return null;
+  }
+}
+
+// Pointer position in the viewBox coordinates of an <svg>.
+export function svgPoint(svg, event) {
+  const m = svg.getScreenCTM();
+  if (!m) return [0, 0];
+  const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
+  return [p.x, p.y];
+}
+
+// Drag with pointer events (mouse, pen, touch): onMove(event) on down and on every move.
+export function draggable(target, onMove, onStart) {
+  target.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    e.preventDefault();
+    target.setPointerCapture?.(e.pointerId);
+    if (onStart) onStart(e);
+    onMove(e);
+    const move = (ev) => onMove(ev);
+    const up = () => {
+      target.removeEventListener("pointermove", move);
+      target.removeEventListener("pointerup", up);
+      target.removeEventListener("pointercancel", up);
+    };
+    target.addEventListener("pointermove", move);
+    target.addEventListener("pointerup", up);
+    target.addEventListener("pointercancel", up);
+  });
+}
+
+export const fmt = (v, d = 2) => (Object.is(v, -0) ? 0 : v).toFixed(d);
+
+// ------------------------------------------------------------------ export
+const STYLE_PROPS = ["fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-linecap", "stroke-linejoin",
+  "opacity", "fill-opacity", "stroke-opacity", "font-size", "font-family", "font-weight", "font-style",
+  "text-anchor", "dominant-baseline", "paint-order"];
+
+// The pictures of a widget as one standalone SVG document: each <svg> cloned with its computed
+// styles written as presentation attributes (so the file needs neither the shadow stylesheet nor
+// the page's custom properties), laid side by side on the widget's background.
+export function serializeSVG(svgs, background) {
+  const gap = 16;
+  let x = 0, height = 0;
+  const parts = [];
+  for (const svg of svgs) {
+    const vb = svg.viewBox.baseVal;
+    const w = vb && vb.width ? vb.width : svg.clientWidth, h = vb && vb.height ? vb.height : svg.clientHeight;
+    const clone = svg.cloneNode(true);
+    const src = [svg, ...svg.querySelectorAll("*")], dst = [clone, ...clone.querySelectorAll("*")];
+    const drop = [];
+    for (let i = 0; i < src.length; i++) {
+      const cs = getComputedStyle(src[i]);
+      if (cs.display === "none") { drop.push(dst[i]); continue; }
+      if (i === 0) continue;
+      for (const p of STYLE_PROPS) {
+        const v = cs.getPropertyValue(p);
+        if (v && v !== "normal" && v !== "auto") dst[i].setAttribute(p, v);
+      }
+      for (const a of ["class", "tabindex", "part"]) dst[i].removeAttribute(a);
+    }
+    for (const d of drop) d.remove();
+    clone.removeAttribute("class");
+    clone.setAttribute("x", String(x));
+    clone.setAttribute("y", "0");
+    clone.setAttribute("width", String(w));
+    clone.setAttribute("height", String(h));
+    clone.setAttribute("overflow", "visible");
+    parts.push(new XMLSerializer().serializeToString(clone));
+    x += w + gap;
+    height = Math.max(height, h);
+  }
+  const width = Math.max(1, x - gap);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="${SVG_NS}" width="${width}" height="${height}" ` +
+    `viewBox="0 0 ${width} ${height}"><rect width="100%" height="100%" fill="${background}"/>${parts.join("")}</svg>\n`;
+}
+
+// PNG through a canvas: the serialized SVG drawn as an image at `scale` times its size.
+export function svgToPNG(svgText, scale = 2) {
+  return new Promise((resolve, reject) => {
+    const m = svgText.match(/<svg[^>]* width="([\d.]+)" height="([\d.]+)"/);
+    const w = m ? Number(m[1]) : 600, h = m ? Number(m[2]) : 400;
+    const url = URL.createObjectURL(new Blob([svgText], { type: "image/svg+xml" }));
+    const img = new Image();
+    img.onload = () => {
+      try {
+        const canvas = document.createElement("canvas");
+        canvas.width = Math.round(w * scale);
+        canvas.height = Math.round(h * scale);
+        canvas.getContext("2d").drawImage(img, 0, 0, canvas.width, canvas.height);
+        canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("PNG encoding failed"))), "image/png");
+      } catch (err) { reject(err); } finally { URL.revokeObjectURL(url); }
+    };
+    img.onerror = () => { URL.revokeObjectURL(url); reject(new Error("the SVG could not be drawn as an image (does the page's Content-Security-Policy allow img-src blob:?)")); };
+    img.src = url;
+  });
+}
+
+function download(blob, name) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  a.rel = "noopener";
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+// ------------------------------------------------------------------ the element
+// Subclasses declare `static spec = { name: { type, default, ... } }` (see viz/parse-attr.js),
+// `static sheets = [...]`, build() once (DOM), render(settings) per frame, pictures() the <svg>s
+// to export. defineAttributes(Class) installs a typed getter/setter per attribute.
+export class SxElement extends HTMLElement {
+  static spec = {};
+  static sheets = [];
+  static get observedAttributes() { return Object.keys(this.spec); }
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: "open" });
+    root.adoptedStyleSheets = [BASE_SHEET, ...this.constructor.sheets];
+    this._frame = 0;
+    this._built = false;
+    this._ready = false;
+    this._failure = null;
+    this.lastRenderMs = 0;
+  }
+
+  connectedCallback() {
+    if (!this._built) {
+      this._built = true;
+      const root = this.shadowRoot;
+      const bar = htmlEl("div", { class: "toolbar", part: "toolbar" }, root);
+      for (const f of ["SVG", "PNG"]) {
+        const b = htmlEl("button", { type: "button", part: "button", "aria-label": `Export this picture as ${f}`, text: f }, bar);
+        b.addEventListener("click", () => this.exportAs(f.toLowerCase()));
+      }
+      this._body = htmlEl("div", { class: "body", part: "body" }, root);
+      this._msg = htmlEl("p", { class: "msg", part: "message", role: "status" }, root);
+      this._msg.hidden = true;
+      try { this.build(this._body); } catch (err) { this.fail(err); return; }
+      ready().then(() => { this._ready = true; this.invalidate(); },
+        (err) => this.fail(new Error(`could not load the WebAssembly core: ${err.message}`)));
+    } else this.invalidate();
+  }
+
+  disconnectedCallback() {
+    if (this._frame) cancelAnimationFrame(this._frame);
+    this._frame = 0;
+  }
+
+  attributeChangedCallback() { this.invalidate(); }
+
+  // Ask for a render in the next animation frame; many changes in one frame render once.
+  invalidate() {
+    if (!this._frame && this.isConnected) {
+      this._frame = requestAnimationFrame(() => { this._frame = 0; this.renderNow(); });
+    }
+  }
+
+  // Parse every attribute (falling back to its default with a message), then render.
+  settings() {
+    const spec = this.constructor.spec, s = {}, errors = [];
+    for (const name in spec) {
+      const r = parseAttr(name, this.getAttribute(name), spec[name]);
+      s[name] = r.value;
+      if (r.error) errors.push(r.error);
+    }
+    return { s, errors };
+  }
+
+  renderNow() {
+    if (!this._ready || this._failure) return;
+    const t0 = performance.now();
+    const { s, errors } = this.settings();
+    try {
+      this.render(s);
+      this.showMessage(errors);
+    } catch (err) {
+      this.showMessage([...errors, `${this.localName}: ${err.message}`]);
+      console.warn(err); // the picture keeps its last good state; the host page goes on
+    }
+    this.lastRenderMs = performance.now() - t0;
+  }
+
+  showMessage(lines) {
+    const text = lines.join(" · ");
+    if (this._msg.textContent !== text) this._msg.textContent = text;
+    this._msg.hidden = !text;
+  }
+
+  fail(err) {
+    this._failure = err;
+    if (this._msg) this.showMessage([`${this.localName}: ${err.message}`]);
+  }
+
+  // Tell the host page about a change the reader made: <tag>-change, bubbling and composed.
+  emit(verb, detail) {
+    this.dispatchEvent(new CustomEvent(`${this.localName}-${verb}`, { detail, bubbles: true, composed: true }));
+  }
+
+  pictures() { return [...this._body.querySelectorAll("svg.picture")]; }
+
+  toSVG() {
+    return serializeSVG(this.pictures(), getComputedStyle(this).getPropertyValue("--_bg").trim() || "#ffffff");
+  }
+
+  toPNG(scale = 2) { return svgToPNG(this.toSVG(), scale); }
+
+  async exportAs(format) {
+    try {
+      const blob = format === "png" ? await this.toPNG() : new Blob([this.toSVG()], { type: "image/svg+xml" });
+      download(blob, `${this.localName}.${format}`);
+      this.emit("export", { format, size: blob.size });
+    } catch (err) {
+      this.showMessage([`${format.toUpperCase()} export failed: ${err.message}`]);
+    }
+  }
+}
+
+// A typed property per attribute: numbers read as numbers, lists as arrays, booleans as
+// booleans; setting one writes the attribute (so the state is always visible in the DOM).
+export function defineAttributes(Class) {
+  for (const [name, spec] of Object.entries(Class.spec)) {
+    const prop = name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+    if (prop in Class.prototype) continue;
+    Object.defineProperty(Class.prototype, prop, {
+      configurable: true,
+      get() { return parseAttr(name, this.getAttribute(name), spec).value; },
+      set(v) {
+        if (spec.type === "bool") this.toggleAttribute(name, Boolean(v));
+        else if (v === null || v === undefined) this.removeAttribute(name);
+        else if (spec.type === "numbers" || spec.type === "enums") this.setAttribute(name, Array.from(v, (x) => (typeof x === "number" ? Number(x.toFixed(4)) : x)).join(" "));
+        else this.setAttribute(name, String(v));
+      },
+    });
+  }
+}
+
+// customElements.define, once: a second copy of the script on the page is harmless.
+export function define(tag, Class) {
+  defineAttributes(Class);
+  if (!customElements.get(tag)) customElements.define(tag, Class);
+}
