@@ -1,0 +1,943 @@
+/* model.c - the tiny encoder-decoder Transformer (model.h): config, parameter and activation
+   blocks, forward, backward, Adam, greedy decoding, checkpoints. Sections in data-flow order:
+   config, parameters, activations, lifetime, forward, backward, training, decoding, queries,
+   checkpoints. llm.c conventions: one block of parameters (and grads, Adam moments) with named
+   tensors, one block of activations, grads zeroed with one memset. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "model.h"
+#include "nn.h"
+#include "rng.h"
+#include "tasks.h"
+
+/* ================================================================== config */
+#define MAX_HEADS 16
+#define N_CFG(L) (SX_MODEL_MAP + (L))
+#define N_FCFG(L) (SX_MODEL_F_PARAM + (L))
+#define N_CFG_MAX N_CFG(SX_MODEL_MAX_LAYERS)
+#define N_FCFG_MAX N_FCFG(SX_MODEL_MAX_LAYERS)
+
+static const char *const cfg_name[SX_MODEL_MAP] = {
+    "vocab", "d_model", "n_head", "n_layer", "d_ff", "max_len", "span", "span_ramp", "seed",
+    "max_batch", "act"
+};
+
+/* Check every field; name the first bad one. */
+static int check_config(const char *fn, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg) {
+    if (!cfg) return sx__fail(SX_EINVAL, -1, "%s: config is NULL", fn);
+    if (n_cfg < SX_MODEL_MAP)
+        return sx__fail(SX_EINVAL, -1, "%s: config has %d ints, needs %d + n_layer", fn, n_cfg,
+                        SX_MODEL_MAP);
+    static const int lo[SX_MODEL_MAP] = { 4, 2, 1, 1, 1, 2, 0, 1, INT32_MIN, 1, 0 };
+    static const int hi[SX_MODEL_MAP] = { 4096, 1024, MAX_HEADS, SX_MODEL_MAX_LAYERS, 4096, 256,
+                                          256, 256, INT32_MAX, 4096, 1 };
+    for (int i = 0; i < SX_MODEL_MAP; i++) {
+        if (i == SX_MODEL_SPAN_RAMP && cfg[SX_MODEL_SPAN] == 0) continue;
+        if (cfg[i] < lo[i] || cfg[i] > hi[i])
+            return sx__fail(SX_EINVAL, i, "%s: config %s must be in [%d, %d] (got %d)", fn,
+                            cfg_name[i], lo[i], hi[i], cfg[i]);
+    }
+    const int C = cfg[SX_MODEL_D_MODEL], NH = cfg[SX_MODEL_N_HEAD], L = cfg[SX_MODEL_N_LAYER];
+    if (C % 2 || C % NH)
+        return sx__fail(SX_EINVAL, SX_MODEL_D_MODEL, "%s: config d_model must be even and a "
+                        "multiple of n_head %d (got %d)", fn, NH, C);
+    if (cfg[SX_MODEL_SPAN] > cfg[SX_MODEL_MAX_LEN])
+        return sx__fail(SX_EINVAL, SX_MODEL_SPAN, "%s: config span must be in [0, max_len %d] "
+                        "(got %d)", fn, cfg[SX_MODEL_MAX_LEN], cfg[SX_MODEL_SPAN]);
+    if (n_cfg != N_CFG(L))
+        return sx__fail(SX_EINVAL, -1, "%s: config has %d ints, n_layer %d needs %d", fn, n_cfg,
+                        L, N_CFG(L));
+    for (int l = 0; l < L; l++) {
+        const int k = cfg[SX_MODEL_MAP + l];
+        if (k < 0 || k >= SX_NN_MAP_COUNT)
+            return sx__fail(SX_EINVAL, SX_MODEL_MAP + l, "%s: config map[%d] must be a mapping "
+                            "kind in [0, %d] (got %d)", fn, l, SX_NN_MAP_COUNT - 1, k);
+    }
+    if (n_fcfg < 0 || n_fcfg > N_FCFG(L) || (n_fcfg > 0 && !fcfg))
+        return sx__fail(SX_EINVAL, -1, "%s: float config must have 0..%d entries (got %d%s)", fn,
+                        N_FCFG(L), n_fcfg, n_fcfg > 0 && !fcfg ? ", NULL" : "");
+    for (int i = 0; i < n_fcfg; i++)
+        if (!(fcfg[i] > -INFINITY && fcfg[i] < INFINITY))
+            return sx__fail(SX_EINVAL, i, "%s: float config[%d] must be finite (got %g)", fn, i,
+                            (double)fcfg[i]);
+    if (n_fcfg > SX_MODEL_F_SPAN_PENALTY && fcfg[SX_MODEL_F_SPAN_PENALTY] < 0.0f)
+        return sx__fail(SX_EINVAL, 0, "%s: float config span_penalty must be >= 0 (got %g)", fn,
+                        (double)fcfg[SX_MODEL_F_SPAN_PENALTY]);
+    for (int l = 0; l < L && SX_MODEL_F_PARAM + l < n_fcfg; l++) {
+        const int k = cfg[SX_MODEL_MAP + l];
+        const float p = fcfg[SX_MODEL_F_PARAM + l];
+        if (k == SX_NN_ENTMAX && !(p >= 1.0f && p <= 8.0f))
+            return sx__fail(SX_EINVAL, SX_MODEL_F_PARAM + l, "%s: float config param[%d] (entmax "
+                            "alpha) must be in [1, 8] (got %g)", fn, l, (double)p);
+        if (k == SX_NN_FUSEDMAX && !(p >= 0.0f))
+            return sx__fail(SX_EINVAL, SX_MODEL_F_PARAM + l, "%s: float config param[%d] "
+                            "(fusedmax lambda) must be >= 0 (got %g)", fn, l, (double)p);
+    }
+    return SX_OK;
+}
+
+/* ============================================================== parameters */
+enum {
+    P_WTE, P_OUT_W, P_OUT_B, P_ELNF_W, P_ELNF_B, P_DLNF_W, P_DLNF_B,
+    /* encoder, (L, ...) */
+    P_E_LN1_W, P_E_LN1_B, P_E_QKV_W, P_E_QKV_B, P_E_O_W, P_E_O_B,
+    P_E_LN2_W, P_E_LN2_B, P_E_FC_W, P_E_FC_B, P_E_PROJ_W, P_E_PROJ_B,
+    /* decoder, (L, ...) */
+    P_D_LN1_W, P_D_LN1_B, P_D_QKV_W, P_D_QKV_B, P_D_O_W, P_D_O_B,
+    P_D_LN2_W, P_D_LN2_B, P_D_Q_W, P_D_Q_B, P_D_KV_W, P_D_KV_B, P_D_CO_W, P_D_CO_B,
+    P_D_LN3_W, P_D_LN3_B, P_D_FC_W, P_D_FC_B, P_D_PROJ_W, P_D_PROJ_B,
+    /* (3, L, NH) */
+    P_ALPHA, P_SPAN,
+    P_COUNT
+};
+
+static const char *const tensor_name[P_COUNT] = {
+    "wte", "out_w", "out_b", "enc.lnf_w", "enc.lnf_b", "dec.lnf_w", "dec.lnf_b",
+    "enc.ln1_w", "enc.ln1_b", "enc.qkv_w", "enc.qkv_b", "enc.o_w", "enc.o_b",
+    "enc.ln2_w", "enc.ln2_b", "enc.fc_w", "enc.fc_b", "enc.proj_w", "enc.proj_b",
+    "dec.ln1_w", "dec.ln1_b", "dec.qkv_w", "dec.qkv_b", "dec.o_w", "dec.o_b",
+    "dec.ln2_w", "dec.ln2_b", "dec.q_w", "dec.q_b", "dec.kv_w", "dec.kv_b", "dec.co_w", "dec.co_b",
+    "dec.ln3_w", "dec.ln3_b", "dec.fc_w", "dec.fc_b", "dec.proj_w", "dec.proj_b",
+    "alpha_a", "span_z"
+};
+
+/* ============================================================= activations */
+enum {
+    /* encoder: B Ts rows */
+    A_E_X,      /* (2L + 1, N, C) residual stream: layer input, after attention, ..., final */
+    A_E_LN1, A_E_LN1_M, A_E_LN1_R, /* (L, N, C), (L, N), (L, N) */
+    A_E_QKV,    /* (L, N, 3C) */
+    A_E_SCORE, A_E_PROB, A_E_ATT, /* (L, B, NH, Ts, Ts) */
+    A_E_Y,      /* (L, N, C) attention output before the projection */
+    A_E_LN2, A_E_LN2_M, A_E_LN2_R,
+    A_E_FCH, A_E_FCA, /* (L, N, F) before / after the activation */
+    A_E_OUT, A_E_OUT_M, A_E_OUT_R, /* (N, C) the encoder output (final layernorm) */
+    /* decoder: B Tt rows */
+    A_D_X,      /* (3L + 1, N, C) */
+    A_D_LN1, A_D_LN1_M, A_D_LN1_R, A_D_QKV, A_D_SCORE, A_D_PROB, A_D_ATT, A_D_Y,
+    A_D_LN2, A_D_LN2_M, A_D_LN2_R,
+    A_D_Q,      /* (L, N, C) cross-attention queries */
+    A_D_KV,     /* (L, B Ts, 2C) cross-attention keys and values of the encoder output */
+    A_C_SCORE, A_C_ATT, /* (L, B, NH, Tt, Ts) */
+    A_D_CY,     /* (L, N, C) */
+    A_D_LN3, A_D_LN3_M, A_D_LN3_R, A_D_FCH, A_D_FCA,
+    A_D_OUT, A_D_OUT_M, A_D_OUT_R,
+    A_LOGITS, A_PROBS, /* (N, V) */
+    /* backward scratch, reused layer by layer: Bmax T rows */
+    A_G_RES, A_G_LN, A_G_Y, A_G_QKV, A_G_KV, A_G_FCA, A_G_FCH, A_G_EOUT, A_G_LOGITS, A_G_TMP,
+    A_G_ATT,    /* attention backward scratch */
+    A_COUNT
+};
+
+struct sx_model {
+    int cfg[N_CFG_MAX], n_cfg;
+    float fcfg[N_FCFG_MAX]; /* defaults filled in */
+    int n_fcfg_given;       /* the float entries the creator gave (saved as given) */
+    int V, C, NH, L, F, T, span, act;
+    float ramp, escale;
+    int head_kind[SX_MODEL_MAX_LAYERS][MAX_HEADS];
+    float head_param[SX_MODEL_MAX_LAYERS][MAX_HEADS];
+    /* parameters, grads, Adam moments: one allocation, 4 n_params floats, then pe (T, C) */
+    size_t n_params, p_size[P_COUNT];
+    float *mem, *params, *grads, *adam_m, *adam_v, *pe;
+    float *p[P_COUNT], *g[P_COUNT];
+    int step;
+    /* activations: one allocation of floats and one of ints */
+    int max_batch;
+    size_t a_size[A_COUNT];
+    float *acts, *a[A_COUNT];
+    int *ints, *din, *labels, *klen; /* (Bmax T), (Bmax T), (Bmax) */
+    /* shape of the last forward pass (B = 0: none yet) */
+    int B, Ts, Tt;
+};
+
+static sx_nn_attn_cfg attn_cfg(const sx_model *m, int kind, int l) {
+    sx_nn_attn_cfg c;
+    c.n_head = m->NH;
+    c.head_size = m->C / m->NH;
+    c.causal = kind == SX_MODEL_DEC_SELF;
+    c.kind = m->head_kind[l];
+    c.param = m->head_param[l];
+    c.span_max = kind == SX_MODEL_CROSS ? 0 : m->span;
+    c.span_ramp = m->ramp;
+    return c;
+}
+
+static void param_sizes(sx_model *m) {
+    const size_t V = m->V, C = m->C, L = m->L, F = m->F, NH = m->NH;
+    size_t *s = m->p_size;
+    s[P_WTE] = V * C; s[P_OUT_W] = C * V; s[P_OUT_B] = V;
+    s[P_ELNF_W] = s[P_ELNF_B] = s[P_DLNF_W] = s[P_DLNF_B] = C;
+    s[P_E_LN1_W] = s[P_E_LN1_B] = s[P_E_LN2_W] = s[P_E_LN2_B] = L * C;
+    s[P_E_QKV_W] = L * C * 3 * C; s[P_E_QKV_B] = L * 3 * C;
+    s[P_E_O_W] = L * C * C; s[P_E_O_B] = L * C;
+    s[P_E_FC_W] = L * C * F; s[P_E_FC_B] = L * F; s[P_E_PROJ_W] = L * F * C; s[P_E_PROJ_B] = L * C;
+    s[P_D_LN1_W] = s[P_D_LN1_B] = s[P_D_LN2_W] = s[P_D_LN2_B] = s[P_D_LN3_W] = s[P_D_LN3_B] = L * C;
+    s[P_D_QKV_W] = L * C * 3 * C; s[P_D_QKV_B] = L * 3 * C;
+    s[P_D_O_W] = L * C * C; s[P_D_O_B] = L * C;
+    s[P_D_Q_W] = L * C * C; s[P_D_Q_B] = L * C;
+    s[P_D_KV_W] = L * C * 2 * C; s[P_D_KV_B] = L * 2 * C;
+    s[P_D_CO_W] = L * C * C; s[P_D_CO_B] = L * C;
+    s[P_D_FC_W] = L * C * F; s[P_D_FC_B] = L * F; s[P_D_PROJ_W] = L * F * C; s[P_D_PROJ_B] = L * C;
+    s[P_ALPHA] = s[P_SPAN] = 3 * L * NH;
+    m->n_params = 0;
+    for (int i = 0; i < P_COUNT; i++) m->n_params += s[i];
+}
+
+static void act_sizes(sx_model *m, int Bmax) {
+    const size_t B = Bmax, T = m->T, N = B * T, C = m->C, L = m->L, F = m->F, V = m->V;
+    const size_t maps = L * B * m->NH * T * T;
+    size_t *s = m->a_size;
+    memset(s, 0, sizeof m->a_size);
+    s[A_E_X] = (2 * L + 1) * N * C;
+    s[A_E_LN1] = s[A_E_LN2] = s[A_E_Y] = L * N * C;
+    s[A_E_LN1_M] = s[A_E_LN1_R] = s[A_E_LN2_M] = s[A_E_LN2_R] = L * N;
+    s[A_E_QKV] = L * N * 3 * C;
+    s[A_E_SCORE] = s[A_E_ATT] = maps;
+    s[A_E_PROB] = m->span ? maps : 0;
+    s[A_E_FCH] = s[A_E_FCA] = L * N * F;
+    s[A_E_OUT] = N * C; s[A_E_OUT_M] = s[A_E_OUT_R] = N;
+    s[A_D_X] = (3 * L + 1) * N * C;
+    s[A_D_LN1] = s[A_D_LN2] = s[A_D_LN3] = s[A_D_Y] = s[A_D_Q] = s[A_D_CY] = L * N * C;
+    s[A_D_LN1_M] = s[A_D_LN1_R] = s[A_D_LN2_M] = s[A_D_LN2_R] = s[A_D_LN3_M] = s[A_D_LN3_R] = L * N;
+    s[A_D_QKV] = L * N * 3 * C;
+    s[A_D_KV] = L * N * 2 * C;
+    s[A_D_SCORE] = s[A_D_ATT] = s[A_C_SCORE] = s[A_C_ATT] = maps;
+    s[A_D_PROB] = m->span ? maps : 0;
+    s[A_D_FCH] = s[A_D_FCA] = L * N * F;
+    s[A_D_OUT] = N * C; s[A_D_OUT_M] = s[A_D_OUT_R] = N;
+    s[A_LOGITS] = s[A_PROBS] = N * V;
+    s[A_G_RES] = s[A_G_LN] = s[A_G_Y] = s[A_G_EOUT] = s[A_G_TMP] = N * C;
+    s[A_G_QKV] = N * 3 * C;
+    s[A_G_KV] = N * 2 * C;
+    s[A_G_FCA] = s[A_G_FCH] = N * F;
+    s[A_G_LOGITS] = N * V;
+    sx_nn_attn_cfg c = attn_cfg(m, SX_MODEL_ENC_SELF, 0);
+    s[A_G_ATT] = sx_nn_attention_scratch_size(&c, m->T, m->T);
+}
+
+/* Allocate the activation block for Bmax rows (contents are lost). */
+static int alloc_acts(sx_model *m, int Bmax, const char *fn) {
+    act_sizes(m, Bmax);
+    size_t total = 0;
+    for (int i = 0; i < A_COUNT; i++) total += m->a_size[i];
+    if (total > ((size_t)1 << 28))
+        return sx__fail(SX_EINVAL, -1, "%s: %d rows need too many activations (%d M floats)", fn,
+                        Bmax, (int)(total >> 20));
+    float *acts = malloc(total * sizeof(float));
+    int *ints = malloc(((size_t)2 * Bmax * m->T + Bmax) * sizeof(int));
+    if (!acts || !ints) {
+        free(acts);
+        free(ints);
+        return sx__fail(SX_ENOMEM, -1, "%s: cannot allocate activations for %d rows", fn, Bmax);
+    }
+    free(m->acts);
+    free(m->ints);
+    m->acts = acts;
+    m->ints = ints;
+    size_t at = 0;
+    for (int i = 0; i < A_COUNT; i++) {
+        m->a[i] = acts + at;
+        at += m->a_size[i];
+    }
+    memset(acts, 0, total * sizeof(float));
+    m->din = ints;
+    m->labels = ints + (size_t)Bmax * m->T;
+    m->klen = ints + (size_t)2 * Bmax * m->T;
+    m->max_batch = Bmax;
+    m->cfg[SX_MODEL_MAX_BATCH] = Bmax;
+    m->B = 0;
+    return SX_OK;
+}
+
+/* ================================================================ lifetime */
+static void init_params(sx_model *m) {
+    sx__rng r;
+    for (int i = 0; i < P_COUNT; i++) {
+        float *p = m->p[i];
+        const size_t n = m->p_size[i];
+        size_t fan_in = 0;
+        switch (i) {
+        case P_WTE: fan_in = m->C; break; /* times escale = sqrt(C) in the forward: N(0, 1) */
+        case P_OUT_W: case P_E_QKV_W: case P_E_O_W: case P_E_FC_W: case P_D_QKV_W: case P_D_O_W:
+        case P_D_Q_W: case P_D_KV_W: case P_D_CO_W: case P_D_FC_W: fan_in = m->C; break;
+        case P_E_PROJ_W: case P_D_PROJ_W: fan_in = m->F; break;
+        default: break;
+        }
+        if (fan_in) {
+            sx__rng_init(&r, (uint64_t)(uint32_t)m->cfg[SX_MODEL_SEED], (uint64_t)i);
+            const float sd = 1.0f / sqrtf((float)fan_in);
+            for (size_t k = 0; k < n; k++) p[k] = sx__rng_normal(&r) * sd;
+        } else {
+            const int one = i == P_ELNF_W || i == P_DLNF_W || i == P_E_LN1_W || i == P_E_LN2_W ||
+                            i == P_D_LN1_W || i == P_D_LN2_W || i == P_D_LN3_W || i == P_SPAN;
+            for (size_t k = 0; k < n; k++) p[k] = one ? 1.0f : 0.0f;
+        }
+    }
+}
+
+static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg,
+                     const char *fn) {
+    int st = check_config(fn, cfg, n_cfg, fcfg, n_fcfg);
+    if (st != SX_OK) return st;
+    sx_model *m = calloc(1, sizeof *m);
+    if (!m) return sx__fail(SX_ENOMEM, -1, "%s: out of memory", fn);
+    memcpy(m->cfg, cfg, (size_t)n_cfg * sizeof(int));
+    m->n_cfg = n_cfg;
+    m->V = cfg[SX_MODEL_VOCAB];
+    m->C = cfg[SX_MODEL_D_MODEL];
+    m->NH = cfg[SX_MODEL_N_HEAD];
+    m->L = cfg[SX_MODEL_N_LAYER];
+    m->F = cfg[SX_MODEL_D_FF];
+    m->T = cfg[SX_MODEL_MAX_LEN];
+    m->span = cfg[SX_MODEL_SPAN];
+    m->ramp = (float)(m->span ? cfg[SX_MODEL_SPAN_RAMP] : 1);
+    m->act = cfg[SX_MODEL_ACT];
+    m->escale = sqrtf((float)m->C);
+    m->fcfg[SX_MODEL_F_SPAN_PENALTY] = 0.002f;
+    m->fcfg[SX_MODEL_F_CLIP] = 1.0f;
+    for (int l = 0; l < m->L; l++)
+        m->fcfg[SX_MODEL_F_PARAM + l] = cfg[SX_MODEL_MAP + l] == SX_NN_FUSEDMAX ? 0.1f : 1.5f;
+    for (int i = 0; i < n_fcfg; i++) m->fcfg[i] = fcfg[i];
+    m->n_fcfg_given = n_fcfg;
+    for (int l = 0; l < m->L; l++)
+        for (int h = 0; h < m->NH; h++) {
+            m->head_kind[l][h] = cfg[SX_MODEL_MAP + l];
+            m->head_param[l][h] = m->fcfg[SX_MODEL_F_PARAM + l];
+        }
+    param_sizes(m);
+    if (m->n_params > ((size_t)1 << 26)) {
+        free(m);
+        return sx__fail(SX_EINVAL, -1, "%s: config needs too many parameters", fn);
+    }
+    m->mem = malloc((4 * m->n_params + (size_t)m->T * m->C) * sizeof(float));
+    if (!m->mem) {
+        free(m);
+        return sx__fail(SX_ENOMEM, -1, "%s: cannot allocate parameters", fn);
+    }
+    m->params = m->mem;
+    m->grads = m->params + m->n_params;
+    m->adam_m = m->grads + m->n_params;
+    m->adam_v = m->adam_m + m->n_params;
+    m->pe = m->adam_v + m->n_params;
+    memset(m->grads, 0, 3 * m->n_params * sizeof(float));
+    size_t at = 0;
+    for (int i = 0; i < P_COUNT; i++) {
+        m->p[i] = m->params + at;
+        m->g[i] = m->grads + at;
+        at += m->p_size[i];
+    }
+    sx_nn_posenc(m->pe, m->T, m->C);
+    init_params(m);
+    st = alloc_acts(m, cfg[SX_MODEL_MAX_BATCH], fn);
+    if (st != SX_OK) {
+        free(m->mem);
+        free(m);
+        return st;
+    }
+    *out = m;
+    return SX_OK;
+}
+
+int sx_model_create(sx_model **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg) {
+    if (!out) return sx__fail(SX_EINVAL, -1, "model_create: out is NULL");
+    *out = NULL;
+    return model_new(out, cfg, n_cfg, fcfg, n_fcfg, "model_create");
+}
+
+void sx_model_free(sx_model *m) {
+    if (!m) return;
+    free(m->mem);
+    free(m->acts);
+    free(m->ints);
+    free(m);
+}
+
+int sx_model_reserve(sx_model *m, int max_batch) {
+    if (!m) return sx__fail(SX_EINVAL, -1, "model_reserve: model is NULL");
+    if (max_batch < 1 || max_batch > 4096)
+        return sx__fail(SX_EINVAL, -1, "model_reserve: max_batch must be in [1, 4096] (got %d)",
+                        max_batch);
+    if (max_batch <= m->max_batch) return SX_OK;
+    return alloc_acts(m, max_batch, "model_reserve");
+}
+
+/* ================================================================= forward */
+/* Check a token block and the call's sizes. */
+static int check_tokens(const sx_model *m, const char *fn, const char *name, const int *tok,
+                        int len, int count, int min_len) {
+    if (!tok) return sx__fail(SX_EINVAL, -1, "%s: %s is NULL", fn, name);
+    if (len < min_len || len > m->T)
+        return sx__fail(SX_EINVAL, -1, "%s: %s length must be in [%d, max_len %d] (got %d)", fn,
+                        name, min_len, m->T, len);
+    for (int i = 0; i < count * len; i++)
+        if (tok[i] < 0 || tok[i] >= m->V)
+            return sx__fail(SX_EINVAL, i, "%s: %s[%d][%d] must be a token id in [0, %d) (got %d)",
+                            fn, name, i / len, i % len, m->V, tok[i]);
+    return SX_OK;
+}
+static int check_call(const sx_model *m, const char *fn, int count) {
+    if (!m) return sx__fail(SX_EINVAL, -1, "%s: model is NULL", fn);
+    if (count < 1 || count > m->max_batch)
+        return sx__fail(SX_EINVAL, -1, "%s: count must be in [1, max_batch %d] (got %d)", fn,
+                        m->max_batch, count);
+    return SX_OK;
+}
+
+/* Map offsets of one layer for (B, Tq, Tk). */
+static size_t map_off(const sx_model *m, int l, int B, int Tq, int Tk) {
+    return (size_t)l * B * m->NH * Tq * Tk;
+}
+
+static void act_forward(const sx_model *m, float *out, const float *inp, size_t n) {
+    if (m->act) sx_nn_gelu_forward(out, inp, n);
+    else sx_nn_relu_forward(out, inp, n);
+}
+static void act_backward(const sx_model *m, float *dinp, const float *inp, const float *dout,
+                         size_t n) {
+    if (m->act) sx_nn_gelu_backward(dinp, inp, dout, n);
+    else sx_nn_relu_backward(dinp, inp, dout, n);
+}
+
+/* The feed-forward sub-layer: x_out = x + proj(act(fc(ln(x)))). */
+static void ffn_forward(const sx_model *m, float *x_out, float *ln, float *ln_m, float *ln_r,
+                        float *fch, float *fca, const float *x, const float *ln_w,
+                        const float *ln_b, const float *fc_w, const float *fc_b,
+                        const float *proj_w, const float *proj_b, int N) {
+    const int C = m->C, F = m->F;
+    float *tmp = m->a[A_G_TMP];
+    sx_nn_layernorm_forward(ln, ln_m, ln_r, x, ln_w, ln_b, N, C);
+    sx_nn_linear_forward(fch, ln, fc_w, fc_b, N, C, F);
+    act_forward(m, fca, fch, (size_t)N * F);
+    sx_nn_linear_forward(tmp, fca, proj_w, proj_b, N, F, C);
+    sx_nn_residual_forward(x_out, x, tmp, (size_t)N * C);
+}
+
+/* Encoder over src (B, Ts): fills the encoder activations and klen. */
+static int encoder_forward(sx_model *m, const int *src, int B, int Ts) {
+    const int C = m->C, L = m->L, F = m->F, N = B * Ts;
+    const size_t NC = (size_t)N * C;
+    float **a = m->a, **p = m->p, *tmp = m->a[A_G_TMP];
+    for (int b = 0; b < B; b++) { /* keys up to the first PAD */
+        int n = 0;
+        while (n < Ts && src[b * Ts + n] != SX_TOKEN_PAD) n++;
+        m->klen[b] = n;
+    }
+    int st = sx_nn_embedding_forward(a[A_E_X], src, p[P_WTE], m->pe, m->escale, B, Ts, C, m->V);
+    if (st != SX_OK) return st;
+    for (int l = 0; l < L; l++) {
+        const sx_nn_attn_cfg ac = attn_cfg(m, SX_MODEL_ENC_SELF, l);
+        float *x = a[A_E_X] + 2 * l * NC, *x2 = x + NC, *x3 = x2 + NC;
+        float *ln1 = a[A_E_LN1] + l * NC, *qkv = a[A_E_QKV] + 3 * l * NC, *y = a[A_E_Y] + l * NC;
+        const size_t mo = map_off(m, l, B, Ts, Ts);
+        sx_nn_layernorm_forward(ln1, a[A_E_LN1_M] + l * N, a[A_E_LN1_R] + l * N, x,
+                                p[P_E_LN1_W] + l * C, p[P_E_LN1_B] + l * C, N, C);
+        sx_nn_linear_forward(qkv, ln1, p[P_E_QKV_W] + (size_t)l * C * 3 * C,
+                             p[P_E_QKV_B] + l * 3 * C, N, C, 3 * C);
+        st = sx_nn_attention_forward(y, a[A_E_SCORE] + mo, m->span ? a[A_E_PROB] + mo : NULL,
+                                     a[A_E_ATT] + mo, qkv, 3 * C, qkv + C, qkv + 2 * C, 3 * C,
+                                     p[P_ALPHA] + (0 * L + l) * m->NH,
+                                     p[P_SPAN] + (0 * L + l) * m->NH, m->klen, B, Ts, Ts, &ac);
+        if (st != SX_OK) return st;
+        sx_nn_linear_forward(tmp, y, p[P_E_O_W] + (size_t)l * C * C, p[P_E_O_B] + l * C, N, C, C);
+        sx_nn_residual_forward(x2, x, tmp, NC);
+        ffn_forward(m, x3, a[A_E_LN2] + l * NC, a[A_E_LN2_M] + l * N, a[A_E_LN2_R] + l * N,
+                    a[A_E_FCH] + (size_t)l * N * F, a[A_E_FCA] + (size_t)l * N * F, x2,
+                    p[P_E_LN2_W] + l * C, p[P_E_LN2_B] + l * C, p[P_E_FC_W] + (size_t)l * C * F,
+                    p[P_E_FC_B] + l * F, p[P_E_PROJ_W] + (size_t)l * F * C, p[P_E_PROJ_B] + l * C,
+                    N);
+    }
+    sx_nn_layernorm_forward(a[A_E_OUT], a[A_E_OUT_M], a[A_E_OUT_R], a[A_E_X] + 2 * L * NC,
+                            p[P_ELNF_W], p[P_ELNF_B], N, C);
+    return SX_OK;
+}
+
+/* Decoder over m->din (B, Tt) against the encoder output of (B, Ts): logits. */
+static int decoder_forward(sx_model *m, int B, int Ts, int Tt) {
+    const int C = m->C, L = m->L, F = m->F, N = B * Tt, Ns = B * Ts;
+    const size_t NC = (size_t)N * C;
+    float **a = m->a, **p = m->p, *tmp = m->a[A_G_TMP];
+    int st = sx_nn_embedding_forward(a[A_D_X], m->din, p[P_WTE], m->pe, m->escale, B, Tt, C, m->V);
+    if (st != SX_OK) return st;
+    for (int l = 0; l < L; l++) {
+        const sx_nn_attn_cfg sc = attn_cfg(m, SX_MODEL_DEC_SELF, l);
+        const sx_nn_attn_cfg cc = attn_cfg(m, SX_MODEL_CROSS, l);
+        float *x = a[A_D_X] + 3 * l * NC, *x2 = x + NC, *x3 = x2 + NC, *x4 = x3 + NC;
+        float *ln1 = a[A_D_LN1] + l * NC, *qkv = a[A_D_QKV] + 3 * l * NC, *y = a[A_D_Y] + l * NC;
+        float *ln2 = a[A_D_LN2] + l * NC, *q = a[A_D_Q] + l * NC, *cy = a[A_D_CY] + l * NC;
+        float *kv = a[A_D_KV] + (size_t)l * Ns * 2 * C;
+        const size_t mo = map_off(m, l, B, Tt, Tt), co = map_off(m, l, B, Tt, Ts);
+        /* causal self-attention */
+        sx_nn_layernorm_forward(ln1, a[A_D_LN1_M] + l * N, a[A_D_LN1_R] + l * N, x,
+                                p[P_D_LN1_W] + l * C, p[P_D_LN1_B] + l * C, N, C);
+        sx_nn_linear_forward(qkv, ln1, p[P_D_QKV_W] + (size_t)l * C * 3 * C,
+                             p[P_D_QKV_B] + l * 3 * C, N, C, 3 * C);
+        st = sx_nn_attention_forward(y, a[A_D_SCORE] + mo, m->span ? a[A_D_PROB] + mo : NULL,
+                                     a[A_D_ATT] + mo, qkv, 3 * C, qkv + C, qkv + 2 * C, 3 * C,
+                                     p[P_ALPHA] + (1 * L + l) * m->NH,
+                                     p[P_SPAN] + (1 * L + l) * m->NH, NULL, B, Tt, Tt, &sc);
+        if (st != SX_OK) return st;
+        sx_nn_linear_forward(tmp, y, p[P_D_O_W] + (size_t)l * C * C, p[P_D_O_B] + l * C, N, C, C);
+        sx_nn_residual_forward(x2, x, tmp, NC);
+        /* cross-attention */
+        sx_nn_layernorm_forward(ln2, a[A_D_LN2_M] + l * N, a[A_D_LN2_R] + l * N, x2,
+                                p[P_D_LN2_W] + l * C, p[P_D_LN2_B] + l * C, N, C);
+        sx_nn_linear_forward(q, ln2, p[P_D_Q_W] + (size_t)l * C * C, p[P_D_Q_B] + l * C, N, C, C);
+        sx_nn_linear_forward(kv, a[A_E_OUT], p[P_D_KV_W] + (size_t)l * C * 2 * C,
+                             p[P_D_KV_B] + l * 2 * C, Ns, C, 2 * C);
+        st = sx_nn_attention_forward(cy, a[A_C_SCORE] + co, NULL, a[A_C_ATT] + co, q, C, kv,
+                                     kv + C, 2 * C, p[P_ALPHA] + (2 * L + l) * m->NH, NULL,
+                                     m->klen, B, Tt, Ts, &cc);
+        if (st != SX_OK) return st;
+        sx_nn_linear_forward(tmp, cy, p[P_D_CO_W] + (size_t)l * C * C, p[P_D_CO_B] + l * C, N, C,
+                             C);
+        sx_nn_residual_forward(x3, x2, tmp, NC);
+        ffn_forward(m, x4, a[A_D_LN3] + l * NC, a[A_D_LN3_M] + l * N, a[A_D_LN3_R] + l * N,
+                    a[A_D_FCH] + (size_t)l * N * F, a[A_D_FCA] + (size_t)l * N * F, x3,
+                    p[P_D_LN3_W] + l * C, p[P_D_LN3_B] + l * C, p[P_D_FC_W] + (size_t)l * C * F,
+                    p[P_D_FC_B] + l * F, p[P_D_PROJ_W] + (size_t)l * F * C, p[P_D_PROJ_B] + l * C,
+                    N);
+    }
+    sx_nn_layernorm_forward(a[A_D_OUT], a[A_D_OUT_M], a[A_D_OUT_R], a[A_D_X] + 3 * L * NC,
+                            p[P_DLNF_W], p[P_DLNF_B], N, C);
+    sx_nn_linear_forward(a[A_LOGITS], a[A_D_OUT], p[P_OUT_W], p[P_OUT_B], N, C, m->V);
+    m->B = B;
+    m->Ts = Ts;
+    m->Tt = Tt;
+    return SX_OK;
+}
+
+int sx_model_forward(sx_model *m, const int *src, int src_len, const int *tgt_in, int tgt_len,
+                     int count) {
+    static const char fn[] = "model_forward";
+    int st = check_call(m, fn, count);
+    if (st == SX_OK) st = check_tokens(m, fn, "src", src, src_len, count, 1);
+    if (st == SX_OK) st = check_tokens(m, fn, "tgt", tgt_in, tgt_len, count, 1);
+    if (st != SX_OK) return st;
+    m->B = 0;
+    memcpy(m->din, tgt_in, (size_t)count * tgt_len * sizeof(int));
+    st = encoder_forward(m, src, count, src_len);
+    if (st == SX_OK) st = decoder_forward(m, count, src_len, tgt_len);
+    return st;
+}
+
+/* Forward on full target rows with the loss (cross-entropy + span penalty, the penalty's
+   gradient accumulated when grads is set). */
+static int loss_forward(sx_model *m, float *loss, const int *src, int Ts, const int *tgt,
+                        int len, int B, const char *fn) {
+    int st = check_call(m, fn, B);
+    if (st == SX_OK) st = check_tokens(m, fn, "src", src, Ts, B, 1);
+    if (st == SX_OK) st = check_tokens(m, fn, "tgt", tgt, len, B, 2);
+    if (st != SX_OK) return st;
+    const int Tt = len - 1;
+    m->B = 0;
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < Tt; t++) {
+            m->din[b * Tt + t] = tgt[b * len + t];
+            const int y = tgt[b * len + t + 1];
+            m->labels[b * Tt + t] = y == SX_TOKEN_PAD ? -1 : y;
+        }
+    st = encoder_forward(m, src, B, Ts);
+    if (st == SX_OK) st = decoder_forward(m, B, Ts, Tt);
+    if (st != SX_OK) return st;
+    float ce = 0.0f;
+    st = sx_nn_crossentropy_forward(&ce, m->a[A_PROBS], m->a[A_LOGITS], m->labels, B * Tt, m->V, -1);
+    if (st != SX_OK) return st;
+    double total = ce;
+    if (m->span) /* encoder and decoder self-attention heads */
+        total += sx_nn_span_penalty(NULL, m->p[P_SPAN], 2 * m->L * m->NH,
+                                    m->fcfg[SX_MODEL_F_SPAN_PENALTY]);
+    if (loss) *loss = (float)total;
+    return SX_OK;
+}
+
+int sx_model_loss(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
+                  int tgt_len, int count) {
+    return loss_forward(m, loss, src, src_len, tgt, tgt_len, count, "model_loss");
+}
+
+/* ================================================================ backward */
+/* Backward of the feed-forward sub-layer; dx holds d x_out and receives d x (accumulated). */
+static void ffn_backward(const sx_model *m, float *dx, float *dln_w, float *dln_b, float *dfc_w,
+                         float *dfc_b, float *dproj_w, float *dproj_b, const float *x,
+                         const float *ln, const float *ln_m, const float *ln_r, const float *fch,
+                         const float *fca, const float *ln_w, const float *fc_w,
+                         const float *proj_w, int N) {
+    const int C = m->C, F = m->F;
+    float *dfca = m->a[A_G_FCA], *dfch = m->a[A_G_FCH], *dln = m->a[A_G_LN];
+    memset(dfca, 0, (size_t)N * F * sizeof(float));
+    memset(dfch, 0, (size_t)N * F * sizeof(float));
+    memset(dln, 0, (size_t)N * C * sizeof(float));
+    sx_nn_linear_backward(dfca, dproj_w, dproj_b, dx, fca, proj_w, N, F, C);
+    act_backward(m, dfch, fch, dfca, (size_t)N * F);
+    sx_nn_linear_backward(dln, dfc_w, dfc_b, dfch, ln, fc_w, N, C, F);
+    sx_nn_layernorm_backward(dx, dln_w, dln_b, dln, x, ln_w, ln_m, ln_r, N, C);
+}
+
+/* Backward of a self-attention sub-layer x_out = x + o(attn(qkv(ln(x)))); dx as above. */
+static int self_backward(sx_model *m, float *dx, int kind, int l, int B, int T, const float *x,
+                         float *dln_w, float *dln_b, float *dqkv_w, float *dqkv_b, float *do_w,
+                         float *do_b, const float *ln, const float *ln_m, const float *ln_r,
+                         const float *qkv, const float *score, const float *prob,
+                         const float *att, const float *y, const float *ln_w,
+                         const float *qkv_w, const float *o_w, const int *klen) {
+    const int C = m->C, N = B * T, L = m->L;
+    const sx_nn_attn_cfg ac = attn_cfg(m, kind, l);
+    float *dy = m->a[A_G_Y], *dqkv = m->a[A_G_QKV], *dln = m->a[A_G_LN];
+    memset(dy, 0, (size_t)N * C * sizeof(float));
+    memset(dqkv, 0, (size_t)N * 3 * C * sizeof(float));
+    memset(dln, 0, (size_t)N * C * sizeof(float));
+    sx_nn_linear_backward(dy, do_w, do_b, dx, y, o_w, N, C, C);
+    const size_t h0 = (size_t)(kind * L + l) * m->NH;
+    int st = sx_nn_attention_backward(dqkv, dqkv + C, dqkv + 2 * C, m->g[P_ALPHA] + h0,
+                                      m->g[P_SPAN] + h0, m->a[A_G_ATT], dy, score, prob, att, qkv,
+                                      3 * C, qkv + C, qkv + 2 * C, 3 * C, m->p[P_ALPHA] + h0,
+                                      m->p[P_SPAN] + h0, klen, B, T, T, &ac);
+    if (st != SX_OK) return st;
+    sx_nn_linear_backward(dln, dqkv_w, dqkv_b, dqkv, ln, qkv_w, N, C, 3 * C);
+    sx_nn_layernorm_backward(dx, dln_w, dln_b, dln, x, ln_w, ln_m, ln_r, N, C);
+    return SX_OK;
+}
+
+/* Gradient of the loss of the last loss_forward into m->grads (zeroed here). */
+static int model_backward(sx_model *m, const int *src) {
+    const int B = m->B, Ts = m->Ts, Tt = m->Tt, C = m->C, L = m->L, F = m->F, V = m->V;
+    const int N = B * Tt, Ns = B * Ts;
+    const size_t NC = (size_t)N * C, NsC = (size_t)Ns * C;
+    float **a = m->a, **p = m->p, **g = m->g;
+    float *dres = a[A_G_RES], *deout = a[A_G_EOUT], *dtmp = a[A_G_TMP];
+    int st;
+    memset(m->grads, 0, m->n_params * sizeof(float));
+    if (m->span)
+        sx_nn_span_penalty(g[P_SPAN], p[P_SPAN], 2 * L * m->NH, m->fcfg[SX_MODEL_F_SPAN_PENALTY]);
+    /* head: logits = lnf(x) W + b */
+    memset(a[A_G_LOGITS], 0, (size_t)N * V * sizeof(float));
+    memset(dtmp, 0, NC * sizeof(float));
+    memset(dres, 0, NC * sizeof(float));
+    memset(deout, 0, NsC * sizeof(float));
+    sx_nn_crossentropy_backward(a[A_G_LOGITS], a[A_PROBS], m->labels, N, V, -1, 1.0f);
+    sx_nn_linear_backward(dtmp, g[P_OUT_W], g[P_OUT_B], a[A_G_LOGITS], a[A_D_OUT], p[P_OUT_W], N,
+                          C, V);
+    sx_nn_layernorm_backward(dres, g[P_DLNF_W], g[P_DLNF_B], dtmp, a[A_D_X] + 3 * L * NC,
+                             p[P_DLNF_W], a[A_D_OUT_M], a[A_D_OUT_R], N, C);
+    /* decoder, last layer first */
+    for (int l = L - 1; l >= 0; l--) {
+        const float *x = a[A_D_X] + 3 * l * NC, *x2 = x + NC, *x3 = x2 + NC;
+        const size_t mo = map_off(m, l, B, Tt, Tt), co = map_off(m, l, B, Tt, Ts);
+        ffn_backward(m, dres, g[P_D_LN3_W] + l * C, g[P_D_LN3_B] + l * C,
+                     g[P_D_FC_W] + (size_t)l * C * F, g[P_D_FC_B] + l * F,
+                     g[P_D_PROJ_W] + (size_t)l * F * C, g[P_D_PROJ_B] + l * C, x3,
+                     a[A_D_LN3] + l * NC, a[A_D_LN3_M] + l * N, a[A_D_LN3_R] + l * N,
+                     a[A_D_FCH] + (size_t)l * N * F, a[A_D_FCA] + (size_t)l * N * F,
+                     p[P_D_LN3_W] + l * C, p[P_D_FC_W] + (size_t)l * C * F,
+                     p[P_D_PROJ_W] + (size_t)l * F * C, N);
+        /* cross-attention: x3 = x2 + co(attn(q(ln2(x2)), kv(enc_out))) */
+        {
+            const sx_nn_attn_cfg cc = attn_cfg(m, SX_MODEL_CROSS, l);
+            float *dy = a[A_G_Y], *dq = dtmp, *dkv = a[A_G_KV], *dln = a[A_G_LN];
+            const float *q = a[A_D_Q] + l * NC, *kv = a[A_D_KV] + (size_t)l * Ns * 2 * C;
+            const size_t h0 = (size_t)(2 * L + l) * m->NH;
+            memset(dy, 0, NC * sizeof(float));
+            memset(dq, 0, NC * sizeof(float));
+            memset(dkv, 0, NsC * 2 * sizeof(float));
+            memset(dln, 0, NC * sizeof(float));
+            sx_nn_linear_backward(dy, g[P_D_CO_W] + (size_t)l * C * C, g[P_D_CO_B] + l * C, dres,
+                                  a[A_D_CY] + l * NC, p[P_D_CO_W] + (size_t)l * C * C, N, C, C);
+            st = sx_nn_attention_backward(dq, dkv, dkv + C, g[P_ALPHA] + h0, NULL, a[A_G_ATT], dy,
+                                          a[A_C_SCORE] + co, NULL, a[A_C_ATT] + co, q, C, kv,
+                                          kv + C, 2 * C, p[P_ALPHA] + h0, NULL, m->klen, B, Tt,
+                                          Ts, &cc);
+            if (st != SX_OK) return st;
+            sx_nn_linear_backward(deout, g[P_D_KV_W] + (size_t)l * C * 2 * C,
+                                  g[P_D_KV_B] + l * 2 * C, dkv, a[A_E_OUT],
+                                  p[P_D_KV_W] + (size_t)l * C * 2 * C, Ns, C, 2 * C);
+            sx_nn_linear_backward(dln, g[P_D_Q_W] + (size_t)l * C * C, g[P_D_Q_B] + l * C, dq,
+                                  a[A_D_LN2] + l * NC, p[P_D_Q_W] + (size_t)l * C * C, N, C, C);
+            sx_nn_layernorm_backward(dres, g[P_D_LN2_W] + l * C, g[P_D_LN2_B] + l * C, dln, x2,
+                                     p[P_D_LN2_W] + l * C, a[A_D_LN2_M] + l * N,
+                                     a[A_D_LN2_R] + l * N, N, C);
+        }
+        st = self_backward(m, dres, SX_MODEL_DEC_SELF, l, B, Tt, x, g[P_D_LN1_W] + l * C,
+                           g[P_D_LN1_B] + l * C, g[P_D_QKV_W] + (size_t)l * C * 3 * C,
+                           g[P_D_QKV_B] + l * 3 * C, g[P_D_O_W] + (size_t)l * C * C,
+                           g[P_D_O_B] + l * C, a[A_D_LN1] + l * NC, a[A_D_LN1_M] + l * N,
+                           a[A_D_LN1_R] + l * N, a[A_D_QKV] + 3 * l * NC, a[A_D_SCORE] + mo,
+                           m->span ? a[A_D_PROB] + mo : NULL, a[A_D_ATT] + mo, a[A_D_Y] + l * NC,
+                           p[P_D_LN1_W] + l * C, p[P_D_QKV_W] + (size_t)l * C * 3 * C,
+                           p[P_D_O_W] + (size_t)l * C * C, NULL);
+        if (st != SX_OK) return st;
+    }
+    sx_nn_embedding_backward(g[P_WTE], dres, m->din, m->escale, B, Tt, C);
+    /* encoder: the gradient of its output is deout */
+    memset(dres, 0, NsC * sizeof(float));
+    sx_nn_layernorm_backward(dres, g[P_ELNF_W], g[P_ELNF_B], deout, a[A_E_X] + 2 * L * NsC,
+                             p[P_ELNF_W], a[A_E_OUT_M], a[A_E_OUT_R], Ns, C);
+    for (int l = L - 1; l >= 0; l--) {
+        const float *x = a[A_E_X] + 2 * l * NsC, *x2 = x + NsC;
+        const size_t mo = map_off(m, l, B, Ts, Ts);
+        ffn_backward(m, dres, g[P_E_LN2_W] + l * C, g[P_E_LN2_B] + l * C,
+                     g[P_E_FC_W] + (size_t)l * C * F, g[P_E_FC_B] + l * F,
+                     g[P_E_PROJ_W] + (size_t)l * F * C, g[P_E_PROJ_B] + l * C, x2,
+                     a[A_E_LN2] + l * NsC, a[A_E_LN2_M] + l * Ns, a[A_E_LN2_R] + l * Ns,
+                     a[A_E_FCH] + (size_t)l * Ns * F, a[A_E_FCA] + (size_t)l * Ns * F,
+                     p[P_E_LN2_W] + l * C, p[P_E_FC_W] + (size_t)l * C * F,
+                     p[P_E_PROJ_W] + (size_t)l * F * C, Ns);
+        st = self_backward(m, dres, SX_MODEL_ENC_SELF, l, B, Ts, x, g[P_E_LN1_W] + l * C,
+                           g[P_E_LN1_B] + l * C, g[P_E_QKV_W] + (size_t)l * C * 3 * C,
+                           g[P_E_QKV_B] + l * 3 * C, g[P_E_O_W] + (size_t)l * C * C,
+                           g[P_E_O_B] + l * C, a[A_E_LN1] + l * NsC, a[A_E_LN1_M] + l * Ns,
+                           a[A_E_LN1_R] + l * Ns, a[A_E_QKV] + 3 * l * NsC, a[A_E_SCORE] + mo,
+                           m->span ? a[A_E_PROB] + mo : NULL, a[A_E_ATT] + mo, a[A_E_Y] + l * NsC,
+                           p[P_E_LN1_W] + l * C, p[P_E_QKV_W] + (size_t)l * C * 3 * C,
+                           p[P_E_O_W] + (size_t)l * C * C, m->klen);
+        if (st != SX_OK) return st;
+    }
+    sx_nn_embedding_backward(g[P_WTE], dres, src, m->escale, B, Ts, C);
+    return SX_OK;
+}
+
+int sx_model_backward(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
+                      int tgt_len, int count) {
+    int st = loss_forward(m, loss, src, src_len, tgt, tgt_len, count, "model_backward");
+    if (st == SX_OK) st = model_backward(m, src);
+    return st;
+}
+
+/* ================================================================ training */
+int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
+                        int tgt_len, int count, float lr) {
+    static const char fn[] = "model_train_step";
+    if (m && !(lr >= 0.0f && lr < INFINITY))
+        return sx__fail(SX_EINVAL, -1, "%s: lr must be finite and >= 0 (got %g)", fn, (double)lr);
+    int st = loss_forward(m, loss, src, src_len, tgt, tgt_len, count, fn);
+    if (st == SX_OK) st = model_backward(m, src);
+    if (st != SX_OK) return st;
+    const sx_nn_adam_cfg adam = { lr, 0.9f, 0.98f, 1e-9f, 0.0f, m->fcfg[SX_MODEL_F_CLIP] };
+    m->step++;
+    const float norm = sx_nn_adam_step(m->params, m->adam_m, m->adam_v, m->grads, m->n_params,
+                                       m->step, &adam);
+    if (!(norm < INFINITY))
+        return sx__fail(SX_ENONFINITE, -1, "%s: gradient norm is %g (diverged)", fn, (double)norm);
+    sx_nn_span_clamp(m->p[P_SPAN], 3 * m->L * m->NH);
+    return SX_OK;
+}
+
+/* ================================================================ decoding */
+int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int src_len, int count) {
+    static const char fn[] = "model_generate";
+    int st = check_call(m, fn, count);
+    if (st == SX_OK) st = check_tokens(m, fn, "src", src, src_len, count, 1);
+    if (st != SX_OK) return st;
+    if (!out) return sx__fail(SX_EINVAL, -1, "%s: out is NULL", fn);
+    if (out_len < 2 || out_len > m->T)
+        return sx__fail(SX_EINVAL, -1, "%s: out_len must be in [2, max_len %d] (got %d)", fn, m->T,
+                        out_len);
+    m->B = 0;
+    st = encoder_forward(m, src, count, src_len);
+    if (st != SX_OK) return st;
+    for (int i = 0; i < count * out_len; i++) out[i] = SX_TOKEN_PAD;
+    for (int b = 0; b < count; b++) out[b * out_len] = SX_TOKEN_BOS;
+    const int V = m->V;
+    for (int t = 1; t < out_len; t++) {
+        /* decoder input: out[:, :t] */
+        for (int b = 0; b < count; b++)
+            for (int j = 0; j < t; j++) m->din[b * t + j] = out[b * out_len + j];
+        st = decoder_forward(m, count, src_len, t);
+        if (st != SX_OK) return st;
+        int open = 0;
+        for (int b = 0; b < count; b++) {
+            const int prev = out[b * out_len + t - 1];
+            if (t > 1 && (prev == SX_TOKEN_EOS || prev == SX_TOKEN_PAD)) continue; /* done */
+            const float *lg = m->a[A_LOGITS] + ((size_t)b * t + t - 1) * V;
+            int best = SX_TOKEN_EOS; /* never PAD or BOS: rows stay BOS, tokens, EOS, PAD */
+            for (int v = SX_TOKEN_EOS + 1; v < V; v++) best = lg[v] > lg[best] ? v : best;
+            out[b * out_len + t] = best;
+            open += best != SX_TOKEN_EOS;
+        }
+        if (!open) break;
+    }
+    return SX_OK;
+}
+
+/* ================================================================= queries */
+int sx_model_config(const sx_model *m, int field) {
+    if (!m || field < 0 || field >= m->n_cfg) {
+        sx__fail(SX_EINVAL, field, "model_config: field must be in [0, %d) (got %d)",
+                 m ? m->n_cfg : 0, field);
+        return -1;
+    }
+    return m->cfg[field];
+}
+
+float sx_model_fconfig(const sx_model *m, int field) {
+    if (!m || field < 0 || field >= N_FCFG(m->L)) {
+        sx__fail(SX_EINVAL, field, "model_fconfig: bad field %d", field);
+        return NAN;
+    }
+    return m->fcfg[field];
+}
+
+int sx_model_num_params(const sx_model *m) { return m ? (int)m->n_params : 0; }
+float *sx_model_params(sx_model *m) { return m ? m->params : NULL; }
+float *sx_model_grads(sx_model *m) { return m ? m->grads : NULL; }
+int sx_model_tensor_count(void) { return P_COUNT; }
+const char *sx_model_tensor_name(int index) {
+    return index >= 0 && index < P_COUNT ? tensor_name[index] : NULL;
+}
+int sx_model_tensor_offset(const sx_model *m, int index) {
+    if (!m || index < 0 || index >= P_COUNT) return -1;
+    return (int)(m->p[index] - m->params);
+}
+int sx_model_tensor_size(const sx_model *m, int index) {
+    if (!m || index < 0 || index >= P_COUNT) return -1;
+    return (int)m->p_size[index];
+}
+int sx_model_steps(const sx_model *m) { return m ? m->step : 0; }
+
+const float *sx_model_logits(const sx_model *m) { return m && m->B ? m->a[A_LOGITS] : NULL; }
+
+int sx_model_attention_shape(const sx_model *m, int kind, int dim) {
+    if (!m || !m->B || kind < 0 || kind > 2 || dim < 0 || dim > 3) return -1;
+    const int shape[4] = { m->B, m->NH, kind == SX_MODEL_ENC_SELF ? m->Ts : m->Tt,
+                           kind == SX_MODEL_DEC_SELF ? m->Tt : m->Ts };
+    return shape[dim];
+}
+
+const float *sx_model_attention(const sx_model *m, int kind, int layer) {
+    if (!m || !m->B || kind < 0 || kind > 2 || layer < 0 || layer >= m->L) return NULL;
+    const int Tq = sx_model_attention_shape(m, kind, 2), Tk = sx_model_attention_shape(m, kind, 3);
+    const int which = kind == SX_MODEL_ENC_SELF ? A_E_ATT : kind == SX_MODEL_DEC_SELF ? A_D_ATT : A_C_ATT;
+    return m->a[which] + map_off(m, layer, m->B, Tq, Tk);
+}
+
+int sx_model_alphas(const sx_model *m, float *out) {
+    if (!m || !out) return sx__fail(SX_EINVAL, -1, "model_alphas: model or out is NULL");
+    for (int k = 0; k < 3; k++)
+        for (int l = 0; l < m->L; l++)
+            for (int h = 0; h < m->NH; h++) {
+                const int i = (k * m->L + l) * m->NH + h;
+                float al;
+                switch (m->head_kind[l][h]) {
+                case SX_NN_SOFTMAX: al = 1.0f; break;
+                case SX_NN_ENTMAX15: al = 1.5f; break;
+                case SX_NN_ENTMAX: al = m->head_param[l][h]; break;
+                case SX_NN_ENTMAX_LEARNED: al = sx_nn_alpha_of(m->p[P_ALPHA][i]); break;
+                default: al = 2.0f; /* sparsemax, fusedmax */
+                }
+                out[i] = al;
+            }
+    return SX_OK;
+}
+
+int sx_model_spans(const sx_model *m, float *out) {
+    if (!m || !out) return sx__fail(SX_EINVAL, -1, "model_spans: model or out is NULL");
+    for (int i = 0; i < 3 * m->L * m->NH; i++) {
+        const float z = m->p[P_SPAN][i];
+        out[i] = m->span && i < 2 * m->L * m->NH ? (z < 0 ? 0 : z > 1 ? 1 : z) * (float)m->span : -1.0f;
+    }
+    return SX_OK;
+}
+
+/* ============================================================= checkpoints */
+#define SXM_MAGIC "SXMD"
+#define SXM_VERSION 1u
+#define SXM_HEADER 20 /* magic, version, n_cfg, n_fcfg, n_params */
+
+static void put_u32(unsigned char *b, uint32_t v) {
+    b[0] = (unsigned char)v; b[1] = (unsigned char)(v >> 8);
+    b[2] = (unsigned char)(v >> 16); b[3] = (unsigned char)(v >> 24);
+}
+static uint32_t get_u32(const unsigned char *b) {
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+static uint32_t fnv1a(const unsigned char *b, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+int sx_model_save_size(const sx_model *m) {
+    if (!m) return 0;
+    return (int)(SXM_HEADER + 4 * ((size_t)m->n_cfg + m->n_fcfg_given + m->n_params) + 4);
+}
+
+int sx_model_save(const sx_model *m, unsigned char *buf, int cap) {
+    if (!m || !buf) return sx__fail(SX_EINVAL, -1, "model_save: model or buffer is NULL");
+    const int size = sx_model_save_size(m);
+    if (cap < size)
+        return sx__fail(SX_EINVAL, -1, "model_save: buffer holds %d bytes, the checkpoint needs %d",
+                        cap, size);
+    unsigned char *b = buf;
+    memcpy(b, SXM_MAGIC, 4);
+    put_u32(b + 4, SXM_VERSION);
+    put_u32(b + 8, (uint32_t)m->n_cfg);
+    put_u32(b + 12, (uint32_t)m->n_fcfg_given);
+    put_u32(b + 16, (uint32_t)m->n_params);
+    b += SXM_HEADER;
+    for (int i = 0; i < m->n_cfg; i++, b += 4) put_u32(b, (uint32_t)m->cfg[i]);
+    for (int i = 0; i < m->n_fcfg_given; i++, b += 4) put_u32(b, f2u(m->fcfg[i]));
+    for (size_t i = 0; i < m->n_params; i++, b += 4) put_u32(b, f2u(m->params[i]));
+    put_u32(b, fnv1a(buf, (size_t)(b - buf)));
+    return SX_OK;
+}
+
+int sx_model_load(sx_model **out, const unsigned char *buf, int size) {
+    static const char fn[] = "model_load";
+    if (!out) return sx__fail(SX_EINVAL, -1, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!buf || size < SXM_HEADER + 4)
+        return sx__fail(SX_EINVAL, -1, "%s: truncated: %d bytes, a checkpoint has at least %d", fn,
+                        buf ? size : 0, SXM_HEADER + 4);
+    if (memcmp(buf, SXM_MAGIC, 4) != 0)
+        return sx__fail(SX_EINVAL, -1, "%s: not a Simplexity model (bad magic)", fn);
+    const uint32_t version = get_u32(buf + 4);
+    if (version != SXM_VERSION)
+        return sx__fail(SX_EINVAL, -1, "%s: format version %d is not supported (this build reads "
+                        "version %d)", fn, (int)(version > 0x7fffffffu ? -1 : (int)version),
+                        (int)SXM_VERSION);
+    const uint32_t n_cfg = get_u32(buf + 8), n_fcfg = get_u32(buf + 12), n_params = get_u32(buf + 16);
+    if (n_cfg > N_CFG_MAX || n_fcfg > N_FCFG_MAX || n_params > (1u << 26))
+        return sx__fail(SX_EINVAL, -1, "%s: corrupted header (n_cfg %d, n_fcfg %d, n_params %d)",
+                        fn, (int)(n_cfg & 0x7fffffff), (int)(n_fcfg & 0x7fffffff),
+                        (int)(n_params & 0x7fffffff));
+    const size_t want = SXM_HEADER + 4 * ((size_t)n_cfg + n_fcfg + n_params) + 4;
+    if ((size_t)size < want)
+        return sx__fail(SX_EINVAL, -1, "%s: truncated: %d bytes, the header promises %d", fn, size,
+                        (int)want);
+    if ((size_t)size > want)
+        return sx__fail(SX_EINVAL, -1, "%s: %d bytes after the checkpoint's end (%d bytes)", fn,
+                        (int)((size_t)size - want), (int)want);
+    if (fnv1a(buf, want - 4) != get_u32(buf + want - 4))
+        return sx__fail(SX_EINVAL, -1, "%s: checksum mismatch (the file is corrupted)", fn);
+    int cfg[N_CFG_MAX];
+    float fcfg[N_FCFG_MAX];
+    const unsigned char *b = buf + SXM_HEADER;
+    for (uint32_t i = 0; i < n_cfg; i++, b += 4) cfg[i] = (int)get_u32(b);
+    for (uint32_t i = 0; i < n_fcfg; i++, b += 4) fcfg[i] = u2f(get_u32(b));
+    sx_model *m = NULL;
+    int st = model_new(&m, cfg, (int)n_cfg, fcfg, (int)n_fcfg, fn);
+    if (st != SX_OK) return st;
+    if (m->n_params != n_params) {
+        st = sx__fail(SX_EINVAL, -1, "%s: %d parameters stored, the config needs %d", fn,
+                      (int)n_params, (int)m->n_params);
+        sx_model_free(m);
+        return st;
+    }
+    for (uint32_t i = 0; i < n_params; i++, b += 4) {
+        const float v = u2f(get_u32(b));
+        if (!(v > -INFINITY && v < INFINITY)) {
+            st = sx__fail(SX_EINVAL, (int)i, "%s: parameter %d is not finite (%g)", fn, (int)i,
+                          (double)v);
+            sx_model_free(m);
+            return st;
+        }
+        m->params[i] = v;
+    }
+    *out = m;
+    return SX_OK;
+}
