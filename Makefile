@@ -41,7 +41,7 @@ JS_SRC := $(wildcard wasm/*.js)
 DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
         $(patsubst wasm/%.js,$(D)/%.js,$(JS_SRC))
 
-.PHONY: all site tools-test test test-c test-js test-browser check-simd fuzz fuzz-short bench serve clean tools
+.PHONY: all site site-size tools-test test test-c test-js test-browser check-simd fuzz fuzz-short bench serve clean tools
 
 WEB_SRC := $(wildcard web/*.html web/*.css web/*.svg web/*.js web/viz/*.js web/widgets/*.js) examples/blog-post.html
 SITE := $(D)/site
@@ -58,6 +58,10 @@ site: $(DIST) $(WEB_SRC)
 	cp web/widgets/*.js $(SITE)/widgets/
 	cp examples/blog-post.html $(SITE)/examples/
 	cp $(D)/*.js $(D)/*.wasm $(SITE)/
+
+# Transfer size of the page and of the widgets alone, gzipped.
+site-size: site
+	$(NODE) tests/browser/sizes.mjs
 
 # Say which package to install instead of failing obscurely.
 tools:

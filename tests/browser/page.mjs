@@ -206,6 +206,8 @@ async function checkPage(browser, server) {
     s.scores = [1.5, 0, 1]; s.temperature = 1; s.alpha = 1.25;
     document.getElementById("trajectory").scores = [1.5, 0, 1];
     document.getElementById("entropy").alpha = 1.5;
+    document.getElementById("two-choice").alpha = 1.5;
+    document.getElementById("fused").removeAttribute("scores");
   });
   await frames(page, 3);
   await fs.mkdir(SHOTS, { recursive: true });

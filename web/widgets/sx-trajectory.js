@@ -17,7 +17,7 @@ const CSS = sheet(`
 svg.picture { max-width: 440px; }
 .path { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
 .change { stroke: var(--_bg); stroke-width: 1.5; }
-.change-label { font-size: 10.5px; }
+.change-label { font-size: 10.5px; stroke: none; }
 .dot { stroke: var(--_fg); stroke-width: 2; }
 .limit { fill: none; stroke: var(--_fg); stroke-dasharray: 2 2; }
 .side p { margin: 0.2rem 0; }
@@ -81,6 +81,7 @@ export class SxTrajectory extends SxElement {
       const x = new Float32Array(3 * (SAMPLES + 1));
       for (let i = 0; i <= SAMPLES; i++) for (let k = 0; k < 3; k++) x[3 * i + k] = ts[i] * z[k];
       this._paths.replaceChildren();
+      const placed = [];
       this._tracks = s.mappings.map((name) => {
         const p = this._run(name, x, s);
         let d = "";
@@ -99,7 +100,10 @@ export class SxTrajectory extends SxElement {
           const [cx, cy] = ternaryXY(q, S, 0);
           const m = svgEl("circle", { class: `change m-${name}`, cx: cx.toFixed(1), cy: cy.toFixed(1), r: 5.5 }, this._paths);
           svgEl("title", {}, m).textContent = `${MAPPINGS[name].label}: support {${supportName(ch.from)}} → {${supportName(ch.to)}} at t = ${ch.t.toPrecision(3)}`;
-          const lab = svgEl("text", { class: "change-label", x: (cx + 8).toFixed(1), y: (cy - 6).toFixed(1) }, this._paths);
+          let ly = cy - 6;
+          while (placed.some(([px, py]) => Math.abs(px - cx) < 40 && Math.abs(py - ly) < 12)) ly += 12;
+          placed.push([cx, ly]);
+          const lab = svgEl("text", { class: `change-label m-${name}`, x: (cx + 8).toFixed(1), y: ly.toFixed(1) }, this._paths);
           lab.textContent = `t=${ch.t.toPrecision(3)}`;
         }
         const last = p.subarray(3 * SAMPLES, 3 * SAMPLES + 3);
