@@ -224,13 +224,22 @@ async function checkPage(browser, server) {
 
 // Dark mode and a phone-sized viewport: the theme follows prefers-color-scheme; screenshots.
 async function checkDarkAndNarrow(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 } });
+  const { page, log } = await open(browser, server.url, server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 }, hasTouch: true, isMobile: true });
   await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
   await frames(page);
   const bg = await page.$eval("#simplex", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
   check(bg === "#16171a", `dark theme inside the widgets (got ${bg})`);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, `no horizontal scroll at 400 px (overflow ${overflow})`);
+  // touch: a tap on the two-choice plot moves its t cursor (pointer events serve mouse and touch)
+  const t0 = await page.$eval("#two-choice", (e) => e.t);
+  const plot = page.locator("#two-choice svg.picture");
+  await plot.scrollIntoViewIfNeeded();
+  const box = await plot.boundingBox();
+  await page.touchscreen.tap(box.x + box.width * 0.8, box.y + box.height / 2);
+  await frames(page);
+  const t1 = await page.$eval("#two-choice", (e) => e.t);
+  check(t1 > 1.5 && t1 !== t0, `a tap moves the two-choice cursor (t ${t0} -> ${t1})`);
   await page.screenshot({ path: path.join(SHOTS, "page-dark-narrow.png"), fullPage: true });
   check(log.errors.length === 0, `dark/narrow: zero console errors (got ${JSON.stringify(log.errors)})`);
   await page.close();

@@ -197,6 +197,10 @@ export class SxSimplex extends SxElement {
     // controls follow the attributes
     this._alpha.set(s.alpha); this._lambda.set(s.lambda); this._logT.set(Math.log10(T));
     this._cloudSel.value = s.cloud; this._entSel.value = s.entropy;
+    // only the parameters of the mappings shown
+    const uses = (name) => s.mappings.includes(name) || s.cloud === name;
+    this._alpha.root.style.display = uses("entmax") || s.entropy === "tsallis" ? "" : "none";
+    this._lambda.root.style.display = uses("fusedmax") ? "" : "none";
     // entropy layer: only when its inputs change
     const ek = `${s.entropy}|${s.alpha}|${s.theme}`;
     if (ek !== this._keys.entropy) {
