@@ -135,6 +135,7 @@ test-js: all
 test-browser: all
 	$(NODE) tests/browser/run.mjs
 	$(NODE) tests/browser/page.mjs
+	$(NODE) tests/browser/readme.mjs
 
 # The README's test command.
 test: all tools-test check-simd test-c fuzz-short test-js test-browser
