@@ -28,7 +28,7 @@ typedef struct {
     const char *task_name, *kind, *out;
     int seed, max_steps, eval_every, batch, d_model, heads, layers, d_ff, ramp, act, warmup;
     int n_val, n_test, quiet;
-    float lr, lr_min, target, stop, span_penalty, clip;
+    float lr, lr_min, target, stop, span_penalty, clip, alpha_lr;
 } options;
 
 static void usage(void) {
@@ -36,7 +36,7 @@ static void usage(void) {
             "usage: train --task reverse|sort|after_marker|date --kind softmax|entmax15|alpha|alpha-span\n"
             "             [--seed N] [--max-steps N] [--eval N] [--batch N] [--d-model N] [--heads N]\n"
             "             [--layers N] [--d-ff N] [--ramp N] [--gelu] [--lr X] [--lr-min X]\n"
-            "             [--warmup N] [--target X] [--stop X] [--span-penalty X] [--clip X] [--val N]\n"
+            "             [--warmup N] [--target X] [--stop X] [--span-penalty X] [--clip X] [--alpha-lr X] [--val N]\n"
             "             [--test N] [--out FILE] [--quiet]\n");
     exit(2);
 }
@@ -160,7 +160,7 @@ static void json_heads(FILE *f, const float *v, int L, int NH, int digits) {
 
 int main(int argc, char **argv) {
     options o = { NULL, NULL, NULL, 1, 2000, 100, 64, 32, 4, 2, 64, 3, 0, 0, 2000, 2000, 0,
-                  3e-3f, 3e-4f, 0.99f, 0.995f, 0.002f, 1.0f };
+                  3e-3f, 3e-4f, 0.99f, 0.995f, 0.002f, 1.0f, 10.0f };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT_I(name, field) if (!strcmp(a, name) && v) { o.field = atoi(v); i++; continue; }
@@ -173,6 +173,7 @@ int main(int argc, char **argv) {
         OPT_I("--warmup", warmup) OPT_I("--val", n_val) OPT_I("--test", n_test)
         OPT_F("--lr", lr) OPT_F("--lr-min", lr_min) OPT_F("--target", target) OPT_F("--stop", stop)
         OPT_F("--span-penalty", span_penalty) OPT_F("--clip", clip)
+        OPT_F("--alpha-lr", alpha_lr)
         if (!strcmp(a, "--gelu")) { o.act = 1; continue; }
         if (!strcmp(a, "--quiet")) { o.quiet = 1; continue; }
         usage();
@@ -201,9 +202,9 @@ int main(int argc, char **argv) {
     cfg[SX_MODEL_MAX_BATCH] = B;
     cfg[SX_MODEL_ACT] = o.act;
     for (int l = 0; l < L && l < SX_MODEL_MAX_LAYERS; l++) cfg[SX_MODEL_MAP + l] = map;
-    const float fcfg[2] = { o.span_penalty, o.clip };
+    const float fcfg[3] = { o.span_penalty, o.clip, o.alpha_lr };
     sx_model *m = NULL;
-    if (sx_model_create(&m, cfg, SX_MODEL_MAP + L, fcfg, 2) != SX_OK) {
+    if (sx_model_create(&m, cfg, SX_MODEL_MAP + L, fcfg, 3) != SX_OK) {
         fprintf(stderr, "train: %s\n", sx_last_error());
         return 1;
     }
@@ -258,10 +259,11 @@ int main(int argc, char **argv) {
     printf("{\"task\":\"%s\",\"kind\":\"%s\",\"seed\":%d,\"steps\":%d,\"seconds\":%.1f,"
            "\"loss\":%.5f,\"val_accuracy\":%.4f,\"accuracy\":%.4f,\"test_examples\":%d,"
            "\"params\":%d,\"bytes\":%d,\"config\":{\"d_model\":%d,\"heads\":%d,\"layers\":%d,"
-           "\"d_ff\":%d,\"max_len\":%d,\"span\":%d,\"ramp\":%d,\"batch\":%d,\"lr\":%g},\"alphas\":",
+           "\"d_ff\":%d,\"max_len\":%d,\"span\":%d,\"ramp\":%d,\"batch\":%d,\"lr\":%g,"
+           "\"alpha_lr\":%g,\"span_penalty\":%g},\"alphas\":",
            o.task_name, o.kind, o.seed, step, seconds, ema, acc, test_acc, o.n_test,
            sx_model_num_params(m), size, o.d_model, NH, L, o.d_ff, T, span ? T : 0,
-           span ? o.ramp : 0, B, (double)o.lr);
+           span ? o.ramp : 0, B, (double)o.lr, (double)o.alpha_lr, (double)o.span_penalty);
     json_heads(stdout, alphas, L, NH, 3);
     printf(",\"spans\":");
     json_heads(stdout, spans, L, NH, 2);

@@ -66,6 +66,9 @@ static int check_config(const char *fn, const int *cfg, int n_cfg, const float *
     if (n_fcfg > SX_MODEL_F_SPAN_PENALTY && fcfg[SX_MODEL_F_SPAN_PENALTY] < 0.0f)
         return sx__fail(SX_EINVAL, 0, "%s: float config span_penalty must be >= 0 (got %g)", fn,
                         (double)fcfg[SX_MODEL_F_SPAN_PENALTY]);
+    if (n_fcfg > SX_MODEL_F_ALPHA_LR && fcfg[SX_MODEL_F_ALPHA_LR] < 0.0f)
+        return sx__fail(SX_EINVAL, SX_MODEL_F_ALPHA_LR, "%s: float config alpha_lr must be >= 0 "
+                        "(got %g)", fn, (double)fcfg[SX_MODEL_F_ALPHA_LR]);
     for (int l = 0; l < L && SX_MODEL_F_PARAM + l < n_fcfg; l++) {
         const int k = cfg[SX_MODEL_MAP + l];
         const float p = fcfg[SX_MODEL_F_PARAM + l];
@@ -89,8 +92,8 @@ enum {
     P_D_LN1_W, P_D_LN1_B, P_D_QKV_W, P_D_QKV_B, P_D_O_W, P_D_O_B,
     P_D_LN2_W, P_D_LN2_B, P_D_Q_W, P_D_Q_B, P_D_KV_W, P_D_KV_B, P_D_CO_W, P_D_CO_B,
     P_D_LN3_W, P_D_LN3_B, P_D_FC_W, P_D_FC_B, P_D_PROJ_W, P_D_PROJ_B,
-    /* (3, L, NH) */
-    P_ALPHA, P_SPAN,
+    /* (3, L, NH); alpha last: its slice may take a scaled learning rate */
+    P_SPAN, P_ALPHA,
     P_COUNT
 };
 
@@ -101,7 +104,7 @@ static const char *const tensor_name[P_COUNT] = {
     "dec.ln1_w", "dec.ln1_b", "dec.qkv_w", "dec.qkv_b", "dec.o_w", "dec.o_b",
     "dec.ln2_w", "dec.ln2_b", "dec.q_w", "dec.q_b", "dec.kv_w", "dec.kv_b", "dec.co_w", "dec.co_b",
     "dec.ln3_w", "dec.ln3_b", "dec.fc_w", "dec.fc_b", "dec.proj_w", "dec.proj_b",
-    "alpha_a", "span_z"
+    "span_z", "alpha_a"
 };
 
 /* ============================================================= activations */
@@ -299,6 +302,7 @@ static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcf
     m->escale = sqrtf((float)m->C);
     m->fcfg[SX_MODEL_F_SPAN_PENALTY] = 0.002f;
     m->fcfg[SX_MODEL_F_CLIP] = 1.0f;
+    m->fcfg[SX_MODEL_F_ALPHA_LR] = 1.0f;
     for (int l = 0; l < m->L; l++)
         m->fcfg[SX_MODEL_F_PARAM + l] = cfg[SX_MODEL_MAP + l] == SX_NN_FUSEDMAX ? 0.1f : 1.5f;
     for (int i = 0; i < n_fcfg; i++) m->fcfg[i] = fcfg[i];
@@ -715,12 +719,23 @@ int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, c
     int st = loss_forward(m, loss, src, src_len, tgt, tgt_len, count, fn);
     if (st == SX_OK) st = model_backward(m, src);
     if (st != SX_OK) return st;
-    const sx_nn_adam_cfg adam = { lr, 0.9f, 0.98f, 1e-9f, 0.0f, m->fcfg[SX_MODEL_F_CLIP] };
-    m->step++;
-    const float norm = sx_nn_adam_step(m->params, m->adam_m, m->adam_v, m->grads, m->n_params,
-                                       m->step, &adam);
+    /* Adam in two slices, everything before alpha_a at lr, alpha_a at lr * alpha_lr; the clip
+       stays global: each slice gets max_norm scaled by its share of the global norm, so both
+       are scaled by max_norm / global norm (or not at all). */
+    const size_t na = m->p_size[P_ALPHA], n0 = m->n_params - na;
+    const float clip = m->fcfg[SX_MODEL_F_CLIP];
+    const float norm0 = sx_nn_grad_norm(m->grads, n0), norma = sx_nn_grad_norm(m->grads + n0, na);
+    const float norm = sqrtf(norm0 * norm0 + norma * norma);
     if (!(norm < INFINITY))
         return sx__fail(SX_ENONFINITE, -1, "%s: gradient norm is %g (diverged)", fn, (double)norm);
+    const int clipped = clip > 0.0f && norm > clip;
+    sx_nn_adam_cfg adam = { lr, 0.9f, 0.98f, 1e-9f, 0.0f, clipped ? clip * (norm0 / norm) : 0.0f };
+    m->step++;
+    sx_nn_adam_step(m->params, m->adam_m, m->adam_v, m->grads, n0, m->step, &adam);
+    adam.lr = lr * m->fcfg[SX_MODEL_F_ALPHA_LR];
+    adam.max_norm = clipped ? clip * (norma / norm) : 0.0f;
+    sx_nn_adam_step(m->params + n0, m->adam_m + n0, m->adam_v + n0, m->grads + n0, na, m->step,
+                    &adam);
     sx_nn_span_clamp(m->p[P_SPAN], 3 * m->L * m->NH);
     return SX_OK;
 }

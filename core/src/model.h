@@ -36,7 +36,8 @@
      Loss: mean cross-entropy over the non-PAD labels + span_penalty * sum of z over the span
      heads (z as a fraction of L, the reference's L1 penalty). Adam (beta1 0.9, beta2 0.98,
      eps 1e-9, no weight decay), gradients clipped to global norm SX_MODEL_F_CLIP, z clamped to
-     [0, 1] after every step.
+     [0, 1] after every step; alpha_a may take a larger learning rate (SX_MODEL_F_ALPHA_LR):
+     at the step counts that train these tasks, a at the shared rate barely leaves 0.
 
    PARAMETERS live in one float block, tensors in this order (L layers stacked, C = d_model,
    F = d_ff, V = vocab, NH heads): wte (V, C); out_w (C, V); out_b (V); enc_lnf w, b (C);
@@ -44,9 +45,9 @@
    o_w (L, C, C); o_b (L, C); ln2 w, b; fc_w (L, C, F); fc_b (L, F); proj_w (L, F, C);
    proj_b (L, C); decoder per layer: ln1 w, b; qkv_w; qkv_b; o_w; o_b; ln2 w, b; q_w (L, C, C);
    q_b; kv_w (L, C, 2C); kv_b (L, 2C); co_w (L, C, C); co_b; ln3 w, b; fc_w; fc_b; proj_w;
-   proj_b; then alpha_a (3, L, NH) and span_z (3, L, NH), indexed [attention kind][layer][head]
-   (the a of learned-alpha heads, unused elsewhere; z in [0, 1], used on self-attention heads
-   when the span is on). Weights are initialised from splitmix64 (SX_MODEL_SEED) with
+   proj_b; then span_z (3, L, NH) and alpha_a (3, L, NH), indexed [attention kind][layer][head]
+   (z in [0, 1], used on self-attention heads when the span is on; the a of learned-alpha
+   heads, unused elsewhere). Weights are initialised from splitmix64 (SX_MODEL_SEED) with
    N(0, 1/fan_in), biases 0, layernorm weights 1, a = 0 (alpha 1.5), z = 1.
 
    CHECKPOINTS (sx_model_save / sx_model_load), all little-endian 32-bit words:
@@ -102,7 +103,8 @@ enum {
 enum {
     SX_MODEL_F_SPAN_PENALTY = 0, /* L1 coefficient on z (default 0.002; >= 0) */
     SX_MODEL_F_CLIP = 1,         /* global gradient-norm clip (default 1; <= 0: none) */
-    SX_MODEL_F_PARAM = 2         /* per layer: fixed alpha (default 1.5) or lambda (default 0.1) */
+    SX_MODEL_F_ALPHA_LR = 2,     /* learning-rate multiplier of alpha_a (default 1; >= 0) */
+    SX_MODEL_F_PARAM = 3         /* per layer: fixed alpha (default 1.5) or lambda (default 0.1) */
 };
 /* Attention kinds (sx_model_attention, alphas, spans). */
 enum { SX_MODEL_ENC_SELF = 0, SX_MODEL_DEC_SELF = 1, SX_MODEL_CROSS = 2 };

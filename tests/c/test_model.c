@@ -12,6 +12,7 @@
 #include "simplexity.h"
 #include "model.h"
 #include "tasks.h"
+#include "nn.h"
 
 /* ------------------------------------------------------------------ helpers */
 static unsigned long long rng_state = 0x2545F4914F6CDD1Dull;
@@ -147,7 +148,7 @@ static void test_gradients(void) {
         int cfg[MAXC], src[B * T], tgt[B * T];
         const int n = make_cfg(cfg, V, C, NH, cases[k].L, F, T, cases[k].span, 2, 7 + (int)k, B,
                                cases[k].act, cases[k].maps);
-        float fcfg[SX_MODEL_F_PARAM + 2] = { 0.01f, 1.0f, cases[k].fparam[0], cases[k].fparam[1] };
+        float fcfg[SX_MODEL_F_PARAM + 2] = { 0.01f, 1.0f, 1.0f, cases[k].fparam[0], cases[k].fparam[1] };
         sx_model *m = NULL;
         int st = sx_model_create(&m, cfg, n, fcfg, SX_MODEL_F_PARAM + cases[k].L);
         CHECK(st == SX_OK, "%s: create: %s", cases[k].name, sx_last_error());
@@ -198,7 +199,7 @@ static void test_checkpoint(void) {
     int cfg[MAXC], src[B * T], tgt[B * T];
     const int maps[2] = { SX_MODEL_ENTMAX_LEARNED, SX_MODEL_FUSEDMAX };
     const int n = make_cfg(cfg, V, 8, 2, 2, 16, T, 4, 2, 3, B, 0, maps);
-    const float fcfg[SX_MODEL_F_PARAM + 2] = { 0.01f, 0.5f, 1.5f, 0.3f };
+    const float fcfg[SX_MODEL_F_PARAM + 2] = { 0.01f, 0.5f, 4.0f, 1.5f, 0.3f };
     sx_model *m = NULL, *r = NULL;
     CHECK(sx_model_create(&m, cfg, n, fcfg, SX_MODEL_F_PARAM + 2) == SX_OK, "%s", sx_last_error());
     if (!m) return;
@@ -356,12 +357,14 @@ static void test_errors(void) {
     }
     CHECK_MSG(sx_model_create(&m, NULL, n, NULL, 0), SX_EINVAL, "config is NULL");
     CHECK_MSG(sx_model_create(&m, cfg, 5, NULL, 0), SX_EINVAL, "config has 5 ints");
-    const float fbad[4] = { 0.01f, 1.0f, 1.0f, 0.5f };
-    CHECK_MSG(sx_model_create(&m, cfg, n, fbad, 4), SX_EINVAL,
+    const float fbad[5] = { 0.01f, 1.0f, 1.0f, 1.0f, 0.5f };
+    CHECK_MSG(sx_model_create(&m, cfg, n, fbad, 5), SX_EINVAL,
               "float config param[1] (entmax alpha) must be in [1, 8] (got 0.5)");
     const float fneg[1] = { -1.0f };
     CHECK_MSG(sx_model_create(&m, cfg, n, fneg, 1), SX_EINVAL, "span_penalty must be >= 0 (got -1)");
-    CHECK_MSG(sx_model_create(&m, cfg, n, fbad, 5), SX_EINVAL, "float config must have 0..4 entries (got 5)");
+    CHECK_MSG(sx_model_create(&m, cfg, n, fbad, 6), SX_EINVAL, "float config must have 0..5 entries (got 6)");
+    const float fneglr[3] = { 0.0f, 1.0f, -2.0f };
+    CHECK_MSG(sx_model_create(&m, cfg, n, fneglr, 3), SX_EINVAL, "alpha_lr must be >= 0 (got -2)");
 
     /* a good model, bad calls */
     CHECK(sx_model_create(&m, cfg, n, NULL, 0) == SX_OK, "%s", sx_last_error());
@@ -408,6 +411,41 @@ static void test_errors(void) {
     sx_model_free(m);
 }
 
+/* The train step's Adam runs in two slices (alpha_a may take a scaled rate): with alpha_lr 1
+   and a clip that binds, it must match one global-norm-clipped Adam step over the whole block. */
+static void test_adam_split(void) {
+    enum { V = 7, T = 6, B = 3 };
+    int cfg[MAXC], src[B * T], tgt[B * T];
+    const int maps[1] = { SX_MODEL_ENTMAX_LEARNED };
+    const int n = make_cfg(cfg, V, 8, 2, 1, 12, T, 5, 2, 11, B, 1, maps);
+    const float fcfg[3] = { 0.01f, 0.05f, 1.0f }; /* clip 0.05: binds */
+    sx_model *a = NULL, *b = NULL;
+    CHECK(sx_model_create(&a, cfg, n, fcfg, 3) == SX_OK && sx_model_create(&b, cfg, n, fcfg, 3) == SX_OK,
+          "%s", sx_last_error());
+    if (!a || !b) return;
+    toy_batch(src, tgt, B, T, V);
+    const int np = sx_model_num_params(a);
+    float *mm = calloc((size_t)np, sizeof(float)), *vv = calloc((size_t)np, sizeof(float));
+    CHECK(sx_model_train_step(a, NULL, src, T, tgt, T, B, 1e-2f) == SX_OK, "%s", sx_last_error());
+    CHECK(sx_model_backward(b, NULL, src, T, tgt, T, B) == SX_OK, "%s", sx_last_error());
+    const sx_nn_adam_cfg adam = { 1e-2f, 0.9f, 0.98f, 1e-9f, 0.0f, 0.05f };
+    const float norm = sx_nn_adam_step(sx_model_params(b), mm, vv, sx_model_grads(b), (size_t)np, 1, &adam);
+    float *z = sx_model_params(b) + sx_model_tensor_offset(b, 39);
+    CHECK(!strcmp(sx_model_tensor_name(39), "span_z"), "tensor 39 is %s", sx_model_tensor_name(39));
+    sx_nn_span_clamp(z, sx_model_tensor_size(b, 39));
+    double worst = 0.0;
+    for (int i = 0; i < np; i++) {
+        const double d = fabs((double)sx_model_params(a)[i] - sx_model_params(b)[i]);
+        worst = d > worst ? d : worst;
+    }
+    CHECK(norm > 0.05f && worst < 1e-6, "split Adam vs one step: gradient norm %g, worst |diff| %g",
+          (double)norm, worst);
+    free(mm);
+    free(vv);
+    sx_model_free(a);
+    sx_model_free(b);
+}
+
 /* ------------------------------------------------------------ training */
 /* A small model learns sequence reversal from the task generator: a deterministic run (fixed
    seeds) whose loss must fall below a bound. */
@@ -442,6 +480,7 @@ int main(void) {
     test_errors();
     test_checkpoint_content();
     test_checkpoint();
+    test_adam_split();
     test_gradients();
     test_train();
     return sx_test_summary("test_model");
