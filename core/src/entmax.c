@@ -263,13 +263,70 @@ int sx_entmax15_backward(float *dx, const float *x, const float *dy, int rows, i
 typedef struct {
     const float *x;
     int n;
-    double m, t, am1, q;
+    double m, t, am1, q, c; /* c = (alpha - 1) / T */
 } erow;
 
-static double erow_X(const erow *e, int i) { return e->am1 * (((double)e->x[i] - e->m) / e->t); }
+static double erow_X(const erow *e, int i) { return ((double)e->x[i] - e->m) * e->c; }
 
-/* f(tau) = sum p - 1 and f'(tau) over the candidates X[0..k) */
-static void erow_eval(const double *X, int k, double q, double tau, double *f, double *df) {
+/* ---- u^q in double, two lanes at a time, for 0 < u <= 1 and q > 0 (libm pow dominated the
+   time, and musl's pow in wasm is much slower than glibc's): exp(q log u) with fdlibm's log
+   kernel (u = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt 2), |error| < 2^-58) and a degree-12
+   Taylor exp on |r| <= ln(2)/2 (truncation 2e-16), 2^n built in the exponent bits. Relative
+   error a few ulp of q log u. Lanes with u <= 0 give 0, and so do results below 2^-1022. */
+typedef simde_v128_t v128d;
+#define dsplat(f) simde_wasm_f64x2_splat(f)
+#define dadd(a, b) simde_wasm_f64x2_add((a), (b))
+#define dsub(a, b) simde_wasm_f64x2_sub((a), (b))
+#define dmul(a, b) simde_wasm_f64x2_mul((a), (b))
+
+SX_INLINE v128d pow_unit(v128d u, v128d q) {
+    const v128d zero = dsplat(0.0);
+    v128d live = simde_wasm_f64x2_gt(u, zero);
+    u = simde_wasm_f64x2_pmax(u, dsplat(0x1p-1022));
+    /* log u = e ln 2 + log(1 + f) */
+    v128d m = vor(vand(u, simde_wasm_i64x2_splat(0x000fffffffffffffLL)), dsplat(0.5)); /* [0.5, 1) */
+    v128d eb = vor(simde_wasm_u64x2_shr(u, 52), dsplat(0x1p52));                        /* 2^52 + biased e */
+    v128d e = dsub(eb, dsplat(0x1p52 + 1022.0));
+    v128d small = simde_wasm_f64x2_lt(m, dsplat(0.70710678118654752440));
+    e = dsub(e, vand(small, dsplat(1.0)));
+    v128d f = dsub(dadd(m, vand(m, small)), dsplat(1.0));
+    v128d s = simde_wasm_f64x2_div(f, dadd(dsplat(2.0), f));
+    v128d z = dmul(s, s), w = dmul(z, z);
+    v128d t1 = dmul(w, dadd(dsplat(3.999999999940941908e-01),
+                            dmul(w, dadd(dsplat(2.222219843214978396e-01), dmul(w, dsplat(1.531383769920937332e-01))))));
+    v128d t2 = dmul(z, dadd(dsplat(6.666666666666735130e-01),
+                            dmul(w, dadd(dsplat(2.857142874366239149e-01),
+                                         dmul(w, dadd(dsplat(1.818357216161805012e-01), dmul(w, dsplat(1.479819860511658591e-01))))))));
+    v128d r = dadd(t1, t2), hfsq = dmul(dsplat(0.5), dmul(f, f));
+    v128d lg = dadd(dmul(e, dsplat(6.93147180369123816490e-01)),
+                    dsub(f, dsub(hfsq, dadd(dmul(s, dadd(hfsq, r)), dmul(e, dsplat(1.90821492927058770002e-10))))));
+    /* exp(y), y = q log u <= 0 */
+    v128d y = simde_wasm_f64x2_pmin(dmul(q, lg), zero);
+    const v128d magic = dsplat(0x1.8p52 + 1023.0);
+    v128d nb = dadd(dmul(y, dsplat(1.44269504088896338700e+00)), magic);
+    v128d n = dsub(nb, magic);
+    v128d x = dsub(dsub(y, dmul(n, dsplat(6.93147180369123816490e-01))), dmul(n, dsplat(1.90821492927058770002e-10)));
+    v128d p = dsplat(1.0 / 479001600.0);
+    p = dadd(dmul(p, x), dsplat(1.0 / 39916800.0));
+    p = dadd(dmul(p, x), dsplat(1.0 / 3628800.0));
+    p = dadd(dmul(p, x), dsplat(1.0 / 362880.0));
+    p = dadd(dmul(p, x), dsplat(1.0 / 40320.0));
+    p = dadd(dmul(p, x), dsplat(1.0 / 5040.0));
+    p = dadd(dmul(p, x), dsplat(1.0 / 720.0));
+    p = dadd(dmul(p, x), dsplat(1.0 / 120.0));
+    p = dadd(dmul(p, x), dsplat(1.0 / 24.0));
+    p = dadd(dmul(p, x), dsplat(1.0 / 6.0));
+    p = dadd(dmul(p, x), dsplat(0.5));
+    p = dadd(dmul(p, x), dsplat(1.0));
+    p = dadd(dmul(p, x), dsplat(1.0));
+    v128d scale = simde_wasm_i64x2_shl(nb, 52); /* 2^n, n >= -1022 */
+    v128d ok = vand(live, simde_wasm_f64x2_ge(y, dsplat(-708.0)));
+    return vand(dmul(p, scale), ok);
+}
+
+/* f(tau) = sum p - 1 and f'(tau) over the candidates X[0..k): libm pow, for few candidates
+   (too few to pay for pow_unit's constants) and in the scalar wasm build (emulated lanes). */
+static void erow_eval_libm(const double *X, int k, double q, double tau, double *f, double *df) {
     double s = 0.0, d = 0.0;
     for (int i = 0; i < k; i++) {
         double u = X[i] - tau;
@@ -283,6 +340,30 @@ static void erow_eval(const double *X, int k, double q, double tau, double *f, d
     *df = -q * d;
 }
 
+static void erow_eval(const double *X, int k, double q, double tau, double *f, double *df) {
+    if (SX_SCALAR_WASM || k < 8) {
+        erow_eval_libm(X, k, q, tau, f, df);
+        return;
+    }
+    const v128d vt = dsplat(tau), vq = dsplat(q), tiny = dsplat(0x1p-1022);
+    v128d s = dsplat(0.0), d = s;
+    int i = 0;
+    for (; i + 2 <= k; i += 2) {
+        v128d u = dsub(simde_wasm_v128_load(X + i), vt);
+        v128d p = pow_unit(u, vq);
+        s = dadd(s, p);
+        d = dadd(d, simde_wasm_f64x2_div(p, simde_wasm_f64x2_pmax(u, tiny)));
+    }
+    if (i < k) {
+        v128d u = dsub(simde_wasm_f64x2_make(X[i], -2.0), vt);
+        v128d p = pow_unit(u, vq);
+        s = dadd(s, p);
+        d = dadd(d, simde_wasm_f64x2_div(p, simde_wasm_f64x2_pmax(u, tiny)));
+    }
+    *f = simde_wasm_f64x2_extract_lane(s, 0) + simde_wasm_f64x2_extract_lane(s, 1) - 1.0;
+    *df = -q * (simde_wasm_f64x2_extract_lane(d, 0) + simde_wasm_f64x2_extract_lane(d, 1));
+}
+
 /* Keep the candidates that can still be in the support (X > lo: tau never goes below lo). */
 static int erow_compact(double *X, int k, double lo) {
     int j = 0;
@@ -293,11 +374,115 @@ static int erow_compact(double *X, int k, double lo) {
     return j;
 }
 
-/* Safeguarded Newton (rtsafe) on the bracket [-1, -(1/n)^(alpha-1)], over a shrinking candidate
-   set in one scratch allocation per row (without it: plain bisection, correct but slower). */
-static double erow_tau(const erow *e) {
-    double lo = -1.0, hi = -pow(1.0 / e->n, e->am1);
-    double *X = malloc(sizeof(double) * (size_t)e->n);
+/* ---- float search: narrows the bracket without libm pow
+   u^q = exp(q log u) in float SIMD (log below, sx_exp_nonpos) over a float copy of X, clamped to
+   >= -2 (masked and far entries: never in the support, tau >= -1) and padded with -2 to a
+   multiple of 4. Its answer only narrows the double search's bracket after the double search
+   has checked the signs at both ends, so its rounding never reaches the output. */
+
+/* log(u) for u >= FLT_MIN (Cephes logf: u = 2^e m, m in [sqrt(1/2), sqrt 2), degree-9
+   polynomial; ~1 ulp). */
+SX_INLINE v128 log_pos(v128 u) {
+    const v128 one = vsplat(1.0f);
+    v128 e = simde_wasm_i32x4_sub(simde_wasm_u32x4_shr(u, 23), simde_wasm_i32x4_splat(126));
+    v128 m = vor(vand(u, simde_wasm_i32x4_splat(0x007fffff)), vsplat(0.5f)); /* [0.5, 1) */
+    v128 small = vlt(m, vsplat(0.70710678f));
+    e = simde_wasm_i32x4_add(e, small); /* -1 where m < sqrt(1/2) */
+    v128 x = vsub(vadd(m, vand(m, small)), one);
+    v128 ef = simde_wasm_f32x4_convert_i32x4(e);
+    v128 z = vmul(x, x);
+    v128 y = vsplat(7.0376836292e-2f);
+    y = vadd(vmul(y, x), vsplat(-1.1514610310e-1f));
+    y = vadd(vmul(y, x), vsplat(1.1676998740e-1f));
+    y = vadd(vmul(y, x), vsplat(-1.2420140846e-1f));
+    y = vadd(vmul(y, x), vsplat(1.4249322787e-1f));
+    y = vadd(vmul(y, x), vsplat(-1.6668057665e-1f));
+    y = vadd(vmul(y, x), vsplat(2.0000714765e-1f));
+    y = vadd(vmul(y, x), vsplat(-2.4999993993e-1f));
+    y = vadd(vmul(y, x), vsplat(3.3333331174e-1f));
+    y = vmul(vmul(y, x), z);
+    y = vadd(y, vmul(ef, vsplat(-2.12194440e-4f)));
+    y = vsub(y, vmul(z, vsplat(0.5f)));
+    return vadd(vadd(x, y), vmul(ef, vsplat(0.693359375f)));
+}
+
+/* f(tau) + 1 = sum [X - tau]_+^q and sum [X - tau]_+^(q - 1) in float, X (k4, a multiple of 4). */
+static void erow_eval_f(const float *X, int k4, float q, float tau, double *s_out, double *d_out) {
+    const v128 vt = vsplat(tau), vq = vsplat(q), zero = vsplat(0.0f), tiny = vsplat(FLT_MIN);
+    v128 s0 = zero, s1 = zero, d0 = zero, d1 = zero;
+    int i = 0;
+    for (; i + 8 <= k4; i += 8) {
+        v128 u0 = vsub(vload(X + i), vt), u1 = vsub(vload(X + i + 4), vt);
+        v128 k0 = vgt(u0, zero), k1 = vgt(u1, zero);
+        u0 = vmax(u0, tiny);
+        u1 = vmax(u1, tiny);
+        v128 p0 = vand(sx_exp_nonpos(vmin(vmul(vq, log_pos(u0)), zero)), k0);
+        v128 p1 = vand(sx_exp_nonpos(vmin(vmul(vq, log_pos(u1)), zero)), k1);
+        s0 = vadd(s0, p0);
+        s1 = vadd(s1, p1);
+        d0 = vadd(d0, vdiv(p0, u0));
+        d1 = vadd(d1, vdiv(p1, u1));
+    }
+    for (; i < k4; i += 4) {
+        v128 u0 = vsub(vload(X + i), vt);
+        v128 k0 = vgt(u0, zero);
+        u0 = vmax(u0, tiny);
+        v128 p0 = vand(sx_exp_nonpos(vmin(vmul(vq, log_pos(u0)), zero)), k0);
+        s0 = vadd(s0, p0);
+        d0 = vadd(d0, vdiv(p0, u0));
+    }
+    *s_out = sx_hsum(vadd(s0, s1));
+    *d_out = sx_hsum(vadd(d0, d1));
+}
+
+/* Keeps the float candidates above lo, pads to a multiple of 4; returns the padded count. */
+static int erow_compact_f(float *X, int k4, float lo) {
+    int j = 0;
+    for (int i = 0; i < k4; i++) {
+        X[j] = X[i];
+        j += X[i] > lo;
+    }
+    int j4 = (j + 3) & ~3;
+    for (int i = j; i < j4; i++) X[i] = -2.0f;
+    return j4;
+}
+
+/* Narrows [*lo, *hi] around the root of the float f by safeguarded Newton, to ~1e-6. */
+static void erow_bracket_f(float *X, int k4, double q, double *lo_io, double *hi_io) {
+    double lo = *lo_io, hi = *hi_io, tau = lo, s, d;
+    const float qf = (float)q;
+    for (int it = 0; it < 60 && hi - lo > 2e-6; it++) {
+        erow_eval_f(X, k4, qf, (float)tau, &s, &d);
+        double f = s - 1.0, df = -q * d;
+        if (f > 0.0) {
+            lo = tau;
+            k4 = erow_compact_f(X, k4, (float)lo);
+        } else if (f < 0.0) hi = tau;
+        double cand = df < 0.0 ? tau - f / df : hi + 1.0;
+        double next = cand > lo && cand < hi ? cand : 0.5 * (lo + hi);
+        /* converged (to float resolution, or a Newton step below 1e-7): bracket the estimate */
+        if (f == 0.0 || (float)next == (float)tau || fabs(next - tau) < 1e-7) {
+            lo = fmax(lo, next - 1e-6);
+            hi = fmin(hi, next + 1e-6);
+            break;
+        }
+        tau = next;
+    }
+    *lo_io = lo;
+    *hi_io = hi;
+}
+
+/* Safeguarded Newton (rtsafe) in double on [-1, -(1/n)^(alpha-1)], after the float search has
+   narrowed that bracket (both ends checked in double; an unchecked end falls back to the full
+   one), over a shrinking candidate set (without the scratch allocation: plain bisection,
+   correct but slower). */
+static size_t erow_scratch_bytes(int n) { return sizeof(double) * (size_t)n + sizeof(float) * (size_t)((n + 3) & ~3); }
+
+static double erow_tau(const erow *e, void *scratch) {
+    const double lo0 = -1.0, hi0 = -pow(1.0 / e->n, e->am1);
+    double lo = lo0, hi = hi0;
+    const int n4 = (e->n + 3) & ~3;
+    double *X = scratch ? (double *)scratch : malloc(erow_scratch_bytes(e->n));
     if (!X) {
         for (int it = 0; it < 200 && hi - lo > 1e-17; it++) {
             double mid = 0.5 * (lo + hi), f = -1.0;
@@ -310,14 +495,36 @@ static double erow_tau(const erow *e) {
         }
         return 0.5 * (lo + hi);
     }
+    float *Xf = (float *)(X + e->n);
     int k = 0;
     for (int i = 0; i < e->n; i++) {
         X[k] = erow_X(e, i);
+        Xf[k] = X[k] > -2.0 ? (float)X[k] : -2.0f;
         k += X[k] > lo;
     }
-    double tau = lo, f, df;
-    double dx = hi - lo, dxold = dx;
-    erow_eval(X, k, e->q, tau, &f, &df);
+    for (int i = k; i < n4; i++) Xf[i] = -2.0f;
+    double flo = lo0, fhi = hi0, f, df;
+#if !SX_SCALAR_WASM /* emulated lanes: the float search would cost more than it saves */
+    if (k >= 16) erow_bracket_f(Xf, (k + 3) & ~3, e->q, &flo, &fhi); /* else the double search alone */
+#endif
+    /* the double search starts at the low end, f > 0 there (else from -1, where it is >= 0),
+       and needs f < 0 at the high end (else -(1/n)^(alpha-1), where it is <= 0) */
+    const double margin = 1e-5;
+    double tau = lo;
+    if (flo - margin > lo0) {
+        erow_eval(X, k, e->q, flo - margin, &f, &df);
+        if (f > 0.0) {
+            lo = tau = flo - margin;
+            k = erow_compact(X, k, lo);
+        }
+    }
+    if (tau == lo0) erow_eval(X, k, e->q, tau, &f, &df);
+    if (fhi + margin < hi0) {
+        double fh, dfh;
+        erow_eval(X, k, e->q, fhi + margin, &fh, &dfh);
+        if (fh < 0.0) hi = fhi + margin;
+    }
+    double dx = hi - lo, dxold = 4.0 * dx; /* a first Newton step from the narrowed bracket's end */
     for (int it = 0; it < 300 && f != 0.0; it++) {
         if (f > 0.0) {
             lo = tau;
@@ -325,6 +532,9 @@ static double erow_tau(const erow *e) {
         } else hi = tau;
         double prev = tau;
         double cand = df < 0.0 ? tau - f / df : hi + 1.0;
+        /* a Newton step of a few ulp: converged (the next f would be rounding noise, and
+           bisecting on its sign takes ~40 more passes) */
+        if (fabs(cand - tau) <= 4e-16) break;
         if (!(cand > lo && cand < hi) || fabs(2.0 * f) > fabs(dxold * df)) {
             dxold = dx;
             dx = 0.5 * (hi - lo);
@@ -337,7 +547,7 @@ static double erow_tau(const erow *e) {
         if (tau == prev || hi - lo <= 1e-17) break;
         erow_eval(X, k, e->q, tau, &f, &df);
     }
-    free(X);
+    if (!scratch) free(X);
     return tau;
 }
 
@@ -359,26 +569,52 @@ static int erow_init(erow *e, const float *x, int n, float alpha, float temperat
     e->t = temperature;
     e->am1 = (double)alpha - 1.0;
     e->q = 1.0 / e->am1;
+    e->c = e->am1 / e->t;
     return e->m != -INFINITY;
+}
+
+/* p_i = [X_i - tau]_+^q into p (float); returns their sum. */
+static double erow_powers_libm(float *p, const erow *e, double tau) {
+    double mass = 0.0;
+    for (int i = 0; i < e->n; i++) {
+        double u = erow_X(e, i) - tau, v = u > 0.0 ? pow(u, e->q) : 0.0;
+        mass += v;
+        p[i] = (float)v;
+    }
+    return mass;
+}
+
+static double erow_powers(float *p, const erow *e, double tau) {
+    const v128d vt = dsplat(tau), vq = dsplat(e->q), vm = dsplat(e->m), vc = dsplat(e->c);
+    const float *x = e->x;
+    v128d vmass = dsplat(0.0);
+    int i = 0;
+    for (; i + 2 <= e->n; i += 2) {
+        v128d X = dmul(dsub(simde_wasm_f64x2_make((double)x[i], (double)x[i + 1]), vm), vc);
+        v128d v = pow_unit(dsub(X, vt), vq);
+        vmass = dadd(vmass, v);
+        p[i] = (float)simde_wasm_f64x2_extract_lane(v, 0);
+        p[i + 1] = (float)simde_wasm_f64x2_extract_lane(v, 1);
+    }
+    if (i < e->n) {
+        v128d v = pow_unit(dsub(simde_wasm_f64x2_make(erow_X(e, i), -2.0), vt), vq);
+        vmass = dadd(vmass, v);
+        p[i] = (float)simde_wasm_f64x2_extract_lane(v, 0);
+    }
+    return simde_wasm_f64x2_extract_lane(vmass, 0) + simde_wasm_f64x2_extract_lane(vmass, 1);
 }
 
 /* p of one row, float output; tau and mass returned for reuse. Falls back to the uniform
    distribution on the argmax ties if the mass underflows (huge alpha). */
-static void entmax_bisect_row(float *p, const float *x, int n, float alpha, float temperature) {
+static void entmax_bisect_row(float *p, const float *x, int n, float alpha, float temperature, void *scratch) {
     erow e;
     if (!erow_init(&e, x, n, alpha, temperature)) {
         memset(p, 0, (size_t)n * sizeof(float));
         return;
     }
-    const double tau = erow_tau(&e);
-    /* one pow per support entry: unnormalised values (the largest is >= 1/n, since
-       tau <= -(1/n)^(alpha-1)), then scaled */
-    double mass = 0.0;
-    for (int i = 0; i < n; i++) {
-        double u = erow_X(&e, i) - tau, v = u > 0.0 ? pow(u, e.q) : 0.0;
-        mass += v;
-        p[i] = (float)v;
-    }
+    const double tau = erow_tau(&e, scratch);
+    /* unnormalised values (the largest is >= 1/n, since tau <= -(1/n)^(alpha-1)), then scaled */
+    const double mass = SX_SCALAR_WASM || n < 8 ? erow_powers_libm(p, &e, tau) : erow_powers(p, &e, tau);
     if (!(mass > 0.0) || mass == INFINITY) {
         int k = 0;
         for (int i = 0; i < n; i++) k += x[i] == (float)e.m;
@@ -398,7 +634,9 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
     if (alpha == 2.0f) return sx_sparsemax(out, x, rows, n, temperature);
     st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
     if (st) return st;
-    for (int r = 0; r < rows; r++) entmax_bisect_row(out + (size_t)r * n, x + (size_t)r * n, n, alpha, temperature);
+    void *scratch = malloc(erow_scratch_bytes(n)); /* NULL: each row tries its own */
+    for (int r = 0; r < rows; r++) entmax_bisect_row(out + (size_t)r * n, x + (size_t)r * n, n, alpha, temperature, scratch);
+    free(scratch);
     return SX_OK;
 }
 
@@ -415,10 +653,11 @@ int sx_entmax_backward(float *dx, const float *x, const float *dy, int rows, int
     st = check_scores2(x, dy, rows, n);
     if (st) return st;
     const double e2 = 2.0 - (double)alpha, invt = 1.0 / (double)temperature;
+    void *scratch = malloc(erow_scratch_bytes(n)); /* NULL: each row tries its own */
     for (int r = 0; r < rows; r++) {
         float *d = dx + (size_t)r * n;
         const float *g = dy + (size_t)r * n;
-        entmax_bisect_row(d, x + (size_t)r * n, n, alpha, temperature);
+        entmax_bisect_row(d, x + (size_t)r * n, n, alpha, temperature, scratch);
         double ls_max = -INFINITY;
         for (int i = 0; i < n; i++)
             if (d[i] > 0.0f) {
@@ -442,6 +681,7 @@ int sx_entmax_backward(float *dx, const float *x, const float *dy, int rows, int
             d[i] = (float)(v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v);
         }
     }
+    free(scratch);
     return SX_OK;
 }
 
@@ -470,7 +710,7 @@ static double alpha_grad_row(const float *x, const float *g, int n, float alpha,
         return acc;
     }
     const double eps = e.am1;
-    const double tau = erow_tau(&e);
+    const double tau = erow_tau(&e, NULL);
     const double mass = erow_mass(&e, tau);
     if (!(mass > 0.0) || mass == INFINITY) return 0.0; /* huge alpha: ties, the gradient vanishes */
     const double lmass = log(mass);

@@ -8,6 +8,14 @@
 
 typedef simde_v128_t v128;
 
+/* 1 in the scalar wasm build (emcc without -msimd128), where SIMDe keeps every vector in memory:
+   the few kernels where that costs more than plain C take a plain-C path there. */
+#if defined(__EMSCRIPTEN__) && !defined(__wasm_simd128__)
+#define SX_SCALAR_WASM 1
+#else
+#define SX_SCALAR_WASM 0
+#endif
+
 #define SX_INLINE static inline
 
 /* ------------------------------------------------------------ short names */
