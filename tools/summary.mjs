@@ -1,0 +1,31 @@
+// summary.mjs - render web/models/summary.json (written by `make models`) as a Markdown table
+// for the README: what each shipped model learned, computed, not typed.
+//   node tools/summary.mjs [web/models/summary.json]
+import { readFileSync } from 'node:fs';
+
+const file = process.argv[2] ?? 'web/models/summary.json';
+const runs = JSON.parse(readFileSync(file, 'utf8'));
+const kinds = ['enc_self', 'dec_self', 'cross'];
+const short = { enc_self: 'enc', dec_self: 'dec', cross: 'x' };
+
+// Per attention kind: layer by layer, heads joined by '/', e.g. "1.03/1.10 | 1.49/1.60".
+const perLayer = (v, digits) =>
+  v.map((heads) => heads.map((x) => x.toFixed(digits)).join('/')).join('; ');
+
+const rows = [
+  '| task | kind | steps | seconds | held-out acc. | KB | alpha per head (layer 1; layer 2) | span per head (positions) | exact zeros enc / dec / cross |',
+  '|---|---|---:|---:|---:|---:|---|---|---|',
+];
+for (const r of runs) {
+  const learned = r.kind.startsWith('alpha');
+  const alphas = learned
+    ? kinds.map((k) => `${short[k]} ${perLayer(r.alphas[k], 2)}`).join('<br>')
+    : r.alphas.enc_self[0][0].toFixed(1) + ' (fixed)';
+  const spans = r.config.span
+    ? kinds.slice(0, 2).map((k) => `${short[k]} ${perLayer(r.spans[k], 1)}`).join('<br>')
+    : '-';
+  const z = kinds.map((k) => (100 * r.zeros[k]).toFixed(0) + '%').join(' / ');
+  rows.push(`| ${r.task} | ${r.kind} | ${r.steps} | ${r.seconds.toFixed(1)} | ` +
+            `${(100 * r.accuracy).toFixed(2)}% | ${(r.bytes / 1024).toFixed(0)} | ${alphas} | ${spans} | ${z} |`);
+}
+console.log(rows.join('\n'));
