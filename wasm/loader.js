@@ -20,6 +20,14 @@ export const REQUIRED_EXPORTS = [
   "sx_softmax", "sx_sparsemax", "sx_entmax15", "sx_entmax", "sx_fusedmax", "sx_oscarmax",
   "sx_softmax_backward", "sx_sparsemax_backward", "sx_entmax15_backward", "sx_entmax_backward",
   "sx_fusedmax_backward", "sx_oscarmax_backward", "sx_entmax_alpha_grad", "sx_tsallis_entropy",
+  "sx_task_count", "sx_task_name", "sx_task_vocab_size", "sx_task_width", "sx_task_lengths",
+  "sx_task_token_char", "sx_task_generate", "sx_task_answer", "sx_task_split_of", "sx_task_encode",
+  "sx_task_decode",
+  "sx_model_create", "sx_model_free", "sx_model_reserve", "sx_model_config", "sx_model_fconfig",
+  "sx_model_num_params", "sx_model_steps", "sx_model_alphas", "sx_model_spans", "sx_model_forward",
+  "sx_model_logits", "sx_model_attention", "sx_model_attention_shape", "sx_model_loss",
+  "sx_model_train_step", "sx_model_generate", "sx_model_save_size", "sx_model_save",
+  "sx_model_load",
 ];
 
 // (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt)): validates only where the

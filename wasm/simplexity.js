@@ -18,6 +18,7 @@
 //   the module calls env.emscripten_notify_memory_growth (and, defensively, if it is detached).
 
 import { loadWasm, hasSimd } from "./loader.js";
+import { modelApi } from "./model.js";
 
 // ------------------------------------------------------------------------- errors
 /** A failure reported by the C core: `.code` is its status (1 invalid argument,
@@ -48,6 +49,8 @@ function show(v) {
 let wasm = null;         // the instance's exports, null until init() resolves
 let memory = null;       // its WebAssembly.Memory
 let heap = new Float32Array(0); // cached view over memory.buffer, rebuilt on growth
+let heapI32 = new Int32Array(0); // the same bytes as int32 and as bytes (model.js: tokens,
+let heapU8 = new Uint8Array(0);  // checkpoints, strings)
 let build = null;        // { simd, abi }
 let initPromise = null;  // the memoised init() promise
 let initSimd;            // the build the pending/finished init() chose
@@ -56,6 +59,8 @@ let scratchFloats = 0;   // its capacity in floats
 
 function refreshHeap() {
   heap = new Float32Array(memory.buffer);
+  heapI32 = new Int32Array(memory.buffer);
+  heapU8 = new Uint8Array(memory.buffer);
 }
 
 /**
@@ -456,3 +461,35 @@ export function tsallisEntropy(p, opts) {
   if (st !== 0) throw coreError(fn, st);
   return copyOut(out, at, rows);
 }
+
+// ------------------------------------------------------- the model and the tasks
+// model.js holds no state: it gets this instance's wasm, views and scratch through `core`.
+// The view getters re-check for a detached buffer, so a view is never kept across a call.
+const core = {
+  ready(fn) {
+    ready(fn);
+    return wasm;
+  },
+  f32() {
+    if (heap.length === 0) refreshHeap();
+    return heap;
+  },
+  i32() {
+    if (heapI32.length === 0) refreshHeap();
+    return heapI32;
+  },
+  u8() {
+    if (heapU8.length === 0) refreshHeap();
+    return heapU8;
+  },
+  /** Byte address of a scratch region of at least `bytes` bytes (16-byte aligned). */
+  scratch(fn, bytes) {
+    return scratch(fn, Math.max(1, Math.ceil(bytes / 4))) << 2;
+  },
+  coreError,
+  show,
+  SimplexityError,
+};
+
+/** The tiny encoder-decoder Transformer (see model.js and the README's Model section). */
+export const { Model, tasks } = modelApi(core);

@@ -10,7 +10,7 @@ const SITE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../d
 const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(SITE, f)), { level: 9 }).length;
 const raw = (f) => fs.statSync(path.join(SITE, f)).size;
 const dir = (d) => fs.readdirSync(path.join(SITE, d)).filter((f) => f.endsWith(".js")).map((f) => `${d}/${f}`);
-const library = ["simplexity.js", "loader.js", "simplexity-simd.wasm"];
+const library = ["simplexity.js", "loader.js", "model.js", "simplexity-simd.wasm"];
 const widgets = ["widgets.js", ...dir("widgets"), ...dir("viz")];
 const page = ["index.html", "style.css", "app.js", "favicon.svg"];
 const sum = (files, f) => files.reduce((a, x) => a + f(x), 0);

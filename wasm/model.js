@@ -1,0 +1,733 @@
+// model.js - the tiny encoder-decoder Transformer (Model) and the toy sequence tasks (tasks),
+// over the C core's sx_model_* and sx_task_* exports. simplexity.js builds them once per module
+// instance (modelApi(core)) and re-exports them, so they share its wasm instance, its heap views
+// and its scratch region, and this file holds no state of its own (two instances of
+// simplexity.js, e.g. the SIMD and the scalar build in one process, share this file).
+//
+// Reading order: names and constants, argument checks, token rows, the tasks, the Model
+// (config, lifetime, compute, training, decoding, queries, checkpoints).
+//
+// Boundary rules (docs/STYLE.md): JS checks every argument, every token id included, before
+// crossing into wasm (TypeError/RangeError naming the function, the argument and the value); C
+// statuses become SimplexityError. Inputs go through the shared grow-only scratch region, so no
+// call mallocs except new Model / Model.load (the model itself, freed by free()). Heap views are
+// fetched again after every call into wasm (core.f32() etc.); results are copies.
+
+// ------------------------------------------------------------------ names, constants
+/** Mapping kinds, indexed by the C enum (SX_MODEL_SOFTMAX = 0 ... SX_MODEL_FUSEDMAX = 5). */
+const MAPPINGS = ["softmax", "sparsemax", "entmax15", "entmax", "entmax-learned", "fusedmax"];
+const ENTMAX = 3;
+const FUSEDMAX = 5;
+/** Attention kinds, indexed by the C enum (ENC_SELF, DEC_SELF, CROSS). */
+const KINDS = ["encoder", "decoder", "cross"];
+const SPLITS = ["train", "heldout"];
+
+// The integer config (model.h): field indices and the float config's.
+const C_VOCAB = 0, C_D_MODEL = 1, C_N_HEAD = 2, C_N_LAYER = 3, C_D_FF = 4, C_MAX_LEN = 5,
+  C_SPAN = 6, C_SPAN_RAMP = 7, C_SEED = 8, C_MAX_BATCH = 9, C_ACT = 10, C_MAP = 11;
+const F_SPAN_PENALTY = 0, F_CLIP = 1, F_ALPHA_LR = 2, F_PARAM = 3;
+const MAX_LAYERS = 8;
+
+/** The config fields new Model() accepts, with their defaults (task: see resolveConfig). */
+export const MODEL_DEFAULTS = Object.freeze({
+  task: undefined, vocab: undefined, maxLen: undefined, dModel: 32, heads: 4, layers: 2,
+  dFF: 64, attention: "entmax-learned", alpha: 1.5, lambda: 0.1, span: 0, spanRamp: 3,
+  activation: "relu", seed: 1, maxBatch: 32, spanPenalty: 0.002, clip: 1, alphaLr: 1,
+});
+
+// ------------------------------------------------------------------------- the API
+/**
+ * Build Model and tasks over one simplexity.js instance.
+ * core: { ready(fn) -> exports, f32(), i32(), u8(), scratch(fn, bytes) -> byte address (16-byte
+ * aligned, valid until the next scratch call), coreError(fn, status), show(v), SimplexityError }.
+ */
+export function modelApi(core) {
+  const { show, coreError } = core;
+
+  // ------------------------------------------------------------ argument checks
+  function intArg(fn, name, v, lo, hi, dflt) {
+    if (v === undefined && dflt !== undefined) return dflt;
+    if (typeof v !== "number") {
+      throw new TypeError(`${fn}: ${name} must be an integer in [${lo}, ${hi}] (got ${show(v)})`);
+    }
+    if (!Number.isInteger(v) || v < lo || v > hi) {
+      throw new RangeError(`${fn}: ${name} must be an integer in [${lo}, ${hi}] (got ${show(v)})`);
+    }
+    return v;
+  }
+
+  /** A finite number >= min (float32-finite), or the default. */
+  function numArg(fn, name, v, dflt, min, max = Infinity) {
+    if (v === undefined) return dflt;
+    const range = max === Infinity ? `>= ${min}` : `in [${min}, ${max}]`;
+    if (typeof v !== "number") throw new TypeError(`${fn}: ${name} must be a number ${range} (got ${show(v)})`);
+    if (!Number.isFinite(v) || !Number.isFinite(Math.fround(v))) {
+      throw new RangeError(`${fn}: ${name} must be finite (got ${show(v)})`);
+    }
+    if (!(v >= min && v <= max)) throw new RangeError(`${fn}: ${name} must be ${range} (got ${show(v)})`);
+    return v;
+  }
+
+  function objectArg(fn, name, v, optional) {
+    if (v === undefined || v === null) {
+      if (optional) return {};
+      throw new TypeError(`${fn}: ${name} must be an object (got ${show(v)})`);
+    }
+    if (typeof v !== "object" || Array.isArray(v) || ArrayBuffer.isView(v)) {
+      throw new TypeError(`${fn}: ${name} must be an object (got ${show(v)})`);
+    }
+    return v;
+  }
+
+  function knownKeys(fn, name, obj, keys) {
+    for (const k of Object.keys(obj)) {
+      if (!keys.includes(k)) {
+        throw new RangeError(`${fn}: unknown ${name} field ${show(k)} (known: ${keys.join(", ")})`);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ strings
+  function cString(ptr, max = 4096) {
+    const u8 = core.u8();
+    let s = "";
+    for (let p = ptr >>> 0; p < u8.length && u8[p] !== 0 && s.length < max; p++) s += String.fromCharCode(u8[p]);
+    return s;
+  }
+
+  // -------------------------------------------------------------- token rows
+  const INT_ARRAYS = [Int32Array, Uint8Array, Uint16Array, Uint32Array, Int8Array, Int16Array];
+  const isIntArray = (x) => INT_ARRAYS.some((C) => x instanceof C);
+  const isRow = (x) => Array.isArray(x) || isIntArray(x);
+  const TOKENS_TYPE = "an Int32Array, an array of token ids or an array of rows";
+
+  /**
+   * Token rows: an array of rows (each an array or integer typed array of equal length), or one
+   * flat array of count * len ids (count from the caller: a batch's shape[0], or 1).
+   * Returns { x, nested, count, len }.
+   */
+  function rowsOf(fn, name, x, count) {
+    if (Array.isArray(x) && x.length > 0 && isRow(x[0])) {
+      const len = x[0].length;
+      for (let r = 0; r < x.length; r++) {
+        if (!isRow(x[r])) throw new TypeError(`${fn}: ${name}[${r}] must be a row of token ids (got ${show(x[r])})`);
+        if (x[r].length !== len) {
+          throw new RangeError(`${fn}: ${name}[${r}] has ${x[r].length} tokens, ${name}[0] has ${len}: rows must have equal lengths`);
+        }
+      }
+      if (count !== undefined && count !== x.length) {
+        throw new RangeError(`${fn}: ${name} has ${x.length} rows, the batch shape says ${count}`);
+      }
+      return { x, nested: true, count: x.length, len };
+    }
+    if (!isRow(x)) throw new TypeError(`${fn}: ${name} must be ${TOKENS_TYPE} (got ${show(x)})`);
+    const c = count === undefined ? 1 : count;
+    if (x.length === 0 || x.length % c !== 0) {
+      throw new RangeError(`${fn}: ${name}.length (${x.length}) must be a positive multiple of the row count (${c})`);
+    }
+    return { x, nested: false, count: c, len: x.length / c };
+  }
+
+  /** Copy rows into i32[at ...], checking every id against [0, vocab). */
+  function copyTokens(fn, name, rows, at, vocab) {
+    const h = core.i32();
+    const { x, count, len } = rows;
+    for (let r = 0; r < count; r++) {
+      const row = rows.nested ? x[r] : x;
+      const off = rows.nested ? 0 : r * len;
+      for (let i = 0; i < len; i++) {
+        const v = row[off + i];
+        if (!Number.isInteger(v) || v < 0 || v >= vocab) {
+          const where = count > 1 || rows.nested ? `${name}[${r}][${i}]` : `${name}[${i}]`;
+          const E = typeof v === "number" ? RangeError : TypeError;
+          throw new E(`${fn}: ${where} must be a token id in [0, ${vocab}) (got ${show(v)})`);
+        }
+        h[at + r * len + i] = v;
+      }
+    }
+  }
+
+  /** Rows of a result: count Int32Arrays of len, copied out of i32[at ...]. */
+  function rowsOut(at, count, len) {
+    const h = core.i32();
+    const out = new Array(count);
+    for (let r = 0; r < count; r++) out[r] = h.slice(at + r * len, at + (r + 1) * len);
+    return out;
+  }
+
+  // ==================================================================== tasks
+  let taskTable = null; // [{ name, vocab: string[], width, lengths }] read once from C
+
+  function table(fn) {
+    const ex = core.ready(fn);
+    if (taskTable !== null) return taskTable;
+    const n = ex.sx_task_count();
+    const t = [];
+    const at = core.scratch(fn, 16);
+    for (let id = 0; id < n; id++) {
+      const vocab = ["<pad>", "<bos>", "<eos>"];
+      const V = ex.sx_task_vocab_size(id);
+      for (let k = 3; k < V; k++) vocab.push(String.fromCharCode(ex.sx_task_token_char(id, k)));
+      ex.sx_task_lengths(at, at + 4, at + 8, at + 12, id);
+      const h = core.i32();
+      const lengths = { minSrc: h[at >> 2], maxSrc: h[(at >> 2) + 1], minTgt: h[(at >> 2) + 2], maxTgt: h[(at >> 2) + 3] };
+      t.push(Object.freeze({ id, name: cString(ex.sx_task_name(id)), vocab: Object.freeze(vocab), width: ex.sx_task_width(id), lengths: Object.freeze(lengths) }));
+    }
+    taskTable = t;
+    return t;
+  }
+
+  function taskArg(fn, name) {
+    const t = table(fn);
+    if (typeof name !== "string") {
+      throw new TypeError(`${fn}: task must be a task name string (got ${show(name)})`);
+    }
+    const task = t.find((x) => x.name === name);
+    if (!task) {
+      throw new RangeError(`${fn}: task must be one of ${t.map((x) => JSON.stringify(x.name)).join(", ")} (got ${show(name)})`);
+    }
+    return task;
+  }
+
+  function splitArg(fn, split) {
+    if (split === undefined) return 0;
+    const i = SPLITS.indexOf(split);
+    if (i < 0) {
+      const E = typeof split === "string" ? RangeError : TypeError;
+      throw new E(`${fn}: split must be "train" or "heldout" (got ${show(split)})`);
+    }
+    return i;
+  }
+
+  function maxLenArg(fn, task, v) {
+    return intArg(fn, "maxLen", v, task.width, 256, task.width);
+  }
+
+  /** One source row from text, checked in JS against the task's alphabet. */
+  function textArg(fn, task, text, maxLen) {
+    if (typeof text !== "string") throw new TypeError(`${fn}: text must be a string (got ${show(text)})`);
+    if (text.length + 1 > maxLen) {
+      throw new RangeError(`${fn}: text ${show(text)} has ${text.length} characters; with EOS it must fit in maxLen ${maxLen}`);
+    }
+    for (let i = 0; i < text.length; i++) {
+      const k = task.vocab.indexOf(text[i], 3);
+      if (k < 0) {
+        throw new RangeError(`${fn}: text[${i}] ${show(text[i])} is not in the ${task.name} alphabet ${show(task.vocab.slice(3).join(""))}`);
+      }
+    }
+  }
+
+  const tasks = Object.freeze({
+    /** The task names, in C id order. */
+    names() {
+      return table("tasks.names").map((t) => t.name);
+    },
+
+    /** The vocabulary: token id -> "<pad>", "<bos>", "<eos>", then one character per id. */
+    vocab(name) {
+      return [...taskArg("tasks.vocab", name).vocab];
+    },
+
+    /** The smallest maxLen that holds every example of the task. */
+    width(name) {
+      return taskArg("tasks.width", name).width;
+    },
+
+    /** Source and target length ranges in characters: { minSrc, maxSrc, minTgt, maxTgt }. */
+    lengths(name) {
+      return { ...taskArg("tasks.lengths", name).lengths };
+    },
+
+    /**
+     * Examples start .. start + count - 1 of (task, split, seed): { src, tgt, shape: [count, maxLen] },
+     * src and tgt Int32Arrays (count, maxLen) row-major. Deterministic.
+     */
+    generate(name, opts) {
+      const fn = "tasks.generate";
+      const task = taskArg(fn, name);
+      const o = objectArg(fn, "options", opts, true);
+      knownKeys(fn, "options", o, ["seed", "count", "split", "start", "maxLen"]);
+      const seed = intArg(fn, "seed", o.seed, 0, 0xffffffff, 1);
+      const count = intArg(fn, "count", o.count, 1, 65536, 1);
+      const start = intArg(fn, "start", o.start, 0, 0x7fffffff - count, 0);
+      const split = splitArg(fn, o.split);
+      const maxLen = maxLenArg(fn, task, o.maxLen);
+      const n = count * maxLen;
+      const ex = core.ready(fn);
+      const at = core.scratch(fn, 8 * n);
+      const st = ex.sx_task_generate(at, at + 4 * n, task.id, split, seed | 0, start, count, maxLen);
+      if (st !== 0) throw coreError(fn, st);
+      const h = core.i32();
+      const a = at >> 2;
+      return { src: h.slice(a, a + n), tgt: h.slice(a + n, a + 2 * n), shape: [count, maxLen] };
+    },
+
+    /** One source row (maxLen ids: the characters, EOS, PAD...) from text. */
+    encode(name, text, opts) {
+      const fn = "tasks.encode";
+      const task = taskArg(fn, name);
+      const o = objectArg(fn, "options", opts, true);
+      knownKeys(fn, "options", o, ["maxLen"]);
+      const maxLen = intArg(fn, "maxLen", o.maxLen, 2, 256, task.width);
+      textArg(fn, task, text, maxLen);
+      const ex = core.ready(fn);
+      const at = core.scratch(fn, 4 * maxLen + text.length + 1);
+      const u8 = core.u8();
+      const t = at + 4 * maxLen;
+      for (let i = 0; i < text.length; i++) u8[t + i] = text.charCodeAt(i);
+      u8[t + text.length] = 0;
+      const st = ex.sx_task_encode(at, task.id, t, maxLen);
+      if (st !== 0) throw coreError(fn, st);
+      return core.i32().slice(at >> 2, (at >> 2) + maxLen);
+    },
+
+    /**
+     * Text from one row of token ids (a src row, a tgt row or a generated row): BOS skipped,
+     * stops at the first EOS or PAD.
+     */
+    decode(name, tokens) {
+      const fn = "tasks.decode";
+      const task = taskArg(fn, name);
+      if (!isRow(tokens)) throw new TypeError(`${fn}: tokens must be an Int32Array or an array of token ids (got ${show(tokens)})`);
+      const n = tokens.length;
+      const ex = core.ready(fn);
+      const at = core.scratch(fn, 4 * n + n + 1);
+      if (n > 0) copyTokens(fn, "tokens", { x: tokens, nested: false, count: 1, len: n }, at >> 2, task.vocab.length);
+      const st = ex.sx_task_decode(at + 4 * n, n + 1, task.id, at, n);
+      if (st !== 0) throw coreError(fn, st);
+      return cString(at + 4 * n, n + 1);
+    },
+
+    /**
+     * The reference answer. For text: the answer text. For source rows (as Model.forward takes
+     * them, or a batch's src with { count }): the target rows (BOS, answer, EOS, PAD), an
+     * Int32Array of the same shape (flat input) or an array of rows (nested input).
+     */
+    answer(name, src, opts) {
+      const fn = "tasks.answer";
+      const task = taskArg(fn, name);
+      const o = objectArg(fn, "options", opts, true);
+      knownKeys(fn, "options", o, ["count"]);
+      if (typeof src === "string") {
+        const row = tasks.encode(name, src, { maxLen: Math.max(task.width, src.length + 2) });
+        const len = row.length;
+        const tgt = answerRows(fn, task, { x: row, nested: false, count: 1, len });
+        return tasks.decode(name, tgt);
+      }
+      const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 1 << 20);
+      const rows = rowsOf(fn, "src", src, count);
+      const out = answerRows(fn, task, rows);
+      return rows.nested ? Array.from({ length: rows.count }, (_, r) => out.slice(r * rows.len, (r + 1) * rows.len)) : out;
+    },
+
+    /** "train" or "heldout": the split a source text (or one source row) belongs to. */
+    splitOf(name, src) {
+      const fn = "tasks.splitOf";
+      const task = taskArg(fn, name);
+      const row = typeof src === "string" ? tasks.encode(name, src, { maxLen: Math.max(2, src.length + 1) }) : src;
+      if (!isRow(row)) throw new TypeError(`${fn}: src must be a string or a row of token ids (got ${show(src)})`);
+      const n = row.length;
+      if (n < 1 || n > 256) throw new RangeError(`${fn}: src must have 1..256 tokens (got ${n})`);
+      const ex = core.ready(fn);
+      const at = core.scratch(fn, 4 * n + 16);
+      copyTokens(fn, "src", { x: row, nested: false, count: 1, len: n }, (at >> 2) + 4, task.vocab.length);
+      const st = ex.sx_task_split_of(at, task.id, at + 16, 1, n);
+      if (st !== 0) throw coreError(fn, st);
+      return SPLITS[core.i32()[at >> 2]];
+    },
+  });
+
+  function answerRows(fn, task, rows) {
+    const { count, len } = rows;
+    if (len < 2 || len > 240) throw new RangeError(`${fn}: src rows must have 2..240 tokens (got ${len})`);
+    const n = count * len;
+    const ex = core.ready(fn);
+    const at = core.scratch(fn, 8 * n);
+    copyTokens(fn, "src", rows, (at >> 2) + n, task.vocab.length);
+    const st = ex.sx_task_answer(at, task.id, at + 4 * n, count, len);
+    if (st !== 0) throw coreError(fn, st);
+    return core.i32().slice(at >> 2, (at >> 2) + n);
+  }
+
+  // ==================================================================== Model
+  // A safety net only: a Model that becomes unreachable without free() has its C handle freed
+  // when (and if) the engine collects it. Call free(): collection may come late or never.
+  const registry = typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((handle) => {
+      try {
+        core.ready("Model").sx_model_free(handle);
+      } catch {
+        // the instance is gone: nothing to free
+      }
+    })
+    : null;
+
+  const CONFIG_KEYS = Object.keys(MODEL_DEFAULTS);
+
+  /** Check a JS config; returns { cfg: int[], fcfg: float[], config: resolved object }. */
+  function resolveConfig(fn, config) {
+    const c = objectArg(fn, "config", config, false);
+    knownKeys(fn, "config", c, CONFIG_KEYS);
+    const D = MODEL_DEFAULTS;
+    const task = c.task === undefined ? undefined : taskArg(fn, c.task);
+    if (!task && (c.vocab === undefined || c.maxLen === undefined)) {
+      throw new TypeError(`${fn}: config.${c.vocab === undefined ? "vocab" : "maxLen"} is required when config.task is not given`);
+    }
+    const vocab = intArg(fn, "config.vocab", c.vocab, 4, 4096, task ? task.vocab.length : undefined);
+    if (task && vocab < task.vocab.length) {
+      throw new RangeError(`${fn}: config.vocab must be >= ${task.vocab.length} for the ${task.name} task (got ${vocab})`);
+    }
+    const maxLen = intArg(fn, "config.maxLen", c.maxLen, task ? task.width : 2, 256, task ? task.width : undefined);
+    const heads = intArg(fn, "config.heads", c.heads, 1, 16, D.heads);
+    const dModel = intArg(fn, "config.dModel", c.dModel, 2, 1024, D.dModel);
+    if (dModel % 2 !== 0 || dModel % heads !== 0) {
+      throw new RangeError(`${fn}: config.dModel must be even and a multiple of config.heads (${heads}) (got ${dModel})`);
+    }
+    const layers = intArg(fn, "config.layers", c.layers, 1, MAX_LAYERS, D.layers);
+    const dFF = intArg(fn, "config.dFF", c.dFF, 1, 4096, D.dFF);
+    let attention = c.attention === undefined ? D.attention : c.attention;
+    if (typeof attention === "string") attention = new Array(layers).fill(attention);
+    else if (Array.isArray(attention)) {
+      if (attention.length !== layers) {
+        throw new RangeError(`${fn}: config.attention must name one mapping per layer (${layers}) (got ${attention.length})`);
+      }
+    } else {
+      throw new TypeError(`${fn}: config.attention must be a mapping name or an array of one per layer (got ${show(attention)})`);
+    }
+    const maps = attention.map((a, l) => {
+      const k = MAPPINGS.indexOf(a);
+      if (k < 0) {
+        const E = typeof a === "string" ? RangeError : TypeError;
+        const where = Array.isArray(c.attention) ? `config.attention[${l}]` : "config.attention";
+        throw new E(`${fn}: ${where} must be one of ${MAPPINGS.map((m) => JSON.stringify(m)).join(", ")} (got ${show(a)})`);
+      }
+      return k;
+    });
+    const alpha = numArg(fn, "config.alpha", c.alpha, D.alpha, 1, 8);
+    const lambda = numArg(fn, "config.lambda", c.lambda, D.lambda, 0);
+    let span = c.span === undefined ? D.span : c.span;
+    if (span === true) span = maxLen;
+    else if (span === false) span = 0;
+    else span = intArg(fn, "config.span", span, 0, maxLen);
+    const spanRamp = intArg(fn, "config.spanRamp", c.spanRamp, 1, 256, D.spanRamp);
+    const act = c.activation === undefined ? D.activation : c.activation;
+    if (act !== "relu" && act !== "gelu") {
+      const E = typeof act === "string" ? RangeError : TypeError;
+      throw new E(`${fn}: config.activation must be "relu" or "gelu" (got ${show(act)})`);
+    }
+    const seed = intArg(fn, "config.seed", c.seed, -0x80000000, 0xffffffff, D.seed);
+    const maxBatch = intArg(fn, "config.maxBatch", c.maxBatch, 1, 4096, D.maxBatch);
+    const spanPenalty = numArg(fn, "config.spanPenalty", c.spanPenalty, D.spanPenalty, 0);
+    const clip = numArg(fn, "config.clip", c.clip, D.clip, -Infinity);
+    const alphaLr = numArg(fn, "config.alphaLr", c.alphaLr, D.alphaLr, 0);
+
+    const cfg = [vocab, dModel, heads, layers, dFF, maxLen, span, span ? spanRamp : 1, seed | 0,
+      maxBatch, act === "gelu" ? 1 : 0, ...maps];
+    const fcfg = [spanPenalty, clip, alphaLr,
+      ...maps.map((k) => (k === FUSEDMAX ? lambda : k === ENTMAX ? alpha : 1.5))];
+    return { cfg, fcfg };
+  }
+
+  /** The JS config of a live model, read back from C (so loaded models have one too). */
+  function readConfig(ex, h) {
+    const get = (f) => ex.sx_model_config(h, f);
+    const fget = (f) => Number(ex.sx_model_fconfig(h, f).toPrecision(7)); // the float32, as typed
+    const layers = get(C_N_LAYER);
+    const attention = Array.from({ length: layers }, (_, l) => MAPPINGS[get(C_MAP + l)]);
+    const maps = attention.map((a) => MAPPINGS.indexOf(a));
+    const ea = maps.indexOf(ENTMAX), fl = maps.indexOf(FUSEDMAX);
+    return Object.freeze({
+      vocab: get(C_VOCAB), maxLen: get(C_MAX_LEN), dModel: get(C_D_MODEL), heads: get(C_N_HEAD),
+      layers, dFF: get(C_D_FF), attention: Object.freeze(attention),
+      alpha: ea >= 0 ? fget(F_PARAM + ea) : MODEL_DEFAULTS.alpha,
+      lambda: fl >= 0 ? fget(F_PARAM + fl) : MODEL_DEFAULTS.lambda,
+      span: get(C_SPAN), spanRamp: get(C_SPAN) ? get(C_SPAN_RAMP) : MODEL_DEFAULTS.spanRamp,
+      activation: get(C_ACT) ? "gelu" : "relu", seed: get(C_SEED), maxBatch: get(C_MAX_BATCH),
+      spanPenalty: fget(F_SPAN_PENALTY), clip: fget(F_CLIP), alphaLr: fget(F_ALPHA_LR),
+    });
+  }
+
+  const CREATE = Symbol("Model.create"); // Model.load's private path into the constructor
+
+  class Model {
+    #handle = 0;
+    #config = null;
+
+    /** A new model with freshly initialised parameters (see MODEL_DEFAULTS for the fields). */
+    constructor(config, handle) {
+      if (config === CREATE) {
+        this.#adopt(handle);
+        return;
+      }
+      const fn = "Model";
+      const { cfg, fcfg } = resolveConfig(fn, config);
+      const ex = core.ready(fn);
+      const at = core.scratch(fn, 16 + 4 * (cfg.length + fcfg.length));
+      const i32 = core.i32();
+      const f32 = core.f32();
+      const pc = at + 16, pf = pc + 4 * cfg.length;
+      i32[at >> 2] = 0;
+      for (let i = 0; i < cfg.length; i++) i32[(pc >> 2) + i] = cfg[i];
+      for (let i = 0; i < fcfg.length; i++) f32[(pf >> 2) + i] = fcfg[i];
+      const st = ex.sx_model_create(at, pc, cfg.length, pf, fcfg.length);
+      if (st !== 0) throw coreError(fn, st);
+      this.#adopt(core.i32()[at >> 2] >>> 0);
+    }
+
+    #adopt(handle) {
+      this.#handle = handle;
+      this.#config = readConfig(core.ready("Model"), handle);
+      if (registry) registry.register(this, handle, this);
+    }
+
+    /** The live handle, or a clear error for a freed model. */
+    #live(fn) {
+      if (this.#handle === 0) {
+        throw new Error(`${fn}: this model has been freed (free() was called); create or load a new one`);
+      }
+      return core.ready(fn);
+    }
+
+    /** Grow the activation block for `count` rows (up to 4096) when a call needs it. */
+    #reserve(fn, ex, count) {
+      if (count <= this.#config.maxBatch) return;
+      if (count > 4096) throw new RangeError(`${fn}: a batch has at most 4096 rows (got ${count})`);
+      const st = ex.sx_model_reserve(this.#handle, count);
+      if (st !== 0) throw coreError(fn, st);
+      this.#config = Object.freeze({ ...this.#config, maxBatch: count });
+    }
+
+    /** A model from checkpoint bytes (model.save()); bad bytes throw SimplexityError. */
+    static load(bytes) {
+      const fn = "Model.load";
+      let b = bytes;
+      if (b instanceof ArrayBuffer) b = new Uint8Array(b);
+      if (!(b instanceof Uint8Array)) {
+        throw new TypeError(`${fn}: bytes must be a Uint8Array or an ArrayBuffer (got ${show(bytes)})`);
+      }
+      const ex = core.ready(fn);
+      const at = core.scratch(fn, 16 + b.length);
+      core.i32()[at >> 2] = 0;
+      core.u8().set(b, at + 16);
+      const st = ex.sx_model_load(at, at + 16, b.length);
+      if (st !== 0) throw coreError(fn, st);
+      return new Model(CREATE, core.i32()[at >> 2] >>> 0);
+    }
+
+    /** Free the model's wasm memory. Idempotent; any later use throws. */
+    free() {
+      if (this.#handle === 0) return;
+      const h = this.#handle;
+      this.#handle = 0;
+      if (registry) registry.unregister(this);
+      core.ready("model.free").sx_model_free(h);
+    }
+
+    /** True once free() has been called. */
+    get freed() {
+      return this.#handle === 0;
+    }
+
+    /** The resolved config (every field of MODEL_DEFAULTS except task), frozen. */
+    get config() {
+      this.#live("model.config");
+      return this.#config;
+    }
+
+    /** Number of parameters (floats). */
+    get numParams() {
+      return this.#live("model.numParams").sx_model_num_params(this.#handle);
+    }
+
+    /** Adam steps taken so far (0 after load: the optimiser state is not saved). */
+    get steps() {
+      return this.#live("model.steps").sx_model_steps(this.#handle);
+    }
+
+    // ------------------------------------------------------------- compute
+    /**
+     * Forward pass, teacher forced. src: source rows (characters, EOS, PAD); tgt: decoder input
+     * rows (BOS, tokens...; a task's full tgt rows are fine). Rows: an array of rows, or flat with
+     * opts.count rows. Returns copies: { logits, shape: [count, tgtLen, vocab], attention: [...] }.
+     */
+    forward(src, tgt, opts) {
+      const fn = "model.forward";
+      const ex = this.#live(fn);
+      const o = objectArg(fn, "options", opts, true);
+      knownKeys(fn, "options", o, ["count", "attention"]);
+      const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 4096);
+      if (o.attention !== undefined && typeof o.attention !== "boolean") {
+        throw new TypeError(`${fn}: attention must be true or false (got ${show(o.attention)})`);
+      }
+      const s = rowsOf(fn, "src", src, count);
+      const t = rowsOf(fn, "tgt", tgt, count ?? (s.nested ? undefined : s.count));
+      if (t.count !== s.count) throw new RangeError(`${fn}: src has ${s.count} rows, tgt has ${t.count}`);
+      const { vocab, maxLen } = this.#config;
+      lengthCheck(fn, "src", s.len, 1, maxLen);
+      lengthCheck(fn, "tgt", t.len, 1, maxLen);
+      this.#reserve(fn, ex, s.count);
+      const ns = s.count * s.len, nt = t.count * t.len;
+      const at = core.scratch(fn, 4 * (ns + nt));
+      copyTokens(fn, "src", s, at >> 2, vocab);
+      copyTokens(fn, "tgt", t, (at >> 2) + ns, vocab);
+      const st = ex.sx_model_forward(this.#handle, at, s.len, at + 4 * ns, t.len, s.count);
+      if (st !== 0) throw coreError(fn, st);
+      return this.#results(ex, s.count, t.len, o.attention !== false);
+    }
+
+    /** Copies of the last pass's logits and (optionally) every attention map. */
+    #results(ex, count, tlen, withMaps) {
+      const h = this.#handle;
+      const { vocab, layers, heads } = this.#config;
+      const nl = count * tlen * vocab;
+      const lp = ex.sx_model_logits(h) >>> 2;
+      const logits = core.f32().slice(lp, lp + nl);
+      const out = { logits, shape: [count, tlen, vocab], attention: [] };
+      if (!withMaps) return out;
+      const alphas = this.#perHead(ex, "model.forward", "sx_model_alphas");
+      const spans = this.#perHead(ex, "model.forward", "sx_model_spans");
+      for (let k = 0; k < 3; k++) {
+        const shape = [0, 1, 2, 3].map((d) => ex.sx_model_attention_shape(h, k, d));
+        const n = shape[0] * shape[1] * shape[2] * shape[3];
+        for (let l = 0; l < layers; l++) {
+          const p = ex.sx_model_attention(h, k, l) >>> 2;
+          const i0 = (k * layers + l) * heads;
+          out.attention.push({
+            kind: KINDS[k], layer: l, heads, shape: [...shape], data: core.f32().slice(p, p + n),
+            alpha: Array.from(alphas.subarray(i0, i0 + heads)),
+            span: Array.from(spans.subarray(i0, i0 + heads), (v) => (v < 0 ? null : v)),
+          });
+        }
+      }
+      return out;
+    }
+
+    /** The 3 L NH floats of sx_model_alphas / sx_model_spans. */
+    #perHead(ex, fn, which) {
+      const { layers, heads } = this.#config;
+      const n = 3 * layers * heads;
+      const at = core.scratch(fn, 4 * n);
+      const st = ex[which](this.#handle, at);
+      if (st !== 0) throw coreError(fn, st);
+      return core.f32().slice(at >> 2, (at >> 2) + n);
+    }
+
+    /** A batch's (src, tgt) rows, checked and copied into scratch; returns the layout. */
+    #batch(fn, ex, batch, extra) {
+      const b = objectArg(fn, "batch", batch, false);
+      let count;
+      if (b.shape !== undefined) {
+        if (!Array.isArray(b.shape) || b.shape.length !== 2) {
+          throw new TypeError(`${fn}: batch.shape must be [count, length] (got ${show(b.shape)})`);
+        }
+        count = intArg(fn, "batch.shape[0]", b.shape[0], 1, 4096);
+      }
+      const s = rowsOf(fn, "batch.src", b.src, count);
+      const t = rowsOf(fn, "batch.tgt", b.tgt, count ?? (s.nested ? undefined : s.count));
+      if (t.count !== s.count) throw new RangeError(`${fn}: batch.src has ${s.count} rows, batch.tgt has ${t.count}`);
+      const { vocab, maxLen } = this.#config;
+      lengthCheck(fn, "batch.src", s.len, 1, maxLen);
+      lengthCheck(fn, "batch.tgt", t.len, 2, maxLen);
+      this.#reserve(fn, ex, s.count);
+      const ns = s.count * s.len, nt = t.count * t.len;
+      const at = core.scratch(fn, 16 + 4 * (ns + nt) + extra);
+      copyTokens(fn, "batch.src", s, (at >> 2) + 4, vocab);
+      copyTokens(fn, "batch.tgt", t, (at >> 2) + 4 + ns, vocab);
+      return { at, src: at + 16, tgt: at + 16 + 4 * ns, count: s.count, slen: s.len, tlen: t.len };
+    }
+
+    // ------------------------------------------------------------ training
+    /**
+     * One Adam step on a batch { src, tgt, shape? } of full target rows (BOS, answer, EOS, PAD):
+     * the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:]. Returns the loss before the step.
+     */
+    trainStep(batch, opts) {
+      const fn = "model.trainStep";
+      const ex = this.#live(fn);
+      const o = objectArg(fn, "options", opts, true);
+      knownKeys(fn, "options", o, ["lr"]);
+      const lr = numArg(fn, "lr", o.lr, 1e-3, 0);
+      const b = this.#batch(fn, ex, batch, 0);
+      const st = ex.sx_model_train_step(this.#handle, b.at, b.src, b.slen, b.tgt, b.tlen, b.count, lr);
+      if (st !== 0) throw coreError(fn, st);
+      return core.f32()[b.at >> 2];
+    }
+
+    /** The loss of a batch (as trainStep's) without a step. */
+    loss(batch) {
+      const fn = "model.loss";
+      const ex = this.#live(fn);
+      const b = this.#batch(fn, ex, batch, 0);
+      const st = ex.sx_model_loss(this.#handle, b.at, b.src, b.slen, b.tgt, b.tlen, b.count);
+      if (st !== 0) throw coreError(fn, st);
+      return core.f32()[b.at >> 2];
+    }
+
+    // ------------------------------------------------------------ decoding
+    /**
+     * Greedy decoding: one Int32Array of maxLen (default config.maxLen) per source row: BOS, the
+     * argmax tokens until EOS (included), then PAD. Source rows as for forward.
+     */
+    generate(src, opts) {
+      const fn = "model.generate";
+      const ex = this.#live(fn);
+      const o = objectArg(fn, "options", opts, true);
+      knownKeys(fn, "options", o, ["count", "maxLen"]);
+      const { vocab, maxLen } = this.#config;
+      const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 4096);
+      const outLen = intArg(fn, "maxLen", o.maxLen, 2, maxLen, maxLen);
+      const s = rowsOf(fn, "src", src, count);
+      lengthCheck(fn, "src", s.len, 1, maxLen);
+      this.#reserve(fn, ex, s.count);
+      const ns = s.count * s.len, no = s.count * outLen;
+      const at = core.scratch(fn, 4 * (ns + no));
+      copyTokens(fn, "src", s, at >> 2, vocab);
+      const st = ex.sx_model_generate(this.#handle, at + 4 * ns, outLen, at, s.len, s.count);
+      if (st !== 0) throw coreError(fn, st);
+      return rowsOut((at >> 2) + ns, s.count, outLen);
+    }
+
+    // ------------------------------------------------------------- queries
+    /** Effective alpha per head: { encoder, decoder, cross }, each [layer][head]. */
+    alphas() {
+      const fn = "model.alphas";
+      return this.#byKind(this.#perHead(this.#live(fn), fn, "sx_model_alphas"), (v) => v);
+    }
+
+    /** Span per head in positions, null where none applies (cross-attention, span off). */
+    spans() {
+      const fn = "model.spans";
+      return this.#byKind(this.#perHead(this.#live(fn), fn, "sx_model_spans"), (v) => (v < 0 ? null : v));
+    }
+
+    #byKind(v, f) {
+      const { layers, heads } = this.#config;
+      const out = {};
+      KINDS.forEach((kind, k) => {
+        out[kind] = Array.from({ length: layers }, (_, l) =>
+          Array.from({ length: heads }, (_, hd) => f(v[(k * layers + l) * heads + hd])));
+      });
+      return out;
+    }
+
+    // --------------------------------------------------------- checkpoints
+    /** The checkpoint bytes (config + parameters, checksummed), for Model.load. */
+    save() {
+      const fn = "model.save";
+      const ex = this.#live(fn);
+      const n = ex.sx_model_save_size(this.#handle);
+      const at = core.scratch(fn, n);
+      const st = ex.sx_model_save(this.#handle, at, n);
+      if (st !== 0) throw coreError(fn, st);
+      return core.u8().slice(at, at + n);
+    }
+  }
+
+  function lengthCheck(fn, name, len, lo, maxLen) {
+    if (len < lo || len > maxLen) {
+      throw new RangeError(`${fn}: ${name} rows must have ${lo}..${maxLen} tokens (maxLen) (got ${len})`);
+    }
+  }
+
+  return { Model, tasks };
+}
