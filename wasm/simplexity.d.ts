@@ -117,3 +117,188 @@ export function entmaxAlphaGrad(x: Scores, dy: Scores, options?: EntmaxOptions):
  * one value per row. p must be finite and >= 0 (rows need not sum to 1).
  */
 export function tsallisEntropy(p: Scores, options?: EntropyOptions): Float32Array;
+
+// ------------------------------------------------------------- the model and the tasks
+// Tokens: every task has its own vocabulary, 0 = PAD, 1 = BOS, 2 = EOS, then its alphabet.
+// Source rows: characters, EOS, PAD...; target rows: BOS, characters, EOS, PAD...
+// Token rows are passed as an array of rows (each an array or integer typed array, equal
+// lengths) or as one flat array of count * length ids with `count` given (default 1). Every id is
+// checked in JS: a RangeError names the row, the position and the value.
+
+/** Token ids: Int32Array (or another integer typed array) or numbers. */
+export type TokenRow = Int32Array | Uint8Array | Uint16Array | Uint32Array | Int8Array | Int16Array | readonly number[];
+/** One row, `count` rows flattened (row-major), or an array of rows. */
+export type TokenRows = TokenRow | readonly TokenRow[];
+
+export type TaskName = "reverse" | "sort" | "after_marker" | "date";
+export type Split = "train" | "heldout";
+
+/** A batch of examples, as tasks.generate returns it (src and tgt (count, length), row-major). */
+export interface Batch {
+  src: TokenRows;
+  tgt: TokenRows;
+  /** [count, length]; when absent, nested rows give the count, flat rows are one row. */
+  shape?: readonly [number, number] | number[];
+}
+
+export interface GeneratedBatch {
+  src: Int32Array;
+  tgt: Int32Array;
+  shape: [number, number];
+}
+
+export interface GenerateOptions {
+  /** Seed, an integer in [0, 2^32). Default 1. */
+  seed?: number;
+  /** Rows, 1..65536. Default 1. */
+  count?: number;
+  /** Default "train". The two splits are disjoint: membership is a property of the source string. */
+  split?: Split;
+  /** Index of the first example (examples do not depend on how they are chunked). Default 0. */
+  start?: number;
+  /** Row length, >= tasks.width(name) (default), <= 256: more PAD. */
+  maxLen?: number;
+}
+
+/** The four toy tasks, generated deterministically (integer arithmetic: every build agrees). */
+export const tasks: {
+  /** ["reverse", "sort", "after_marker", "date"]. */
+  names(): TaskName[];
+  /** Token id -> "<pad>", "<bos>", "<eos>", then one character per id (sizes 13, 13, 14, 37). */
+  vocab(name: TaskName): string[];
+  /** The smallest row length holding every example (12, 12, 13, 12). */
+  width(name: TaskName): number;
+  /** Source and target lengths in characters. */
+  lengths(name: TaskName): { minSrc: number; maxSrc: number; minTgt: number; maxTgt: number };
+  /** Examples start .. start + count - 1 of (name, split, seed). */
+  generate(name: TaskName, options?: GenerateOptions): GeneratedBatch;
+  /** One source row: the characters of text, EOS, PAD to maxLen (default tasks.width(name)). */
+  encode(name: TaskName, text: string, options?: { maxLen?: number }): Int32Array;
+  /** Text of a row (src, tgt or generated): BOS skipped, stops at the first EOS or PAD. */
+  decode(name: TaskName, tokens: TokenRow): string;
+  /** The reference answer of a text (e.g. "22 Nov 2026" -> "2026-11-22"); SimplexityError for
+   *  a source outside the task's domain. */
+  answer(name: TaskName, text: string): string;
+  /** The reference target rows of source rows: flat in, flat out; nested in, nested out. */
+  answer(name: TaskName, src: TokenRows, options?: { count?: number }): Int32Array | Int32Array[];
+  /** The split a source text (or one source row) belongs to. */
+  splitOf(name: TaskName, src: string | TokenRow): Split;
+};
+
+/** Attention mapping of a layer (all its heads, in its three attention sub-layers). */
+export type Mapping = "softmax" | "sparsemax" | "entmax15" | "entmax" | "entmax-learned" | "fusedmax";
+
+/** new Model(config): every field is optional except vocab and maxLen when task is absent. */
+export interface ModelConfig {
+  /** Take vocab and maxLen from this task (the model does not remember it). */
+  task?: TaskName;
+  /** Vocabulary size, 4..4096, including PAD, BOS, EOS. Default: the task's. */
+  vocab?: number;
+  /** Longest source or target row, 2..256. Default: tasks.width(task). */
+  maxLen?: number;
+  /** Model width, 2..1024, even, a multiple of heads. Default 32. */
+  dModel?: number;
+  /** Heads per attention sub-layer, 1..16. Default 4. */
+  heads?: number;
+  /** Encoder layers = decoder layers, 1..8. Default 2. */
+  layers?: number;
+  /** Feed-forward width, 1..4096. Default 64. */
+  dFF?: number;
+  /** One mapping for every layer, or one per layer. Default "entmax-learned" (alpha = 1 +
+   *  sigmoid(a), a learned per head, starting at 1.5). */
+  attention?: Mapping | readonly Mapping[];
+  /** Alpha of "entmax" layers, in [1, 8]. Default 1.5. */
+  alpha?: number;
+  /** Lambda of "fusedmax" layers, >= 0. Default 0.1. */
+  lambda?: number;
+  /** Adaptive span on the self-attention heads: the maximum span in positions (0..maxLen), true
+   *  for maxLen, 0 or false for none. Default 0. */
+  span?: number | boolean;
+  /** Span ramp R in positions, 1..256. Default 3. */
+  spanRamp?: number;
+  /** Feed-forward activation. Default "relu". */
+  activation?: "relu" | "gelu";
+  /** Parameter initialisation seed, an integer in [-2^31, 2^32). Default 1. */
+  seed?: number;
+  /** Rows the activation block holds at first, 1..4096 (grows when a call needs more). Default 32. */
+  maxBatch?: number;
+  /** L1 penalty on the spans. Default 0.002. */
+  spanPenalty?: number;
+  /** Global gradient-norm clip; <= 0: none. Default 1. */
+  clip?: number;
+  /** Learning-rate multiplier of the learned alphas, >= 0. Default 1 (tools/train uses 10). */
+  alphaLr?: number;
+}
+
+/** The resolved config (model.config): every field set, task dropped. */
+export interface ResolvedModelConfig {
+  readonly vocab: number; readonly maxLen: number; readonly dModel: number; readonly heads: number;
+  readonly layers: number; readonly dFF: number; readonly attention: readonly Mapping[];
+  readonly alpha: number; readonly lambda: number; readonly span: number; readonly spanRamp: number;
+  readonly activation: "relu" | "gelu"; readonly seed: number; readonly maxBatch: number;
+  readonly spanPenalty: number; readonly clip: number; readonly alphaLr: number;
+}
+
+export type AttentionKind = "encoder" | "decoder" | "cross";
+
+/** One attention map of the last pass: data (B, H, Tq, Tk) row-major, each row on the simplex
+ *  (masked keys exactly 0: padding in encoder and cross, the future in the decoder). */
+export interface AttentionMap {
+  kind: AttentionKind;
+  layer: number;
+  /** Number of heads (= shape[1]). */
+  heads: number;
+  /** [B, H, Tq, Tk]: encoder (B, H, Ts, Ts), decoder (B, H, Tt, Tt), cross (B, H, Tt, Ts). */
+  shape: [number, number, number, number];
+  data: Float32Array;
+  /** Effective alpha per head (1 softmax, 2 sparsemax and fusedmax). */
+  alpha: number[];
+  /** Span per head in positions; null where none applies. */
+  span: (number | null)[];
+}
+
+export interface ForwardResult {
+  /** (count, tgtLen, vocab): logits[b, t] scores the token after tgt[b, t]. */
+  logits: Float32Array;
+  shape: [number, number, number];
+  /** Encoder layers, then decoder layers, then cross layers; [] with { attention: false }. */
+  attention: AttentionMap[];
+}
+
+/** Per attention kind, [layer][head]. */
+export interface PerHead<T> {
+  encoder: T[][];
+  decoder: T[][];
+  cross: T[][];
+}
+
+/** A tiny encoder-decoder Transformer in wasm memory. Free it with free(). */
+export class Model {
+  /** Checks every field in JS (TypeError/RangeError naming it); C failures are SimplexityError. */
+  constructor(config: ModelConfig);
+  /** A model from model.save() bytes; truncated or corrupted bytes throw SimplexityError. */
+  static load(bytes: Uint8Array | ArrayBuffer): Model;
+  readonly config: ResolvedModelConfig;
+  readonly numParams: number;
+  /** Adam steps since creation or load. */
+  readonly steps: number;
+  readonly freed: boolean;
+  /** Teacher-forced forward pass: src rows, decoder input rows (BOS first). Copies. */
+  forward(src: TokenRows, tgt: TokenRows, options?: { count?: number; attention?: boolean }): ForwardResult;
+  /** One Adam step (clip, span clamp) on full target rows; returns the loss before the step.
+   *  lr >= 0, default 1e-3. */
+  trainStep(batch: Batch, options?: { lr?: number }): number;
+  /** The loss of a batch, without a step. */
+  loss(batch: Batch): number;
+  /** Greedy decoding: one row of maxLen (default config.maxLen) per source row: BOS, tokens, EOS, PAD. */
+  generate(src: TokenRows, options?: { count?: number; maxLen?: number }): Int32Array[];
+  /** Effective alpha per head. */
+  alphas(): PerHead<number>;
+  /** Span per head in positions; null where none applies (cross-attention, span off). */
+  spans(): PerHead<number | null>;
+  /** Checkpoint bytes: config and parameters (not Adam's state), checksummed. */
+  save(): Uint8Array;
+  /** Frees the wasm memory; idempotent. Any later use throws. A FinalizationRegistry frees
+   *  unreachable models as a safety net, but when (or whether) it runs is up to the engine. */
+  free(): void;
+}

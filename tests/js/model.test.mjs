@@ -5,6 +5,7 @@
 // decoding, freed models, SIMD vs scalar agreement, and memory that stays flat.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { builds, assertClose } from "./helpers.mjs";
 
 const all = await builds();
@@ -352,6 +353,27 @@ for (const { name, sx } of all) {
       } finally {
         m.free();
         if (m2) m2.free();
+      }
+    });
+
+    test("a committed checkpoint (web/models) loads, matches the trainer's summary and is accurate in wasm", async () => {
+      const bytes = new Uint8Array(await readFile(new URL("../../web/models/reverse-alpha-span.sxm", import.meta.url)));
+      const summary = JSON.parse(await readFile(new URL("../../web/models/summary.json", import.meta.url), "utf8"))
+        .find((e) => e.task === "reverse" && e.kind === "alpha-span");
+      const m = Model.load(bytes);
+      try {
+        assert.equal(m.numParams, summary.params);
+        const al = m.alphas();
+        assertClose(al.encoder.flat(), summary.alphas.enc_self.flat(), 2e-3, "encoder alphas");
+        assertClose(al.cross.flat(), summary.alphas.cross.flat(), 2e-3, "cross alphas");
+        assert.ok(m.spans().encoder.flat().every((v) => v >= 0 && v <= m.config.maxLen));
+        const held = tasks.generate("reverse", { seed: 123, count: 200, split: "heldout" });
+        const out = m.generate(held.src, { count: 200 });
+        let right = 0;
+        out.forEach((r, i) => (right += tasks.decode("reverse", r) === tasks.decode("reverse", held.tgt.subarray(12 * i, 12 * i + 12))));
+        assert.ok(right >= 196, `${right} / 200 held-out examples right`);
+      } finally {
+        m.free();
       }
     });
 
