@@ -1,4 +1,5 @@
-/* simplexity.h - sparse attention mappings onto the simplex, in C99.
+/* simplexity.h - sparse attention mappings onto the simplex, in C99, and a tiny Transformer
+   that uses them (sections: mappings, backward passes, entropies, tasks, model, memory).
 
    One public header. Every mapping takes `rows` rows of `n` scores, row-major,
    and writes `rows * n` probabilities. Every function that can fail returns an
@@ -100,6 +101,176 @@ int sx_entmax_alpha_grad(float *dalpha, const float *x, const float *dy, int row
    p must be finite and >= 0; rows need not sum to 1 (the per-entry form keeps the
    value continuous in alpha even when float rounding leaves a row off the simplex). */
 int sx_tsallis_entropy(float *h, const float *p, int rows, int n, float alpha);
+
+/* =================================================================== tasks */
+/* Toy sequence-to-sequence tasks, generated deterministically (integer arithmetic only, so
+   native and wasm agree): the tasks, token conventions, splits and domains are documented in
+   core/src/tasks.h. */
+enum { SX_TASK_REVERSE = 0, SX_TASK_SORT = 1, SX_TASK_AFTER_MARKER = 2, SX_TASK_DATE = 3, SX_TASK_COUNT = 4 };
+enum { SX_TASK_TRAIN = 0, SX_TASK_HELDOUT = 1 };
+enum { SX_TOKEN_PAD = 0, SX_TOKEN_BOS = 1, SX_TOKEN_EOS = 2 };
+
+/* ------------------------------------------------------------------ queries */
+/* Number of tasks (4). */
+int sx_task_count(void);
+/* "reverse", "sort", "after_marker", "date"; NULL for a bad id. */
+const char *sx_task_name(int task);
+/* Vocabulary size including PAD, BOS, EOS; 0 for a bad id. */
+int sx_task_vocab_size(int task);
+/* The smallest max_len that holds every example of the task; 0 for a bad id. */
+int sx_task_width(int task);
+/* Source and target length ranges in characters (without EOS/BOS); any pointer may be NULL. */
+int sx_task_lengths(int *min_src, int *max_src, int *min_tgt, int *max_tgt, int task);
+/* The character (ASCII code) of a token: >= 32 for the alphabet's tokens, 0 for PAD, BOS, EOS;
+   -1 for a bad task or a token outside [0, vocab). */
+int sx_task_token_char(int task, int token);
+
+/* --------------------------------------------------------------- generation */
+/* Examples start .. start + count - 1 of (task, split, seed) into src and tgt, both
+   (count, max_len). count >= 0 (0 writes nothing), start >= 0, start + count <= 2^31 - 1,
+   max_len >= sx_task_width(task), split 0 (train) or 1 (held-out). */
+int sx_task_generate(int *src, int *tgt, int task, int split, unsigned seed, int start, int count,
+                     int max_len);
+
+/* -------------------------------------------------------- reference solver */
+/* The exact answer: tgt rows (count, max_len) = BOS, answer, EOS, PAD for the src rows
+   (count, max_len) (characters, EOS, PAD). Fails with the row and the reason when a row has no
+   EOS, holds PAD or BOS before its EOS, a token outside the vocabulary, or a source outside the
+   task's domain: after_marker needs exactly one '|'; date needs "D Mon YYYY" (day of 1 or 2
+   digits, "Jan".."Dec" as spelled, 4-digit year >= 1) naming a real Gregorian date, e.g. not
+   "30 Feb 2024" nor "29 Feb 2023". reverse and sort accept any length. Sources longer than the
+   generated ones are answered too, as long as the answer fits in max_len. max_len <= 240 (rows
+   are solved in a stack buffer). */
+int sx_task_answer(int *tgt, int task, const int *src, int count, int max_len);
+
+/* split[r] = 0 or 1: the split that source row r belongs to (rows as for sx_task_answer; the
+   source need not be in the task's domain). max_len <= 256. */
+int sx_task_split_of(int *split, int task, const int *src, int count, int max_len);
+
+/* ------------------------------------------------------------ text <-> tokens */
+/* One src row (max_len tokens) from NUL-terminated text: its characters, EOS, PAD. Fails on a
+   character outside the task's alphabet (naming it and its 0-based position) or a text that
+   does not fit (strlen(text) + 1 > max_len). Does not check the task's domain. */
+int sx_task_encode(int *src, int task, const char *text, int max_len);
+/* NUL-terminated text from n tokens: BOS tokens are skipped, decoding stops at the first EOS or
+   PAD, every other token becomes its character. Works on src rows, tgt rows and model output.
+   Fails on a token outside [0, vocab) or when the text and its NUL exceed cap bytes. */
+int sx_task_decode(char *text, int cap, int task, const int *tokens, int n);
+
+/* =================================================================== model */
+/* A tiny encoder-decoder Transformer with a sparse attention mapping per layer: architecture,
+   parameter layout and checkpoint format are documented in core/src/model.h. */
+typedef struct sx_model sx_model;
+
+/* Integer config: an array of SX_MODEL_MAP + n_layer ints at these indices. */
+enum {
+    SX_MODEL_VOCAB = 0,     /* vocabulary size incl. PAD 0, BOS 1, EOS 2: 4..4096 */
+    SX_MODEL_D_MODEL = 1,   /* C: 2..1024, even, a multiple of n_head */
+    SX_MODEL_N_HEAD = 2,    /* 1..16 */
+    SX_MODEL_N_LAYER = 3,   /* encoder layers = decoder layers: 1..8 */
+    SX_MODEL_D_FF = 4,      /* 1..4096 */
+    SX_MODEL_MAX_LEN = 5,   /* longest src or tgt row: 2..256 */
+    SX_MODEL_SPAN = 6,      /* adaptive span: max span L in positions (1..max_len), 0 = off */
+    SX_MODEL_SPAN_RAMP = 7, /* ramp R in positions (1..256; ignored when the span is off) */
+    SX_MODEL_SEED = 8,      /* parameter initialisation seed (any int) */
+    SX_MODEL_MAX_BATCH = 9, /* rows per call the activation block holds: 1..4096 */
+    SX_MODEL_ACT = 10,      /* feed-forward activation: 0 = ReLU, 1 = GELU */
+    SX_MODEL_MAP = 11,      /* first of n_layer mapping kinds, one per layer (SX_MODEL_SOFTMAX...) */
+    SX_MODEL_MAX_LAYERS = 8
+};
+/* Mapping kinds (the values of nn.h's SX_NN_*). */
+enum {
+    SX_MODEL_SOFTMAX = 0,
+    SX_MODEL_SPARSEMAX = 1,
+    SX_MODEL_ENTMAX15 = 2,
+    SX_MODEL_ENTMAX = 3,         /* fixed alpha = the layer's float parameter (>= 1) */
+    SX_MODEL_ENTMAX_LEARNED = 4, /* alpha = 1 + sigmoid(a), a learned per head */
+    SX_MODEL_FUSEDMAX = 5        /* lambda = the layer's float parameter (>= 0) */
+};
+/* Float config: up to SX_MODEL_F_PARAM + n_layer floats; missing entries take the defaults. */
+enum {
+    SX_MODEL_F_SPAN_PENALTY = 0, /* L1 coefficient on z (default 0.002; >= 0) */
+    SX_MODEL_F_CLIP = 1,         /* global gradient-norm clip (default 1; <= 0: none) */
+    SX_MODEL_F_ALPHA_LR = 2,     /* learning-rate multiplier of alpha_a (default 1; >= 0) */
+    SX_MODEL_F_PARAM = 3         /* per layer: fixed alpha (default 1.5) or lambda (default 0.1) */
+};
+/* Attention kinds (sx_model_attention, alphas, spans). */
+enum { SX_MODEL_ENC_SELF = 0, SX_MODEL_DEC_SELF = 1, SX_MODEL_CROSS = 2 };
+
+/* ------------------------------------------------------------------ lifetime */
+/* *out = a new model from the config (checked field by field); NULL on failure. */
+int sx_model_create(sx_model **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg);
+/* Frees the model; NULL is a no-op. */
+void sx_model_free(sx_model *m);
+/* Grow the activation block to hold `max_batch` rows (never shrinks). Not during a call. */
+int sx_model_reserve(sx_model *m, int max_batch);
+
+/* ------------------------------------------------------------------- queries */
+/* The config int at `field` (0 .. SX_MODEL_MAP + n_layer - 1; max_batch reflects reserve);
+   -1 for a bad field. */
+int sx_model_config(const sx_model *m, int field);
+/* The float config entry (defaults filled in); NaN for a bad field. */
+float sx_model_fconfig(const sx_model *m, int field);
+/* The flat parameter and gradient blocks (n floats each): for tests and tools. */
+int sx_model_num_params(const sx_model *m);
+float *sx_model_params(sx_model *m);
+float *sx_model_grads(sx_model *m);
+/* The named tensors of the parameter block (model.h's PARAMETERS order): their count, name
+   ("wte", "enc.qkv_w", ..., "alpha_a", "span_z"), offset and size in floats; NULL / -1 for a
+   bad index. */
+int sx_model_tensor_count(void);
+const char *sx_model_tensor_name(int index);
+int sx_model_tensor_offset(const sx_model *m, int index);
+int sx_model_tensor_size(const sx_model *m, int index);
+/* Adam steps taken so far. */
+int sx_model_steps(const sx_model *m);
+/* Effective alpha per [kind][layer][head] (3 L NH floats): 1 softmax, 2 sparsemax and
+   fusedmax, 1.5 entmax15, the fixed alpha, or 1 + sigmoid(a) for learned heads. */
+int sx_model_alphas(const sx_model *m, float *out);
+/* Span per [kind][layer][head] (3 L NH floats) in positions: z L on self-attention heads when
+   the span is on, -1 where no span applies (cross-attention, span off). */
+int sx_model_spans(const sx_model *m, float *out);
+
+/* ----------------------------------------------------------------- compute */
+/* Forward pass: src (count, src_len) source rows, tgt_in (count, tgt_len) decoder inputs
+   (BOS, tokens...; PAD after the end is fine: the decoder is causal). src_len, tgt_len in
+   1..max_len, count in 1..max_batch. Then read the results below (valid until the next call). */
+int sx_model_forward(sx_model *m, const int *src, int src_len, const int *tgt_in, int tgt_len,
+                     int count);
+/* logits (count, tgt_len, V) of the last forward pass (or train step / generate). */
+const float *sx_model_logits(const sx_model *m);
+/* The attention weights of one kind and layer from the last forward pass, (B, NH, Tq, Tk):
+   ENC_SELF (B, NH, Ts, Ts), DEC_SELF (B, NH, Tt, Tt), CROSS (B, NH, Tt, Ts). NULL for a bad
+   kind or layer or before any forward pass. */
+const float *sx_model_attention(const sx_model *m, int kind, int layer);
+/* dim 0..3 of that map's shape (B, NH, Tq, Tk); -1 for a bad argument. */
+int sx_model_attention_shape(const sx_model *m, int kind, int dim);
+
+/* Loss of full target rows: tgt (count, len) = BOS, answer, EOS, PAD; the decoder reads
+   tgt[:, :len-1] and is scored on tgt[:, 1:] (PAD labels ignored). len in 2..max_len.
+   *loss = cross-entropy + span penalty. sx_model_backward also leaves the gradient in
+   sx_model_grads() (zeroed first); sx_model_train_step then takes one Adam step at `lr`
+   (clip, step, z clamp) and *loss is the loss before the step. loss may be NULL. */
+int sx_model_loss(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
+                  int tgt_len, int count);
+int sx_model_backward(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
+                      int tgt_len, int count);
+int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
+                        int tgt_len, int count, float lr);
+
+/* Greedy decoding: out (count, out_len) = BOS, argmax tokens until EOS (included), then PAD
+   (a row that never emits EOS is cut at out_len). The argmax runs over EOS and the alphabet
+   (PAD and BOS are never emitted). out_len in 2..max_len. Afterwards the maps
+   and logits are those of the last decoder pass (the decoder read out[:, :steps]). */
+int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int src_len, int count);
+
+/* ------------------------------------------------------------- checkpoints */
+/* Bytes sx_model_save writes. */
+int sx_model_save_size(const sx_model *m);
+/* Writes the checkpoint into buf (cap >= sx_model_save_size bytes). */
+int sx_model_save(const sx_model *m, unsigned char *buf, int cap);
+/* *out = the model in buf (size bytes); NULL on failure. */
+int sx_model_load(sx_model **out, const unsigned char *buf, int size);
 
 /* ------------------------------------------------------------------- memory */
 /* malloc/free for the JS side (wasm callers have no other allocator). */

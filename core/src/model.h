@@ -1,7 +1,7 @@
 /* model.h - a tiny encoder-decoder Transformer with a sparse attention mapping per layer.
 
-   Public entry points (sx_model_ prefix, wasm-friendly: ints, floats and pointers only); the
-   integrator moves them into simplexity.h and the wasm export list. Built on nn.h.
+   The entry points are public: declared in simplexity.h (section "model"), exported to wasm
+   (wasm/exports.txt). This header keeps the model's documentation. Built on nn.h.
 
    USAGE
 
@@ -68,123 +68,7 @@
 
 #include "simplexity.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+/* The declarations (sx_model_*, SX_MODEL_* config indices and kinds) are public: they live in
+   simplexity.h, section "model". */
 
-typedef struct sx_model sx_model;
-
-/* Integer config: an array of SX_MODEL_MAP + n_layer ints at these indices. */
-enum {
-    SX_MODEL_VOCAB = 0,     /* vocabulary size incl. PAD 0, BOS 1, EOS 2: 4..4096 */
-    SX_MODEL_D_MODEL = 1,   /* C: 2..1024, even, a multiple of n_head */
-    SX_MODEL_N_HEAD = 2,    /* 1..16 */
-    SX_MODEL_N_LAYER = 3,   /* encoder layers = decoder layers: 1..8 */
-    SX_MODEL_D_FF = 4,      /* 1..4096 */
-    SX_MODEL_MAX_LEN = 5,   /* longest src or tgt row: 2..256 */
-    SX_MODEL_SPAN = 6,      /* adaptive span: max span L in positions (1..max_len), 0 = off */
-    SX_MODEL_SPAN_RAMP = 7, /* ramp R in positions (1..256; ignored when the span is off) */
-    SX_MODEL_SEED = 8,      /* parameter initialisation seed (any int) */
-    SX_MODEL_MAX_BATCH = 9, /* rows per call the activation block holds: 1..4096 */
-    SX_MODEL_ACT = 10,      /* feed-forward activation: 0 = ReLU, 1 = GELU */
-    SX_MODEL_MAP = 11,      /* first of n_layer mapping kinds, one per layer (SX_MODEL_SOFTMAX...) */
-    SX_MODEL_MAX_LAYERS = 8
-};
-/* Mapping kinds (the values of nn.h's SX_NN_*). */
-enum {
-    SX_MODEL_SOFTMAX = 0,
-    SX_MODEL_SPARSEMAX = 1,
-    SX_MODEL_ENTMAX15 = 2,
-    SX_MODEL_ENTMAX = 3,         /* fixed alpha = the layer's float parameter (>= 1) */
-    SX_MODEL_ENTMAX_LEARNED = 4, /* alpha = 1 + sigmoid(a), a learned per head */
-    SX_MODEL_FUSEDMAX = 5        /* lambda = the layer's float parameter (>= 0) */
-};
-/* Float config: up to SX_MODEL_F_PARAM + n_layer floats; missing entries take the defaults. */
-enum {
-    SX_MODEL_F_SPAN_PENALTY = 0, /* L1 coefficient on z (default 0.002; >= 0) */
-    SX_MODEL_F_CLIP = 1,         /* global gradient-norm clip (default 1; <= 0: none) */
-    SX_MODEL_F_ALPHA_LR = 2,     /* learning-rate multiplier of alpha_a (default 1; >= 0) */
-    SX_MODEL_F_PARAM = 3         /* per layer: fixed alpha (default 1.5) or lambda (default 0.1) */
-};
-/* Attention kinds (sx_model_attention, alphas, spans). */
-enum { SX_MODEL_ENC_SELF = 0, SX_MODEL_DEC_SELF = 1, SX_MODEL_CROSS = 2 };
-
-/* ------------------------------------------------------------------ lifetime */
-/* *out = a new model from the config (checked field by field); NULL on failure. */
-int sx_model_create(sx_model **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg);
-/* Frees the model; NULL is a no-op. */
-void sx_model_free(sx_model *m);
-/* Grow the activation block to hold `max_batch` rows (never shrinks). Not during a call. */
-int sx_model_reserve(sx_model *m, int max_batch);
-
-/* ------------------------------------------------------------------- queries */
-/* The config int at `field` (0 .. SX_MODEL_MAP + n_layer - 1; max_batch reflects reserve);
-   -1 for a bad field. */
-int sx_model_config(const sx_model *m, int field);
-/* The float config entry (defaults filled in); NaN for a bad field. */
-float sx_model_fconfig(const sx_model *m, int field);
-/* The flat parameter and gradient blocks (n floats each): for tests and tools. */
-int sx_model_num_params(const sx_model *m);
-float *sx_model_params(sx_model *m);
-float *sx_model_grads(sx_model *m);
-/* The named tensors of the parameter block (model.h's PARAMETERS order): their count, name
-   ("wte", "enc.qkv_w", ..., "alpha_a", "span_z"), offset and size in floats; NULL / -1 for a
-   bad index. */
-int sx_model_tensor_count(void);
-const char *sx_model_tensor_name(int index);
-int sx_model_tensor_offset(const sx_model *m, int index);
-int sx_model_tensor_size(const sx_model *m, int index);
-/* Adam steps taken so far. */
-int sx_model_steps(const sx_model *m);
-/* Effective alpha per [kind][layer][head] (3 L NH floats): 1 softmax, 2 sparsemax and
-   fusedmax, 1.5 entmax15, the fixed alpha, or 1 + sigmoid(a) for learned heads. */
-int sx_model_alphas(const sx_model *m, float *out);
-/* Span per [kind][layer][head] (3 L NH floats) in positions: z L on self-attention heads when
-   the span is on, -1 where no span applies (cross-attention, span off). */
-int sx_model_spans(const sx_model *m, float *out);
-
-/* ----------------------------------------------------------------- compute */
-/* Forward pass: src (count, src_len) source rows, tgt_in (count, tgt_len) decoder inputs
-   (BOS, tokens...; PAD after the end is fine: the decoder is causal). src_len, tgt_len in
-   1..max_len, count in 1..max_batch. Then read the results below (valid until the next call). */
-int sx_model_forward(sx_model *m, const int *src, int src_len, const int *tgt_in, int tgt_len,
-                     int count);
-/* logits (count, tgt_len, V) of the last forward pass (or train step / generate). */
-const float *sx_model_logits(const sx_model *m);
-/* The attention weights of one kind and layer from the last forward pass, (B, NH, Tq, Tk):
-   ENC_SELF (B, NH, Ts, Ts), DEC_SELF (B, NH, Tt, Tt), CROSS (B, NH, Tt, Ts). NULL for a bad
-   kind or layer or before any forward pass. */
-const float *sx_model_attention(const sx_model *m, int kind, int layer);
-/* dim 0..3 of that map's shape (B, NH, Tq, Tk); -1 for a bad argument. */
-int sx_model_attention_shape(const sx_model *m, int kind, int dim);
-
-/* Loss of full target rows: tgt (count, len) = BOS, answer, EOS, PAD; the decoder reads
-   tgt[:, :len-1] and is scored on tgt[:, 1:] (PAD labels ignored). len in 2..max_len.
-   *loss = cross-entropy + span penalty. sx_model_backward also leaves the gradient in
-   sx_model_grads() (zeroed first); sx_model_train_step then takes one Adam step at `lr`
-   (clip, step, z clamp) and *loss is the loss before the step. loss may be NULL. */
-int sx_model_loss(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
-                  int tgt_len, int count);
-int sx_model_backward(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
-                      int tgt_len, int count);
-int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
-                        int tgt_len, int count, float lr);
-
-/* Greedy decoding: out (count, out_len) = BOS, argmax tokens until EOS (included), then PAD
-   (a row that never emits EOS is cut at out_len). The argmax runs over EOS and the alphabet
-   (PAD and BOS are never emitted). out_len in 2..max_len. Afterwards the maps
-   and logits are those of the last decoder pass (the decoder read out[:, :steps]). */
-int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int src_len, int count);
-
-/* ------------------------------------------------------------- checkpoints */
-/* Bytes sx_model_save writes. */
-int sx_model_save_size(const sx_model *m);
-/* Writes the checkpoint into buf (cap >= sx_model_save_size bytes). */
-int sx_model_save(const sx_model *m, unsigned char *buf, int cap);
-/* *out = the model in buf (size bytes); NULL on failure. */
-int sx_model_load(sx_model **out, const unsigned char *buf, int size);
-
-#ifdef __cplusplus
-}
-#endif
 #endif

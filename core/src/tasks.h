@@ -1,7 +1,7 @@
 /* tasks.h - toy sequence-to-sequence tasks for the tiny Transformer, generated deterministically.
 
-   These are public entry points (sx_ prefix, wasm-friendly: ints, floats and pointers only); the
-   integrator moves them into simplexity.h and the wasm export list.
+   The entry points are public: declared in simplexity.h (section "tasks"), exported to wasm
+   (wasm/exports.txt). This header keeps the tasks' documentation.
 
    THE TASKS (sources are character strings over the task's alphabet)
      id  name           source                                    target
@@ -58,55 +58,7 @@
 
 #include "simplexity.h"
 
-enum { SX_TASK_REVERSE = 0, SX_TASK_SORT = 1, SX_TASK_AFTER_MARKER = 2, SX_TASK_DATE = 3, SX_TASK_COUNT = 4 };
-enum { SX_TASK_TRAIN = 0, SX_TASK_HELDOUT = 1 };
-enum { SX_TOKEN_PAD = 0, SX_TOKEN_BOS = 1, SX_TOKEN_EOS = 2 };
-
-/* ------------------------------------------------------------------ queries */
-/* Number of tasks (4). */
-int sx_task_count(void);
-/* "reverse", "sort", "after_marker", "date"; NULL for a bad id. */
-const char *sx_task_name(int task);
-/* Vocabulary size including PAD, BOS, EOS; 0 for a bad id. */
-int sx_task_vocab_size(int task);
-/* The smallest max_len that holds every example of the task; 0 for a bad id. */
-int sx_task_width(int task);
-/* Source and target length ranges in characters (without EOS/BOS); any pointer may be NULL. */
-int sx_task_lengths(int *min_src, int *max_src, int *min_tgt, int *max_tgt, int task);
-/* The character (ASCII code) of a token: >= 32 for the alphabet's tokens, 0 for PAD, BOS, EOS;
-   -1 for a bad task or a token outside [0, vocab). */
-int sx_task_token_char(int task, int token);
-
-/* --------------------------------------------------------------- generation */
-/* Examples start .. start + count - 1 of (task, split, seed) into src and tgt, both
-   (count, max_len). count >= 0 (0 writes nothing), start >= 0, start + count <= 2^31 - 1,
-   max_len >= sx_task_width(task), split 0 (train) or 1 (held-out). */
-int sx_task_generate(int *src, int *tgt, int task, int split, unsigned seed, int start, int count,
-                     int max_len);
-
-/* -------------------------------------------------------- reference solver */
-/* The exact answer: tgt rows (count, max_len) = BOS, answer, EOS, PAD for the src rows
-   (count, max_len) (characters, EOS, PAD). Fails with the row and the reason when a row has no
-   EOS, holds PAD or BOS before its EOS, a token outside the vocabulary, or a source outside the
-   task's domain: after_marker needs exactly one '|'; date needs "D Mon YYYY" (day of 1 or 2
-   digits, "Jan".."Dec" as spelled, 4-digit year >= 1) naming a real Gregorian date, e.g. not
-   "30 Feb 2024" nor "29 Feb 2023". reverse and sort accept any length. Sources longer than the
-   generated ones are answered too, as long as the answer fits in max_len. max_len <= 240 (rows
-   are solved in a stack buffer). */
-int sx_task_answer(int *tgt, int task, const int *src, int count, int max_len);
-
-/* split[r] = 0 or 1: the split that source row r belongs to (rows as for sx_task_answer; the
-   source need not be in the task's domain). max_len <= 256. */
-int sx_task_split_of(int *split, int task, const int *src, int count, int max_len);
-
-/* ------------------------------------------------------------ text <-> tokens */
-/* One src row (max_len tokens) from NUL-terminated text: its characters, EOS, PAD. Fails on a
-   character outside the task's alphabet (naming it and its 0-based position) or a text that
-   does not fit (strlen(text) + 1 > max_len). Does not check the task's domain. */
-int sx_task_encode(int *src, int task, const char *text, int max_len);
-/* NUL-terminated text from n tokens: BOS tokens are skipped, decoding stops at the first EOS or
-   PAD, every other token becomes its character. Works on src rows, tgt rows and model output.
-   Fails on a token outside [0, vocab) or when the text and its NUL exceed cap bytes. */
-int sx_task_decode(char *text, int cap, int task, const int *tokens, int n);
+/* The declarations (sx_task_*, SX_TASK_*, SX_TOKEN_*) are public: they live in simplexity.h,
+   section "tasks". */
 
 #endif
