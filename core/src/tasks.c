@@ -141,7 +141,7 @@ static int solve(char *out, int *m, int task, const char *s, int n, int row) {
         *m = n - at - 1;
         memcpy(out, s + at + 1, (size_t)*m);
     } else {
-        int d, mo, y;
+        int d = 0, mo = 0, y = 0; /* set by parse_date on success (quiets gcc -O1) */
         int st = parse_date(&d, &mo, &y, s, n, row);
         if (st) return st;
         put2(out, y / 100), put2(out + 2, y % 100);
