@@ -182,3 +182,4 @@ web/models/summary.json: $(MODEL_FILES)
 	    sed '$$!d' $$f; done | sed '$$!s/$$/,/'; echo ']'; } > $@
 
 models: web/models/summary.json
+	$(NODE) tools/summary.mjs --readme README.md

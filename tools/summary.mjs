@@ -1,9 +1,15 @@
 // summary.mjs - render web/models/summary.json (written by `make models`) as a Markdown table
 // for the README: what each shipped model learned, computed, not typed.
-//   node tools/summary.mjs [web/models/summary.json]
-import { readFileSync } from 'node:fs';
+//   node tools/summary.mjs [web/models/summary.json]          print the table
+//   node tools/summary.mjs --readme README.md                  rewrite the README's table in place
+// (between <!-- models:start --> and <!-- models:end -->; `make models` does this, and
+// tests/js/readme-models.test.mjs checks that the README matches summary.json).
+import { readFileSync, writeFileSync } from 'node:fs';
 
-const file = process.argv[2] ?? 'web/models/summary.json';
+const args = process.argv.slice(2);
+const readmeAt = args.indexOf('--readme');
+const readme = readmeAt >= 0 ? args.splice(readmeAt, 2)[1] : null;
+const file = args[0] ?? 'web/models/summary.json';
 const runs = JSON.parse(readFileSync(file, 'utf8'));
 const kinds = ['enc_self', 'dec_self', 'cross'];
 const short = { enc_self: 'enc', dec_self: 'dec', cross: 'x' };
@@ -28,4 +34,15 @@ for (const r of runs) {
   rows.push(`| ${r.task} | ${r.kind} | ${r.steps} | ${r.seconds.toFixed(1)} | ` +
             `${(100 * r.accuracy).toFixed(2)}% | ${(r.bytes / 1024).toFixed(0)} | ${alphas} | ${spans} | ${z} |`);
 }
-console.log(rows.join('\n'));
+const table = rows.join('\n');
+if (readme) {
+  const text = readFileSync(readme, 'utf8');
+  const a = text.indexOf('<!-- models:start -->'), b = text.indexOf('<!-- models:end -->');
+  if (a < 0 || b < a) {
+    console.error(`summary: ${readme} has no <!-- models:start --> ... <!-- models:end --> block`);
+    process.exit(1);
+  }
+  writeFileSync(readme, text.slice(0, a) + '<!-- models:start -->\n' + table + '\n' + text.slice(b));
+} else {
+  console.log(table);
+}
