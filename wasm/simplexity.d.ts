@@ -118,6 +118,67 @@ export function entmaxAlphaGrad(x: Scores, dy: Scores, options?: EntmaxOptions):
  */
 export function tsallisEntropy(p: Scores, options?: EntropyOptions): Float32Array;
 
+// ------------------------------------------------------------- span and pooling
+export interface SpanMaskOptions {
+  /** The span in positions, finite and >= 0 (required). */
+  z: number;
+  /** The width R of the ramp, finite and > 0 (required; the shipped models use 3). */
+  ramp: number;
+  /** A model's max span L > 0: z is read clamped to [0, maxSpan], as a model reads its heads'
+   *  spans (z = model.spans()[...] with maxSpan = model.config.span). Default: no clamp. */
+  maxSpan?: number;
+  /** Write the mask here (a Float32Array of distances.length). Untouched on error. */
+  out?: Float32Array;
+}
+
+/**
+ * The adaptive span's soft mask (Sukhbaatar et al. 2019): clamp((ramp + z - d) / ramp, 0, 1) for
+ * each distance d (finite, >= 0) from the query back to a key: 1 inside the span, a linear ramp,
+ * then exactly 0. A model multiplies a head's weights by it and renormalises each row.
+ * A NaN or +Infinity distance is a SimplexityError with code 2 and its index, a negative one code 1.
+ */
+export function spanMask(distances: Scores, options: SpanMaskOptions): Float32Array;
+
+export interface PoolingOptions {
+  /** The kernel's inverse width w (finite in float32; only |w| matters). Default 1. */
+  w?: number;
+  /** The mapping that turns each query's scores into weights. Default "softmax". */
+  mapping?: "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax";
+  /** alpha >= 1 of mapping "entmax" (default 1.5); an error with any other mapping. */
+  alpha?: number;
+  /** lambda >= 0 of mapping "fusedmax" (default 1); an error with any other mapping. */
+  lambda?: number;
+  /** true (queries.length must equal keys.length: the queries are the keys): query i does not
+   *  see key i, so a training point never predicts itself (how w is trained). Default false. */
+  leaveOneOut?: boolean;
+}
+
+export interface PoolingForwardOptions extends PoolingOptions {
+  /** Write the output here (a Float32Array of queries.length). Untouched on error. */
+  out?: Float32Array;
+  /** true (default), false (weights: null), or a Float32Array of queries.length * keys.length to fill. */
+  weights?: boolean | Float32Array;
+}
+
+/**
+ * Nadaraya-Watson attention pooling (D2L): out[i] = sum_j weights[i][j] values[j], each row of
+ * weights (queries.length rows of keys.length, row-major) the mapping of the scores
+ * -((queries[i] - keys[j]) w)^2 / 2: a Gaussian kernel for softmax, a kernel with compact support
+ * (exact zeros) for sparsemax and entmax. w = 0 gives the mean of the values; a huge w the value
+ * of the nearest key. Non-finite queries, keys or values: SimplexityError code 2 naming the array.
+ */
+export function attentionPooling(queries: Scores, keys: Scores, values: Scores,
+  options?: PoolingForwardOptions): { out: Float32Array; weights: Float32Array | null };
+
+/**
+ * d <dy, out> / d w of attentionPooling with the same arguments, for dy one value per query:
+ * with dy = (out - targets) / n it is the gradient of the mean squared error / 2, which is how
+ * the page learns w. Sparse mappings are piecewise smooth in w.
+ */
+export function attentionPoolingBackward(queries: Scores, keys: Scores, values: Scores, dy: Scores,
+  options?: PoolingOptions): { dw: number };
+
+
 // ------------------------------------------------------------- the model and the tasks
 // Tokens: every task has its own vocabulary, 0 = PAD, 1 = BOS, 2 = EOS, then its alphabet.
 // Source rows: characters, EOS, PAD...; target rows: BOS, characters, EOS, PAD...

@@ -462,6 +462,135 @@ export function tsallisEntropy(p, opts) {
   return copyOut(out, at, rows);
 }
 
+// ------------------------------------------------------------- span and pooling
+/** A required number: finite, >= min (or > min when strict), and non-zero in float32 if strict. */
+function requiredNumber(fn, name, v, min, strict) {
+  if (v === undefined) throw new TypeError(`${fn}: ${name} must be a number (got undefined)`);
+  const x = paramArg(fn, name, v, undefined, min, strict);
+  if (strict && Math.fround(x) === 0) {
+    throw new RangeError(`${fn}: ${name} must be > ${min} in float32 (got ${show(v)}, which is 0 in float32)`);
+  }
+  return x;
+}
+
+/** The adaptive span's soft mask m = clamp((ramp + z - d) / ramp, 0, 1) of each distance d. */
+export function spanMask(distances, opts) {
+  const fn = "spanMask";
+  const o = optionsArg(fn, opts);
+  const len = lengthOf(fn, "distances", distances);
+  const z = requiredNumber(fn, "z", o.z, 0, false);
+  const ramp = requiredNumber(fn, "ramp", o.ramp, 0, true);
+  const maxSpan = o.maxSpan === undefined ? 0 : requiredNumber(fn, "maxSpan", o.maxSpan, 0, true);
+  const out = outArg(fn, o.out, len, "distances.length");
+  if (len === 0) return out === undefined ? new Float32Array(0) : out;
+  const seg = pad4(len);
+  const at = scratch(fn, 2 * seg);
+  copyIn(fn, "distances", distances, at + seg, len);
+  const st = wasm.sx_span_mask(at << 2, (at + seg) << 2, len, z, ramp, maxSpan);
+  if (st !== 0) throw coreError(fn, st);
+  return copyOut(out, at, len);
+}
+
+// The kernels of attention pooling: SX_POOL_* in simplexity.h.
+const POOL_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fusedmax: 5 };
+const POOL_MAX_WEIGHTS = Math.floor(0x7fffffff / 32); // the C core's bound on nq * nk
+
+/** Checks the arguments shared by attentionPooling and its backward pass. */
+function poolArgs(fn, queries, keys, values, o) {
+  const nq = lengthOf(fn, "queries", queries);
+  const nk = lengthOf(fn, "keys", keys);
+  const nv = lengthOf(fn, "values", values);
+  if (nk === 0) throw new RangeError(`${fn}: keys must not be empty`);
+  if (nv !== nk) throw new RangeError(`${fn}: values.length (${nv}) must equal keys.length (${nk})`);
+  if (nq * nk > POOL_MAX_WEIGHTS) {
+    throw new RangeError(`${fn}: queries.length * keys.length (${nq} * ${nk}) is more than ${POOL_MAX_WEIGHTS} weights`);
+  }
+  let w = 1;
+  if (o.w !== undefined) {
+    if (typeof o.w !== "number") throw new TypeError(`${fn}: w must be a number (got ${show(o.w)})`);
+    if (!Number.isFinite(o.w) || !Number.isFinite(Math.fround(o.w))) {
+      throw new RangeError(`${fn}: w must be finite in float32 (got ${show(o.w)})`);
+    }
+    w = o.w;
+  }
+  const mapping = o.mapping === undefined ? "softmax" : o.mapping;
+  if (typeof mapping !== "string") throw new TypeError(`${fn}: mapping must be a string (got ${show(mapping)})`);
+  if (!Object.hasOwn(POOL_MAPPINGS, mapping)) {
+    throw new RangeError(`${fn}: mapping must be one of ${Object.keys(POOL_MAPPINGS).map((m) => `"${m}"`).join(", ")} (got ${show(mapping)})`);
+  }
+  if (o.alpha !== undefined && mapping !== "entmax") {
+    throw new RangeError(`${fn}: alpha applies to mapping "entmax" only (mapping is "${mapping}")`);
+  }
+  if (o.lambda !== undefined && mapping !== "fusedmax") {
+    throw new RangeError(`${fn}: lambda applies to mapping "fusedmax" only (mapping is "${mapping}")`);
+  }
+  const param = mapping === "entmax" ? paramArg(fn, "alpha", o.alpha, 1.5, 1, false)
+    : mapping === "fusedmax" ? paramArg(fn, "lambda", o.lambda, 1, 0, false) : 0;
+  const loo = o.leaveOneOut === undefined ? false : o.leaveOneOut;
+  if (typeof loo !== "boolean") throw new TypeError(`${fn}: leaveOneOut must be true or false (got ${show(loo)})`);
+  if (loo && nq !== nk) {
+    throw new RangeError(`${fn}: leaveOneOut needs queries.length (${nq}) to equal keys.length (${nk}): the queries are the keys`);
+  }
+  return { nq, nk, w, kind: POOL_MAPPINGS[mapping], param, loo: loo ? 1 : 0 };
+}
+
+/**
+ * Nadaraya-Watson attention pooling: out[i] = sum_j weights[i][j] values[j], each row of weights
+ * the mapping of the scores -((queries[i] - keys[j]) w)^2 / 2 (a kernel regression with the
+ * mapping as kernel). Returns { out, weights } (weights: queries.length rows of keys.length).
+ */
+export function attentionPooling(queries, keys, values, opts) {
+  const fn = "attentionPooling";
+  const o = optionsArg(fn, opts);
+  const { nq, nk, w, kind, param, loo } = poolArgs(fn, queries, keys, values, o);
+  const out = outArg(fn, o.out, nq, "queries.length");
+  const wLen = nq * nk;
+  let weights = o.weights === undefined ? true : o.weights;
+  if (weights === false) weights = null;
+  else if (weights !== true && !(weights instanceof Float32Array)) {
+    throw new TypeError(`${fn}: weights must be true, false or a Float32Array (got ${show(weights)})`);
+  } else if (weights instanceof Float32Array && weights.length !== wLen) {
+    throw new RangeError(`${fn}: weights.length (${weights.length}) must equal queries.length * keys.length (${wLen})`);
+  }
+  // scratch: [out | weights | queries | keys | values]
+  const oSeg = pad4(nq), wSeg = weights ? pad4(wLen) : 0, kSeg = pad4(nk);
+  const at = scratch(fn, 2 * oSeg + wSeg + 2 * kSeg);
+  const qAt = at + oSeg + wSeg, kAt = qAt + oSeg, vAt = kAt + kSeg;
+  copyIn(fn, "queries", queries, qAt, nq);
+  copyIn(fn, "keys", keys, kAt, nk);
+  copyIn(fn, "values", values, vAt, nk);
+  const st = nq === 0 ? 0 : wasm.sx_nw_pooling(at << 2, weights ? (at + oSeg) << 2 : 0, qAt << 2, kAt << 2,
+    vAt << 2, nq, nk, w, kind, param, loo);
+  if (st !== 0) throw coreError(fn, st);
+  const result = copyOut(out, at, nq);
+  if (weights === null) return { out: result, weights: null };
+  return { out: result, weights: copyOut(weights === true ? undefined : weights, at + oSeg, wLen) };
+}
+
+/**
+ * The gradient of attentionPooling wrt w: { dw } = d <dy, out> / d w, for dy one value per query
+ * (dy = out - target gives the gradient of 1/2 ||out - target||^2). Same options as attentionPooling.
+ */
+export function attentionPoolingBackward(queries, keys, values, dy, opts) {
+  const fn = "attentionPoolingBackward";
+  const o = optionsArg(fn, opts);
+  const { nq, nk, w, kind, param, loo } = poolArgs(fn, queries, keys, values, o);
+  const dyLen = lengthOf(fn, "dy", dy);
+  if (dyLen !== nq) throw new RangeError(`${fn}: dy.length (${dyLen}) must equal queries.length (${nq})`);
+  if (nq === 0) return { dw: 0 };
+  // scratch: [dw | queries | keys | values | dy]
+  const qSeg = pad4(nq), kSeg = pad4(nk);
+  const at = scratch(fn, 4 + 2 * qSeg + 2 * kSeg);
+  const qAt = at + 4, kAt = qAt + qSeg, vAt = kAt + kSeg, dAt = vAt + kSeg;
+  copyIn(fn, "queries", queries, qAt, nq);
+  copyIn(fn, "keys", keys, kAt, nk);
+  copyIn(fn, "values", values, vAt, nk);
+  copyIn(fn, "dy", dy, dAt, nq);
+  const st = wasm.sx_nw_pooling_backward(at << 2, dAt << 2, qAt << 2, kAt << 2, vAt << 2, nq, nk, w, kind, param, loo);
+  if (st !== 0) throw coreError(fn, st);
+  return { dw: heap[at] };
+}
+
 // ------------------------------------------------------- the model and the tasks
 // model.js holds no state: it gets this instance's wasm, views and scratch through `core`.
 // The view getters re-check for a detached buffer, so a view is never kept across a call.

@@ -1,5 +1,6 @@
 /* simplexity.h - sparse attention mappings onto the simplex, in C99, and a tiny Transformer
-   that uses them (sections: mappings, backward passes, entropies, tasks, model, memory).
+   that uses them (sections: mappings, backward passes, entropies, span and pooling, tasks, model,
+   memory).
 
    One public header. Every mapping takes `rows` rows of `n` scores, row-major,
    and writes `rows * n` probabilities. Every function that can fail returns an
@@ -101,6 +102,48 @@ int sx_entmax_alpha_grad(float *dalpha, const float *x, const float *dy, int row
    p must be finite and >= 0; rows need not sum to 1 (the per-entry form keeps the
    value continuous in alpha even when float rounding leaves a row off the simplex). */
 int sx_tsallis_entropy(float *h, const float *p, int rows, int n, float alpha);
+
+/* ====================================================== span and pooling */
+/* Two attention pieces on their own, for pictures and experiments.
+
+   The adaptive span's soft mask (Sukhbaatar et al. 2019), as the model applies it to a head:
+   m[i] = clamp((ramp + z - distances[i]) / ramp, 0, 1) for n distances (finite, >= 0) from the
+   query back to the key; z >= 0 is the span in positions, ramp > 0 the width of the ramp.
+   span_max > 0 clamps z into [0, span_max] first, as a model reads a head's z (a fraction of
+   its max span L, clamped to [0, 1]: pass z = fraction * L and span_max = L); 0: no clamp.
+   A NaN or +Infinity distance is SX_ENONFINITE (with its index), a negative one SX_EINVAL. */
+int sx_span_mask(float *m, const float *distances, int n, float z, float ramp, float span_max);
+
+/* Nadaraya-Watson attention pooling (D2L, "attention pooling by similarity"): for each of nq
+   queries, out[i] = sum_j weights[i][j] values[j] with weights[i] = map(s_i) over the nk keys
+   and scores s_ij = -((queries[i] - keys[j]) w)^2 / 2: a Gaussian kernel of width 1 / |w| for
+   softmax, compact kernels (exact zeros) for the sparse mappings. w = 0 gives uniform weights;
+   huge w tends to the nearest key(s). Scores are computed in double and shifted by their row
+   max, so no finite w overflows; keys whose shifted score falls below -FLT_MAX get weight
+   exactly 0. mapping: SX_POOL_* (param: alpha >= 1 for SX_POOL_ENTMAX, lambda >= 0 for
+   SX_POOL_FUSEDMAX, ignored otherwise). leave_one_out = 1 (needs nq == nk: the queries are the
+   keys, as when w is trained on the data) masks key i for query i, so a point never predicts
+   itself; a query with no visible key (nk = 1) gets zero weights and out 0.
+   out (nq); weights (nq * nk, row-major) may be NULL. nq >= 0, nk >= 1; queries, keys and
+   values finite (SX_ENONFINITE naming the array and the index). Allocates nq * nk floats of
+   scratch per call (2 nq nk without weights): SX_ENOMEM if it cannot. */
+enum {
+    SX_POOL_SOFTMAX = 0,
+    SX_POOL_SPARSEMAX = 1,
+    SX_POOL_ENTMAX15 = 2,
+    SX_POOL_ENTMAX = 3,   /* alpha-entmax, param = alpha */
+    SX_POOL_FUSEDMAX = 5  /* param = lambda (the values of SX_MODEL_*; 4, learned alpha, is not one) */
+};
+int sx_nw_pooling(float *out, float *weights, const float *queries, const float *keys,
+                  const float *values, int nq, int nk, float w, int mapping, float param,
+                  int leave_one_out);
+/* *dw = d <dy, out> / d w for dy (nq, finite), the same arguments as sx_nw_pooling: with
+   dy = out - target it is the gradient of 1/2 ||out - target||^2, which trains w. Sparse
+   mappings are piecewise smooth in w (kinks where a key enters or leaves a support).
+   Recomputes the forward pass (scratch 4 nq nk + nq floats); *dw is written only on success. */
+int sx_nw_pooling_backward(float *dw, const float *dy, const float *queries, const float *keys,
+                           const float *values, int nq, int nk, float w, int mapping,
+                           float param, int leave_one_out);
 
 /* =================================================================== tasks */
 /* Toy sequence-to-sequence tasks, generated deterministically (integer arithmetic only, so

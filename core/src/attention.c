@@ -500,14 +500,29 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
 }
 
 /* ------------------------------------------------------ Nadaraya-Watson pooling */
-int sx_nn_nw_forward(float *out, float *score, float *att, const float *xq, const float *xk,
-                     const float *yk, float w, int nq, int nk, int kind, float param) {
-    const float c = -0.5f * w * w;
-    for (int i = 0; i < nq; i++)
+/* score (nq, nk): s_ij = -((xq_i - xk_j) w)^2 / 2 minus its row max, in double so that no w
+   overflows (|xq - xk| |w| < 2^130 squares to < 2^260); the shifted scores of far keys may
+   round to -INFINITY in float, which masks them (their weight would be < exp(-3e38) anyway).
+   With loo, s_ii = -INFINITY. The shift leaves every mapping unchanged (shift invariance). */
+static void nw_scores(float *score, const float *xq, const float *xk, float w, int nq, int nk,
+                      int loo) {
+    for (int i = 0; i < nq; i++) {
+        float *s_i = score + (size_t)i * nk;
+        double dmin = INFINITY;
         for (int j = 0; j < nk; j++) {
-            const float d = xq[i] - xk[j];
-            score[(size_t)i * nk + j] = c * d * d;
+            const double d = fabs(((double)xq[i] - xk[j]) * w);
+            if (!(loo && j == i) && d < dmin) dmin = d;
         }
+        for (int j = 0; j < nk; j++) {
+            const double d = ((double)xq[i] - xk[j]) * w;
+            s_i[j] = loo && j == i ? -INFINITY : (float)(0.5 * (dmin * dmin - d * d));
+        }
+    }
+}
+
+int sx_nn_nw_forward(float *out, float *score, float *att, const float *xq, const float *xk,
+                     const float *yk, float w, int nq, int nk, int loo, int kind, float param) {
+    nw_scores(score, xq, xk, w, nq, nk, loo);
     int st = sx_nn_map_forward(att, score, nq, nk, kind, param);
     if (st != SX_OK) return st;
     for (int i = 0; i < nq; i++) {
@@ -521,18 +536,25 @@ int sx_nn_nw_forward(float *out, float *score, float *att, const float *xq, cons
 int sx_nn_nw_backward(float *dw, float *scratch, const float *dout, const float *score,
                       const float *att, const float *xq, const float *xk, const float *yk,
                       float w, int nq, int nk, int kind, float param) {
+    /* datt = dout yk^T, scaled by 1 / (max|dout| max|yk|) so that no product overflows in
+       float (the map is linear in datt: the scale comes back in double at the end) */
     float *datt = scratch, *ds = scratch + (size_t)nq * nk;
+    float sd = 0.0f, sy = 0.0f;
+    for (int i = 0; i < nq; i++) sd = fmaxf(sd, fabsf(dout[i]));
+    for (int j = 0; j < nk; j++) sy = fmaxf(sy, fabsf(yk[j]));
+    if (sd == 0.0f || sy == 0.0f) return SX_OK;
     for (int i = 0; i < nq; i++)
-        for (int j = 0; j < nk; j++) datt[(size_t)i * nk + j] = dout[i] * yk[j];
+        for (int j = 0; j < nk; j++) datt[(size_t)i * nk + j] = (dout[i] / sd) * (yk[j] / sy);
     int st = sx_nn_map_backward(ds, NULL, score, att, datt, nq, nk, kind, param);
     if (st != SX_OK) return st;
-    /* d s / d w = -(xq - xk)^2 w */
+    /* d s / d w = -(xq - xk)^2 w (the row shift drops out: each row of ds sums to 0); masked
+       keys (loo, or rounded to -INFINITY) have ds = 0 */
     double g = 0.0;
     for (int i = 0; i < nq; i++)
         for (int j = 0; j < nk; j++) {
-            const double d = (double)xq[i] - xk[j];
-            g += ds[(size_t)i * nk + j] * (-d * d * w);
+            const double d = (double)xq[i] - xk[j], dsij = ds[(size_t)i * nk + j];
+            if (dsij != 0.0) g += dsij * (-d * d * w);
         }
-    *dw += (float)g;
+    *dw += (float)(g * sd * sy);
     return SX_OK;
 }

@@ -1,7 +1,8 @@
 /* nn.h - neural-network building blocks for the tiny Transformer (internal, sx_nn_ prefix).
 
-   Not part of the public ABI: model.c builds on these, and only model.c's entry points are
-   exported. llm.c conventions throughout:
+   Not part of the public ABI: model.c builds on these, and only model.c's entry points (and
+   pooling.c's wrappers of the span mask and Nadaraya-Watson pooling) are exported. llm.c
+   conventions throughout:
    - every layer is a *_forward / *_backward pair; arguments are outputs first, then inputs,
      then dimensions, then settings;
    - gradients carry a `d` prefix and backward passes ACCUMULATE into them (+=), so a
@@ -211,12 +212,18 @@ void sx_nn_span_clamp(float *z, int n_head);
 float sx_nn_span_mask(float x, float z, int span_max, float ramp);
 
 /* Nadaraya-Watson attention pooling (D2L): for each query x_q,
-   f(x_q) = sum_i map(s)_i y_i with scores s_i = -(x_q - x_i)^2 w^2 / 2, the mapping `kind`
+   f(x_q) = sum_i map(s)_i y_i with scores s_i = -((x_q - x_i) w)^2 / 2, the mapping `kind`
    with `param` (alpha for ENTMAX or ENTMAX_LEARNED, lambda for FUSEDMAX).
-   out (nq); att (nq, nk) the weights (the D2L heatmap); score (nq, nk) saved for backward. */
+   out (nq); att (nq, nk) the weights (the D2L heatmap); score (nq, nk) saved for backward:
+   the scores minus their row max, computed in double (no overflow for any finite w; keys whose
+   shifted score rounds below -FLT_MAX get -INFINITY, i.e. weight exactly 0).
+   loo (leave one out, nq <= nk): query i does not see key i (score -INFINITY), as when w is
+   trained on the training points themselves; a query with no visible key gets zero weights
+   and out 0. Public wrappers: sx_nw_pooling, sx_nw_pooling_backward (pooling.c). */
 int sx_nn_nw_forward(float *out, float *score, float *att, const float *xq, const float *xk,
-                     const float *yk, float w, int nq, int nk, int kind, float param);
-/* *dw += d loss / d w given dout (nq); scratch (2 nq nk floats). */
+                     const float *yk, float w, int nq, int nk, int loo, int kind, float param);
+/* *dw += d <dout, out> / d w given dout (nq) and the forward's score and att;
+   scratch (2 nq nk floats). */
 int sx_nn_nw_backward(float *dw, float *scratch, const float *dout, const float *score,
                       const float *att, const float *xq, const float *xk, const float *yk,
                       float w, int nq, int nk, int kind, float param);

@@ -688,8 +688,8 @@ typedef struct {
 
 static double nw_loss(void *p) {
     nw_ctx *c = p;
-    if (sx_nn_nw_forward(c->out, c->score, c->att, c->xq, c->xk, c->yk, c->w, c->nq, c->nk, c->kind,
-                         c->param) != SX_OK)
+    if (sx_nn_nw_forward(c->out, c->score, c->att, c->xq, c->xk, c->yk, c->w, c->nq, c->nk, 0,
+                         c->kind, c->param) != SX_OK)
         return NAN;
     return dot_d(c->out, c->r, c->nq);
 }

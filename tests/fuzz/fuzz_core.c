@@ -11,7 +11,15 @@
      gradient fits in a float (|dx| <= 2 max|dy| / T for every map whose Jacobian is bounded:
      all but alpha-entmax with alpha > 2, whose Jacobian is unbounded at the support edge);
    - alpha gradient: no NaN, 0 on fully masked rows, finite when max|dy| <= 1e30 and alpha <= 4;
-   - Tsallis entropy: no NaN, finite when every p <= 1 and alpha >= 1e-3.
+   - Tsallis entropy: no NaN, finite when every p <= 1 and alpha >= 1e-3;
+   - span mask: every value in [0, 1], 1 at distance 0;
+   - Nadaraya-Watson pooling (the queries from x, the keys from dy, the values from the next
+     scores; leave-one-out or not): every weight row on the simplex except a query with no
+     visible key (all zeros, out 0), out finite when every |value| <= 1e37; its gradient wrt w
+     never NaN;
+   - multi-head attention (shapes, mapping, masks, k_len from the bytes; q, k, v fresh scores):
+     every weight row on the simplex with exact zeros at masked keys, or all zeros when no key
+     is visible (output 0), the output finite and within max |v| when every |v| <= 1e37.
    A violation calls __builtin_trap(), which libFuzzer reports with the input. */
 #include <math.h>
 #include <stddef.h>
@@ -24,7 +32,7 @@
 enum {
     OP_SOFTMAX, OP_SPARSEMAX, OP_ENTMAX15, OP_ENTMAX, OP_FUSEDMAX, OP_OSCARMAX,
     OP_SOFTMAX_B, OP_SPARSEMAX_B, OP_ENTMAX15_B, OP_ENTMAX_B, OP_FUSEDMAX_B, OP_OSCARMAX_B,
-    OP_ALPHA_GRAD, OP_ENTROPY, OP_MISC, OP_COUNT
+    OP_ALPHA_GRAD, OP_ENTROPY, OP_SPAN_MASK, OP_POOL, OP_POOL_B, OP_ATTENTION, OP_MISC, OP_COUNT
 };
 
 #define REQUIRE(c) do { if (!(c)) __builtin_trap(); } while (0)
@@ -113,7 +121,7 @@ static void check_backward(const float *dx, const float *x, const float *dy, int
 }
 
 /* ---------------------------------------------------------------- entry */
-static float x[MAXN], dy[MAXN], out[MAXN], p[MAXN];
+static float x[MAXN], dy[MAXN], out[MAXN], p[MAXN], vals[MAXN], att[MAXN * 16];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     reader rd = { data, size };
@@ -152,6 +160,120 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if ((shape & 2) && count && sx_softmax(p, x, rows, n, 1.0f) == SX_OK) xi = p;
         st = sx_tsallis_entropy(o, xi, rows, n, par);
         break;
+    case OP_SPAN_MASK: {
+        /* count distances (|x| half the time: mostly valid), z = par, ramp = t, a small span_max */
+        if (shape & 2) for (size_t i = 0; i < count; i++) x[i] = fabsf(x[i]);
+        const int cnt = shape == 0xF2 ? -1 : (int)count;
+        const float z = par, ramp = t;
+        st = sx_span_mask(o, xi, cnt, z, ramp, (float)(shape >> 4));
+        if (st != SX_OK) {
+            REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE);
+            REQUIRE(sx_last_error()[0] != 0);
+            return 0;
+        }
+        REQUIRE(cnt >= 0 && z >= 0.0f && isfinite(z) && ramp > 0.0f && isfinite(ramp));
+        for (int i = 0; i < cnt; i++) {
+            REQUIRE(x[i] >= 0.0f && isfinite(x[i]));
+            REQUIRE(out[i] >= 0.0f && out[i] <= 1.0f);
+            if (x[i] == 0.0f) REQUIRE(out[i] == 1.0f);
+        }
+        return 0;
+    }
+    case OP_POOL:
+    case OP_POOL_B: {
+        /* nq = rows (queries from x), nk = n keys from dy with values from the next scores;
+           leave-one-out (nq = nk) when shape has bit 1; mapping and alpha/lambda from shape */
+        static const int maps[6] = { SX_POOL_SOFTMAX, SX_POOL_SPARSEMAX, SX_POOL_ENTMAX15, SX_POOL_ENTMAX, SX_POOL_FUSEDMAX, 4 };
+        const int loo = (shape >> 1) & 1, mapping = maps[(shape >> 2) % 6];
+        int nq = rows, nk = n < 16 * 17 ? n : 16 * 17;
+        if (loo && nq > 0) nk = nq;
+        if (nq > 0 && nk > 0 && (size_t)nq * nk > sizeof att / sizeof att[0]) nq = (int)(sizeof att / sizeof att[0]) / nk;
+        for (int i = (int)count; i < nk; i++) dy[i] = 0.0f; /* rows = 0: keys not read yet */
+        rd_scores(&rd, vals, nk > 0 ? nk : 0, shape & 1);
+        for (int i = 0; i < nk && i < MAXN; i++) if (dy[i] == -INFINITY) dy[i] = -1e30f; /* keys: mostly finite */
+        float w = rd_param(&rd);
+        if (op == OP_POOL) {
+            st = sx_nw_pooling(o, shape == 0xF6 ? NULL : att, xi, g, vals, nq, nk, w, mapping, par, loo);
+            if (st == SX_OK && nq > 0) {
+                double vmax = 0.0;
+                for (int j = 0; j < nk; j++) vmax = fmax(vmax, fabs((double)vals[j]));
+                for (int i = 0; i < nq; i++) {
+                    REQUIRE(out[i] == out[i]);
+                    if (vmax <= 1e37) REQUIRE(isfinite(out[i]));
+                    if (shape == 0xF6) continue;
+                    double s = 0.0;
+                    for (int j = 0; j < nk; j++) {
+                        const float a = att[(size_t)i * nk + j];
+                        REQUIRE(a >= 0.0f && a <= 1.0f);
+                        s += a;
+                    }
+                    if (loo && nk == 1) REQUIRE(s == 0.0 && out[i] == 0.0f);
+                    else REQUIRE(fabs(s - 1.0) <= 1e-3);
+                    if (loo) REQUIRE(att[(size_t)i * nk + i] == 0.0f);
+                }
+            }
+        } else {
+            float dw = NAN;
+            for (int i = 0; i < nq && i < MAXN; i++) p[i] = x[(i + 1) % MAXN];
+            st = sx_nw_pooling_backward(&dw, p, xi, g, vals, nq, nk, w, mapping, par, loo);
+            if (st == SX_OK) REQUIRE(dw == dw);
+        }
+        if (st != SX_OK) {
+            REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
+            REQUIRE(sx_last_error()[0] != 0);
+        }
+        return 0;
+    }
+    case OP_ATTENTION: {
+        /* B 1..3, H 1..3, dh 1..8, Tq = rows (0..16), Tk 1..40; mapping (4: invalid) and causal
+           from shape; k_len NULL or from the bytes (sometimes out of range); att NULL at 0xF8 */
+        static const int maps[6] = { SX_ATTN_SOFTMAX, SX_ATTN_SPARSEMAX, SX_ATTN_ENTMAX15, SX_ATTN_ENTMAX, SX_ATTN_FUSEDMAX, 4 };
+        static int k_len[3];
+        const int B = 1 + rd_u8(&rd) % 3, H = 1 + rd_u8(&rd) % 3, dh = 1 + rd_u8(&rd) % 8;
+        const int Tq = rows < 0 ? -1 : rows, Tk = n < 1 ? n : 1 + n % 40, C = H * dh;
+        const int mapping = maps[(shape >> 2) % 6], causal = (shape >> 1) & 1, use_len = (shape >> 5) & 1;
+        for (int b = 0; b < 3; b++) k_len[b] = (int)(rd_u8(&rd) % (Tk > 0 ? Tk + 2 : 2)) - (shape == 0xF7);
+        const size_t nq = Tq > 0 ? (size_t)B * Tq * C : 0, nk = Tk > 0 ? (size_t)B * Tk * C : 0;
+        rd_scores(&rd, x, (int)nq, shape & 1);
+        rd_scores(&rd, dy, (int)nk, shape & 1);
+        rd_scores(&rd, vals, (int)nk, shape & 1);
+        float *a = shape == 0xF8 ? NULL : att;
+        st = sx_attention(o, a, xi, g, vals, use_len ? k_len : NULL, B, Tq, Tk, H, dh, mapping, par, causal);
+        if (st != SX_OK) {
+            REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
+            REQUIRE(sx_last_error()[0] != 0);
+            return 0;
+        }
+        REQUIRE(Tq >= 0 && Tk >= 0 && mapping != 4);
+        if (!nq) return 0;
+        double vmax = 0.0;
+        for (size_t i = 0; i < nk; i++) vmax = fmax(vmax, fabs((double)vals[i]));
+        for (int b = 0; b < B; b++) {
+            const int klen = use_len ? k_len[b] : Tk;
+            REQUIRE(klen >= 0 && klen <= Tk);
+            for (int i = 0; i < Tq; i++)
+                for (int c = 0; c < C; c++) {
+                    const float v = out[((size_t)b * Tq + i) * C + c];
+                    REQUIRE(v == v);
+                    if (vmax <= 1e37) REQUIRE(isfinite(v) && fabs(v) <= vmax * (1.0 + 1e-3));
+                    if (klen == 0) REQUIRE(v == 0.0f);
+                }
+            if (!a) continue;
+            for (int h = 0; h < H; h++)
+                for (int i = 0; i < Tq; i++) {
+                    const float *r = att + (((size_t)b * H + h) * Tq + i) * Tk;
+                    double s = 0.0;
+                    for (int j = 0; j < Tk; j++) {
+                        REQUIRE(r[j] >= 0.0f && r[j] <= 1.0f);
+                        if (j >= klen || (causal && j > i)) REQUIRE(r[j] == 0.0f);
+                        s += r[j];
+                    }
+                    if (klen == 0) REQUIRE(s == 0.0);
+                    else REQUIRE(fabs(s - 1.0) <= 1e-3);
+                }
+        }
+        return 0;
+    }
     default: { /* the small helpers */
         REQUIRE(sx_abi_version() == SX_ABI_VERSION);
         REQUIRE(sx_status_str(rows - 2) != NULL && sx_status_str(rows - 2)[0]);

@@ -8,9 +8,9 @@ import { builds, assertClose, rng, DIST } from "./helpers.mjs";
 const all = await builds();
 
 const PUBLIC_NAMES = [
-  "Model", "SimplexityError", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
+  "Model", "SimplexityError", "attentionPooling", "attentionPoolingBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
   "fusedmax", "fusedmaxBackward", "info", "init", "oscarmax", "oscarmaxBackward", "softmax",
-  "softmaxBackward", "sparsemax", "sparsemaxBackward", "tasks", "tsallisEntropy",
+  "softmaxBackward", "spanMask", "sparsemax", "sparsemaxBackward", "tasks", "tsallisEntropy",
 ];
 
 describe("the two builds", () => {
