@@ -178,6 +178,43 @@ export function attentionPooling(queries: Scores, keys: Scores, values: Scores,
 export function attentionPoolingBackward(queries: Scores, keys: Scores, values: Scores, dy: Scores,
   options?: PoolingOptions): { dw: number };
 
+/** Options of attention(): the shapes, the mapping and the masks. */
+export interface AttentionOptions {
+  /** Queries per batch element (required): q.length = batch * tq * width, width = heads * dh. */
+  tq: number;
+  /** Keys per batch element. Default: k.length / (batch * width); checked when given. */
+  tk?: number;
+  /** Heads side by side in the width. Default 1. */
+  heads?: number;
+  /** Batch elements. Default 1. */
+  batch?: number;
+  /** The mapping of every head. Default "softmax". */
+  mapping?: "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax";
+  /** alpha >= 1 of mapping "entmax" (default 1.5); an error with any other mapping. */
+  alpha?: number;
+  /** lambda >= 0 of mapping "fusedmax" (default 1); an error with any other mapping. */
+  lambda?: number;
+  /** true: query i sees keys j <= i only. Default false. */
+  causal?: boolean;
+  /** Per batch element, the keys that are not padding (integers in [0, tk]): keys j >= keyLengths[b]
+   *  get weight 0; a query with no key gets zero weights and output 0. Default: no padding. */
+  keyLengths?: readonly number[] | Int32Array;
+  /** Write the output here (a Float32Array of q.length). Untouched on error. */
+  out?: Float32Array;
+  /** true, or a Float32Array of batch * heads * tq * tk to fill: also return the weights. */
+  weights?: boolean | Float32Array;
+}
+
+/**
+ * Multi-head scaled dot-product attention of already-projected q (batch, tq, heads * dh), k and
+ * v (batch, tk, heads * dh): per batch element and head, mapping(q k^T / sqrt(dh)) v, the heads
+ * side by side in the output (q's shape). q, k, v must be finite (SimplexityError code 2).
+ * With `weights`, returns the output and the weights (batch, heads, tq, tk), each row on the
+ * simplex with exact zeros where masked or cut by a sparse mapping.
+ */
+export function attention(q: Scores, k: Scores, v: Scores,
+  options: AttentionOptions & { weights: true | Float32Array }): { out: Float32Array; weights: Float32Array };
+export function attention(q: Scores, k: Scores, v: Scores, options: AttentionOptions): Float32Array;
 
 // ------------------------------------------------------------- the model and the tasks
 // Tokens: every task has its own vocabulary, 0 = PAD, 1 = BOS, 2 = EOS, then its alphabet.

@@ -462,6 +462,124 @@ export function tsallisEntropy(p, opts) {
   return copyOut(out, at, rows);
 }
 
+// ---------------------------------------------------------------------- attention
+const ATTN_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fusedmax: 5 };
+
+/** A size option: an integer in [min, 2^31 - 1]; `dflt` undefined makes it required. */
+function sizeArg(fn, name, v, dflt, min, what) {
+  if (v === undefined && dflt !== undefined) return dflt;
+  if (typeof v !== "number") {
+    throw new TypeError(`${fn}: ${name} (${what}) must be an integer >= ${min} (got ${show(v)})`);
+  }
+  if (!Number.isInteger(v) || v < min || v > 0x7fffffff) {
+    throw new RangeError(`${fn}: ${name} (${what}) must be an integer >= ${min} (got ${show(v)})`);
+  }
+  return v;
+}
+
+/**
+ * Multi-head scaled dot-product attention of already-projected queries, keys and values:
+ * per batch element and head, out = mapping(q k^T / sqrt(dh)) v. q is (batch, tq, width), k and
+ * v (batch, tk, width), width = heads * dh with the heads side by side; out has q's shape.
+ * With opts.weights (true, or a Float32Array of batch * heads * tq * tk) returns
+ * { out, weights } with the weights (batch, heads, tq, tk); otherwise the out Float32Array.
+ */
+export function attention(q, k, v, opts) {
+  const fn = "attention";
+  const o = optionsArg(fn, opts);
+  const qLen = lengthOf(fn, "q", q);
+  const kLen = lengthOf(fn, "k", k);
+  const vLen = lengthOf(fn, "v", v);
+  const heads = sizeArg(fn, "heads", o.heads, 1, 1, "the number of heads");
+  const batch = sizeArg(fn, "batch", o.batch, 1, 1, "the number of batch elements");
+  const tq = sizeArg(fn, "tq", o.tq, undefined, 1, "queries per batch element");
+  if (qLen === 0 || qLen % (batch * tq) !== 0) {
+    throw new RangeError(`${fn}: q.length (${qLen}) must be a non-zero multiple of batch * tq (${batch} * ${tq})`);
+  }
+  const width = qLen / (batch * tq);
+  if (width % heads !== 0) {
+    throw new RangeError(`${fn}: the width of q, q.length / (batch * tq) = ${width}, is not a multiple of heads (${heads})`);
+  }
+  let tk;
+  if (o.tk === undefined) {
+    if (kLen === 0 || kLen % (batch * width) !== 0) {
+      throw new RangeError(`${fn}: k.length (${kLen}) must be a non-zero multiple of batch * width (${batch} * ${width})`);
+    }
+    tk = kLen / (batch * width);
+  } else {
+    tk = sizeArg(fn, "tk", o.tk, undefined, 1, "keys per batch element");
+    if (kLen !== batch * tk * width) {
+      throw new RangeError(`${fn}: k.length (${kLen}) must equal batch * tk * width (${batch} * ${tk} * ${width} = ${batch * tk * width})`);
+    }
+  }
+  if (vLen !== kLen) throw new RangeError(`${fn}: v.length (${vLen}) must equal k.length (${kLen})`);
+
+  const mapping = o.mapping === undefined ? "softmax" : o.mapping;
+  if (typeof mapping !== "string") {
+    throw new TypeError(`${fn}: mapping must be a string (got ${show(mapping)})`);
+  }
+  if (!Object.hasOwn(ATTN_MAPPINGS, mapping)) {
+    throw new RangeError(`${fn}: mapping must be one of ${Object.keys(ATTN_MAPPINGS).map((m) => `"${m}"`).join(", ")} (got ${show(mapping)})`);
+  }
+  if (o.alpha !== undefined && mapping !== "entmax") {
+    throw new RangeError(`${fn}: alpha applies to mapping "entmax" only (mapping is "${mapping}")`);
+  }
+  if (o.lambda !== undefined && mapping !== "fusedmax") {
+    throw new RangeError(`${fn}: lambda applies to mapping "fusedmax" only (mapping is "${mapping}")`);
+  }
+  const param = mapping === "entmax" ? paramArg(fn, "alpha", o.alpha, 1.5, 1, false)
+    : mapping === "fusedmax" ? paramArg(fn, "lambda", o.lambda, 1, 0, false) : 0;
+  if (o.causal !== undefined && typeof o.causal !== "boolean") {
+    throw new TypeError(`${fn}: causal must be true or false (got ${show(o.causal)})`);
+  }
+  const lens = o.keyLengths;
+  if (lens !== undefined) {
+    if (!Array.isArray(lens) && !(lens instanceof Int32Array)) {
+      throw new TypeError(`${fn}: keyLengths must be an Array or an Int32Array of batch (${batch}) integers (got ${show(lens)})`);
+    }
+    if (lens.length !== batch) {
+      throw new RangeError(`${fn}: keyLengths.length (${lens.length}) must equal batch (${batch})`);
+    }
+    for (let b = 0; b < batch; b++) {
+      const n = lens[b];
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > tk) {
+        throw new RangeError(`${fn}: keyLengths[${b}] must be an integer in [0, tk = ${tk}] (got ${show(n)})`);
+      }
+    }
+  }
+  const out = outArg(fn, o.out, qLen, "q.length");
+  const wLen = batch * heads * tq * tk;
+  let weights = o.weights;
+  if (weights === true) weights = new Float32Array(wLen);
+  else if (weights === undefined || weights === false) weights = undefined;
+  else if (!(weights instanceof Float32Array)) {
+    throw new TypeError(`${fn}: weights must be true, false or a Float32Array (got ${show(weights)})`);
+  } else if (weights.length !== wLen) {
+    throw new RangeError(`${fn}: weights.length (${weights.length}) must equal batch * heads * tq * tk (${wLen})`);
+  }
+
+  // scratch: [out | weights | q | k | v | keyLengths]
+  const oSeg = pad4(qLen), wSeg = weights ? pad4(wLen) : 0, kSeg = pad4(kLen);
+  const lSeg = lens === undefined ? 0 : pad4(batch);
+  const at = scratch(fn, oSeg + wSeg + oSeg + 2 * kSeg + lSeg);
+  const qAt = at + oSeg + wSeg, kAt = qAt + oSeg, vAt = kAt + kSeg, lAt = vAt + kSeg;
+  copyIn(fn, "q", q, qAt, qLen);
+  copyIn(fn, "k", k, kAt, kLen);
+  copyIn(fn, "v", v, vAt, kLen);
+  if (lens !== undefined) {
+    if (heapI32.length === 0) refreshHeap();
+    for (let b = 0; b < batch; b++) heapI32[lAt + b] = lens[b];
+  }
+  const st = wasm.sx_attention(at << 2, weights ? (at + oSeg) << 2 : 0, qAt << 2, kAt << 2, vAt << 2,
+    lens === undefined ? 0 : lAt << 2, batch, tq, tk, heads, width / heads, ATTN_MAPPINGS[mapping],
+    param, o.causal ? 1 : 0);
+  if (st !== 0) throw coreError(fn, st);
+  const result = copyOut(out, at, qLen);
+  if (weights === undefined) return result;
+  copyOut(weights, at + oSeg, wLen);
+  return { out: result, weights };
+}
+
 // ------------------------------------------------------------- span and pooling
 /** A required number: finite, >= min (or > min when strict), and non-zero in float32 if strict. */
 function requiredNumber(fn, name, v, min, strict) {

@@ -1,6 +1,6 @@
 /* simplexity.h - sparse attention mappings onto the simplex, in C99, and a tiny Transformer
-   that uses them (sections: mappings, backward passes, entropies, span and pooling, tasks, model,
-   memory).
+   that uses them (sections: mappings, backward passes, entropies, span and pooling, attention, tasks,
+   model, memory).
 
    One public header. Every mapping takes `rows` rows of `n` scores, row-major,
    and writes `rows * n` probabilities. Every function that can fail returns an
@@ -144,6 +144,35 @@ int sx_nw_pooling(float *out, float *weights, const float *queries, const float 
 int sx_nw_pooling_backward(float *dw, const float *dy, const float *queries, const float *keys,
                            const float *values, int nq, int nk, float w, int mapping,
                            float param, int leave_one_out);
+
+/* =============================================================== attention */
+/* Multi-head scaled dot-product attention of already-projected queries, keys and values
+   (the projections are the caller's): for every batch element b and head h,
+     out_bh = map(q_bh k_bh^T / sqrt(dh)) v_bh,
+   where q_bh is the (Tq, dh) block of columns [h dh, (h + 1) dh) of q (B, Tq, H dh), k_bh and
+   v_bh those of k and v (B, Tk, H dh), and out (B, Tq, H dh) holds the heads side by side; all
+   row-major and contiguous. mapping: SX_ATTN_* (param: alpha >= 1 for SX_ATTN_ENTMAX, lambda
+   >= 0 for SX_ATTN_FUSEDMAX, ignored otherwise).
+   Masks: causal != 0 lets query i see keys j <= i only; k_len (B entries in [0, Tk], or NULL
+   for none) marks keys j >= k_len[b] of batch element b as padding. Masked keys get exactly
+   0 weight: their scores are -INFINITY before the mapping (and are never computed). A query
+   that sees no key (k_len[b] = 0) gets all-zero weights and output 0.
+   att (B, H, Tq, Tk): the attention weights (each row on the simplex, exact zeros where
+   masked or cut by a sparse mapping), or NULL when not needed.
+   B, Tq, Tk >= 0, H, dh >= 1. q, k, v must be finite (SX_ENONFINITE names the array and the
+   index); scores that overflow float are SX_ENONFINITE too. Allocates H Tq Tk floats of
+   scratch per call (twice that when att is NULL): SX_ENOMEM if it cannot. The model's
+   attention (SX_MODEL_*) runs the same kernels. */
+enum {
+    SX_ATTN_SOFTMAX = 0,
+    SX_ATTN_SPARSEMAX = 1,
+    SX_ATTN_ENTMAX15 = 2,
+    SX_ATTN_ENTMAX = 3,   /* alpha-entmax, param = alpha */
+    SX_ATTN_FUSEDMAX = 5  /* param = lambda (the values of SX_MODEL_*; 4, learned alpha, is not one) */
+};
+int sx_attention(float *out, float *att, const float *q, const float *k, const float *v,
+                 const int *k_len, int B, int Tq, int Tk, int H, int dh, int mapping, float param,
+                 int causal);
 
 /* =================================================================== tasks */
 /* Toy sequence-to-sequence tasks, generated deterministically (integer arithmetic only, so

@@ -1,0 +1,321 @@
+/* test_attention.c - sx_attention, the public multi-head attention entry point: every mapping
+   against a float64 naive reference (scores in double, the masks by their definition, the
+   reference mappings of ref.c / ref_structured.c, out = att v in double), causal and padding
+   masks (exact zeros, empty rows), att = NULL, the long-row paths of the kernel (per-row
+   windows, tiled scores), and every error path. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "simplexity.h"
+#include "check.h"
+#include "ref.h"
+#include "ref_structured.h"
+
+/* ------------------------------------------------------------------ PRNG */
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static double urand(void) { /* splitmix64 -> [0, 1) */
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
+}
+static void fill(float *x, size_t n, double lo, double hi) {
+    for (size_t i = 0; i < n; i++) x[i] = (float)(lo + (hi - lo) * urand());
+}
+static float *falloc(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
+
+static const char *map_name(int m) {
+    switch (m) {
+    case SX_ATTN_SOFTMAX: return "softmax";
+    case SX_ATTN_SPARSEMAX: return "sparsemax";
+    case SX_ATTN_ENTMAX15: return "entmax15";
+    case SX_ATTN_ENTMAX: return "entmax";
+    default: return "fusedmax";
+    }
+}
+
+/* ------------------------------------------------------------ reference */
+/* One row of scores (Tk, -INFINITY where masked) through the float64 reference mapping. */
+static void ref_map(double *p, const double *s, int n, int mapping, double param) {
+    switch (mapping) {
+    case SX_ATTN_SOFTMAX: ref_softmax(p, s, n); break;
+    case SX_ATTN_SPARSEMAX: ref_sparsemax(p, s, n); break;
+    case SX_ATTN_ENTMAX15: ref_entmax15(p, s, n); break;
+    case SX_ATTN_ENTMAX: ref_entmax(p, s, n, param); break;
+    default: rs_fusedmax(p, s, n, param, 1.0); break; /* Tk <= 64 (rs_tv_prox) */
+    }
+}
+
+/* Naive attention in double: out (B, Tq, H dh), att (B, H, Tq, Tk). */
+static void ref_attention(double *out, double *att, const float *q, const float *k, const float *v,
+                          const int *k_len, int B, int Tq, int Tk, int H, int dh, int mapping,
+                          double param, int causal) {
+    const int C = H * dh;
+    double *s = malloc(sizeof(double) * (size_t)Tk), *p = malloc(sizeof(double) * (size_t)Tk);
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < Tq; i++) {
+                const int klen = k_len ? k_len[b] : Tk;
+                for (int j = 0; j < Tk; j++) {
+                    double d = 0.0;
+                    for (int c = 0; c < dh; c++)
+                        d += (double)q[((size_t)b * Tq + i) * C + h * dh + c] *
+                             k[((size_t)b * Tk + j) * C + h * dh + c];
+                    s[j] = j < klen && (!causal || j <= i) ? d / sqrt((double)dh) : -INFINITY;
+                }
+                ref_map(p, s, Tk, mapping, param);
+                memcpy(att + (((size_t)b * H + h) * Tq + i) * Tk, p, sizeof(double) * (size_t)Tk);
+                for (int c = 0; c < dh; c++) {
+                    double o = 0.0;
+                    for (int j = 0; j < Tk; j++) o += p[j] * v[((size_t)b * Tk + j) * C + h * dh + c];
+                    out[((size_t)b * Tq + i) * C + h * dh + c] = o;
+                }
+            }
+    free(s);
+    free(p);
+}
+
+/* sx_attention vs the reference on random inputs; the masks' exact zeros; att = NULL gives the
+   same output bit for bit. Returns the worst error of the weights and the outputs. */
+static double check_case(const char *what, int B, int Tq, int Tk, int H, int dh, int mapping,
+                         float param, int causal, const int *k_len, double scale, double tol) {
+    const int C = H * dh;
+    const size_t nq = (size_t)B * Tq * C, nk = (size_t)B * Tk * C, na = (size_t)B * H * Tq * Tk;
+    float *q = falloc(nq), *k = falloc(nk), *v = falloc(nk), *out = falloc(nq), *out2 = falloc(nq);
+    float *att = falloc(na);
+    double *rout = malloc(sizeof(double) * (nq ? nq : 1)), *ratt = malloc(sizeof(double) * (na ? na : 1));
+    fill(q, nq, -scale, scale);
+    fill(k, nk, -1.0, 1.0);
+    fill(v, nk, -1.0, 1.0);
+    for (size_t i = 0; i < na; i++) att[i] = NAN; /* every weight must be written */
+    int st = sx_attention(out, att, q, k, v, k_len, B, Tq, Tk, H, dh, mapping, param, causal);
+    CHECK(st == SX_OK, "%s %s: status %d (%s)", what, map_name(mapping), st, sx_last_error());
+    ref_attention(rout, ratt, q, k, v, k_len, B, Tq, Tk, H, dh, mapping, param, causal);
+    double worst = 0.0;
+    int masked_nonzero = 0, off_simplex = 0;
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < Tq; i++) {
+                const int klen = k_len ? k_len[b] : Tk;
+                const float *a = att + (((size_t)b * H + h) * Tq + i) * Tk;
+                const double *ra = ratt + (((size_t)b * H + h) * Tq + i) * Tk;
+                double sum = 0.0;
+                for (int j = 0; j < Tk; j++) {
+                    const double e = fabs(a[j] - ra[j]);
+                    worst = e > worst || e != e ? e : worst;
+                    if ((j >= klen || (causal && j > i)) && a[j] != 0.0f) masked_nonzero++;
+                    sum += a[j];
+                }
+                const int visible = klen > 0; /* causal: key 0 is always visible when klen > 0 */
+                if (visible ? fabs(sum - 1.0) > 1e-5 : sum != 0.0) off_simplex++;
+            }
+    double worst_out = 0.0;
+    for (size_t i = 0; i < nq; i++) {
+        const double e = fabs(out[i] - rout[i]);
+        worst_out = e > worst_out || e != e ? e : worst_out;
+    }
+    CHECK(worst <= tol, "%s %s: weights off the reference by %g", what, map_name(mapping), worst);
+    CHECK(worst_out <= tol, "%s %s: output off the reference by %g", what, map_name(mapping), worst_out);
+    CHECK(masked_nonzero == 0, "%s %s: %d masked weights are not exactly 0", what, map_name(mapping),
+          masked_nonzero);
+    CHECK(off_simplex == 0, "%s %s: %d rows off the simplex", what, map_name(mapping), off_simplex);
+    st = sx_attention(out2, NULL, q, k, v, k_len, B, Tq, Tk, H, dh, mapping, param, causal);
+    CHECK(st == SX_OK && !memcmp(out, out2, sizeof(float) * nq),
+          "%s %s: att = NULL changes the output (status %d)", what, map_name(mapping), st);
+    free(q); free(k); free(v); free(out); free(out2); free(att); free(rout); free(ratt);
+    return worst > worst_out ? worst : worst_out;
+}
+
+static const int MAPPINGS[5] = { SX_ATTN_SOFTMAX, SX_ATTN_SPARSEMAX, SX_ATTN_ENTMAX15, SX_ATTN_ENTMAX,
+                                 SX_ATTN_FUSEDMAX };
+static float param_of(int mapping) {
+    return mapping == SX_ATTN_ENTMAX ? 1.3f : mapping == SX_ATTN_FUSEDMAX ? 0.3f : 0.0f;
+}
+
+static void test_against_reference(void) {
+    double worst = 0.0, w;
+    static const int k_len[3] = { 7, 3, 0 };
+    for (int m = 0; m < 5; m++) {
+        const int map = MAPPINGS[m];
+        const float par = param_of(map);
+        /* small: every mask, cross-attention shapes, several heads */
+        w = check_case("plain", 2, 5, 7, 3, 4, map, par, 0, NULL, 2.0, 2e-5);
+        worst = w > worst ? w : worst;
+        w = check_case("causal", 2, 6, 6, 2, 8, map, par, 1, NULL, 2.0, 2e-5);
+        worst = w > worst ? w : worst;
+        w = check_case("padding", 3, 4, 7, 2, 3, map, par, 0, k_len, 2.0, 2e-5);
+        worst = w > worst ? w : worst;
+        w = check_case("causal+padding", 3, 7, 7, 2, 3, map, par, 1, k_len, 2.0, 2e-5);
+        worst = w > worst ? w : worst;
+        w = check_case("causal Tq > Tk", 1, 9, 5, 1, 5, map, par, 1, NULL, 2.0, 2e-5);
+        worst = w > worst ? w : worst;
+        /* long rows: the kernel's tiles and per-row windows (Tk >= 64); the fusedmax reference
+           takes at most 64 entries per row */
+        const int T = map == SX_ATTN_FUSEDMAX ? 64 : 80;
+        static const int long_len[2] = { 80, 51 };
+        w = check_case("long causal", 1, T, T, map == SX_ATTN_FUSEDMAX ? 1 : 2, 16, map, par, 1, NULL,
+                       3.0, 5e-5);
+        worst = w > worst ? w : worst;
+        if (map != SX_ATTN_FUSEDMAX) { /* (the slow fusedmax reference: the causal case only) */
+            w = check_case("long", 1, T, T, 2, 16, map, par, 0, NULL, 3.0, 5e-5);
+            worst = w > worst ? w : worst;
+            w = check_case("long causal+padding", 2, T, T, 1, 8, map, par, 1, long_len, 3.0, 5e-5);
+            worst = w > worst ? w : worst;
+        }
+        /* the benchmark's shape (4 heads of 64), smaller n */
+        if (map != SX_ATTN_FUSEDMAX) {
+            w = check_case("bench shape", 1, 48, 48, 4, 64, map, par, 0, NULL, 1.0, 5e-5);
+            worst = w > worst ? w : worst;
+        }
+    }
+    /* fixed alpha at the special values goes to the exact algorithms */
+    w = check_case("alpha 1", 1, 5, 9, 2, 4, SX_ATTN_ENTMAX, 1.0f, 0, NULL, 2.0, 2e-5);
+    worst = w > worst ? w : worst;
+    w = check_case("alpha 2", 1, 5, 9, 2, 4, SX_ATTN_ENTMAX, 2.0f, 1, NULL, 2.0, 2e-5);
+    worst = w > worst ? w : worst;
+    w = check_case("alpha 3", 1, 5, 9, 2, 4, SX_ATTN_ENTMAX, 3.0f, 0, NULL, 2.0, 2e-5);
+    worst = w > worst ? w : worst;
+    w = check_case("lambda 0", 1, 5, 9, 2, 4, SX_ATTN_FUSEDMAX, 0.0f, 0, NULL, 2.0, 2e-5);
+    worst = w > worst ? w : worst;
+    printf("test_attention: every mapping vs the float64 reference, worst |error| %.2g\n", worst);
+}
+
+/* Sparse mappings give exact zeros with large scores; softmax none (apart from masks). */
+static void test_sparsity(void) {
+    const int B = 1, T = 16, H = 1, dh = 8, C = H * dh;
+    float q[T * C], k[T * C], v[T * C], out[T * C], att[T * T];
+    fill(q, T * C, -4, 4);
+    fill(k, T * C, -4, 4);
+    fill(v, T * C, -1, 1);
+    for (int m = 0; m < 5; m++) {
+        int st = sx_attention(out, att, q, k, v, NULL, B, T, T, H, dh, MAPPINGS[m], param_of(MAPPINGS[m]), 0);
+        int zeros = 0;
+        for (int i = 0; i < T * T; i++) zeros += att[i] == 0.0f;
+        CHECK(st == SX_OK, "sparsity %s: status %d", map_name(MAPPINGS[m]), st);
+        if (MAPPINGS[m] == SX_ATTN_SOFTMAX) CHECK(zeros == 0, "softmax has %d exact zeros", zeros);
+        else CHECK(zeros > T * T / 4, "%s: only %d of %d weights are exact zeros", map_name(MAPPINGS[m]),
+                   zeros, T * T);
+    }
+}
+
+/* Degenerate sizes: nothing to do, or no keys (output 0). */
+static void test_edges(void) {
+    float q[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, k[8] = { 1, 0, 0, 1, 1, 1, 0, 0 }, v[8] = { 0 };
+    float out[8], att[8];
+    for (int i = 0; i < 8; i++) out[i] = 42.0f;
+    CHECK(sx_attention(out, att, q, k, v, NULL, 0, 2, 2, 1, 2, SX_ATTN_SOFTMAX, 0, 0) == SX_OK &&
+              out[0] == 42.0f, "B = 0 is a no-op");
+    CHECK(sx_attention(out, att, q, k, v, NULL, 1, 0, 2, 1, 2, SX_ATTN_SOFTMAX, 0, 0) == SX_OK &&
+              out[0] == 42.0f, "Tq = 0 is a no-op");
+    CHECK(sx_attention(out, att, q, NULL, NULL, NULL, 2, 2, 0, 1, 2, SX_ATTN_SPARSEMAX, 0, 0) == SX_OK,
+          "Tk = 0 needs no k, v (%s)", sx_last_error());
+    int zero = 1;
+    for (int i = 0; i < 8; i++) zero &= out[i] == 0.0f;
+    CHECK(zero, "Tk = 0: the output is 0");
+    /* one key: every mapping puts weight 1 on it, the output is its value */
+    float v1[2] = { 0.25f, -3.0f };
+    for (int m = 0; m < 5; m++) {
+        CHECK(sx_attention(out, att, q, k, v1, NULL, 1, 4, 1, 1, 2, MAPPINGS[m], param_of(MAPPINGS[m]), 1) == SX_OK,
+              "one key %s", map_name(MAPPINGS[m]));
+        CHECK(att[0] == 1.0f && att[3] == 1.0f && out[0] == 0.25f && out[7] == -3.0f,
+              "one key %s: weight %g, out %g %g", map_name(MAPPINGS[m]), (double)att[0], (double)out[0],
+              (double)out[7]);
+    }
+    /* k_len 0 for one batch element: its weights and outputs are all zero, not NaN */
+    float qq[2 * 3 * 2], kk[2 * 3 * 2], vv[2 * 3 * 2], oo[2 * 3 * 2], aa[2 * 3 * 3];
+    fill(qq, 12, -1, 1);
+    fill(kk, 12, -1, 1);
+    fill(vv, 12, -1, 1);
+    const int lens[2] = { 0, 2 };
+    for (int m = 0; m < 5; m++) {
+        CHECK(sx_attention(oo, aa, qq, kk, vv, lens, 2, 3, 3, 1, 2, MAPPINGS[m], param_of(MAPPINGS[m]), 0) == SX_OK,
+              "k_len 0 %s", map_name(MAPPINGS[m]));
+        int ok = 1;
+        for (int i = 0; i < 6; i++) ok &= oo[i] == 0.0f;
+        for (int i = 0; i < 9; i++) ok &= aa[i] == 0.0f;
+        for (int i = 9; i < 18; i++) ok &= (i - 9) % 3 == 2 ? aa[i] == 0.0f : aa[i] == aa[i];
+        CHECK(ok, "k_len 0 %s: zero weights and outputs, the padded key of the other element 0",
+              map_name(MAPPINGS[m]));
+    }
+}
+
+static void test_errors(void) {
+    float q[8] = { 0 }, k[8] = { 0 }, v[8] = { 0 }, out[8], att[16];
+    int st;
+#define EXPECT(call, status, msg)                                                              \
+    do {                                                                                       \
+        st = (call);                                                                           \
+        CHECK(st == (status) && strstr(sx_last_error(), (msg)) != NULL,                        \
+              "%s: status %d, message \"%s\", expected %d with \"%s\"", #call, st, sx_last_error(), \
+              status, msg);                                                                    \
+    } while (0)
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, 4, 1.5f, 0), SX_EINVAL,
+           "unknown mapping 4 (SX_ATTN_SOFTMAX 0");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, 6, 0, 0), SX_EINVAL, "unknown mapping 6");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, -1, 0, 0), SX_EINVAL, "unknown mapping -1");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_ENTMAX, 0.5f, 0), SX_EINVAL,
+           "alpha must be finite and >= 1 (got 0.5)");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_ENTMAX, NAN, 0), SX_EINVAL,
+           "alpha must be finite and >= 1 (got NaN)");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_ENTMAX, INFINITY, 0), SX_EINVAL,
+           "(got Infinity)");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_FUSEDMAX, -0.1f, 0), SX_EINVAL,
+           "lambda must be finite and >= 0 (got -0.1)");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, -1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL,
+           "B, Tq and Tk must be >= 0 (got -1, 2, 2)");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, -2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "(got 1, -2, 2)");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, -2, 1, 2, 0, 0, 0), SX_EINVAL, "(got 1, 2, -2)");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 0, 2, 0, 0, 0), SX_EINVAL,
+           "H and dh must be >= 1 (got 0, 2)");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 0, 0, 0, 0), SX_EINVAL, "(got 1, 0)");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 65536, 65536, 2, 1, 2, 0, 0, 0), SX_EINVAL,
+           "sizes too large");
+    EXPECT(sx_attention(NULL, att, q, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer");
+    EXPECT(sx_attention(out, att, NULL, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer");
+    EXPECT(sx_attention(out, att, q, NULL, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer");
+    EXPECT(sx_attention(out, att, q, k, NULL, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer");
+    const int bad_len[2] = { 2, 3 }, neg_len[1] = { -1 };
+    EXPECT(sx_attention(out, att, q, k, v, bad_len, 2, 1, 2, 1, 2, 0, 0, 0), SX_EINVAL,
+           "k_len[1] must be in [0, Tk = 2] (got 3)");
+    EXPECT(sx_attention(out, att, q, k, v, neg_len, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL,
+           "k_len[0] must be in [0, Tk = 2] (got -1)");
+    /* non-finite inputs: named, with the index */
+    q[3] = NAN;
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_ENONFINITE,
+           "q[3] must be finite (got NaN)");
+    CHECK(sx_last_error_index() == 3, "index of q[3]: %d", sx_last_error_index());
+    q[3] = -INFINITY;
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_ENONFINITE,
+           "q[3] must be finite (got -Infinity)");
+    q[3] = 0.0f;
+    k[2] = INFINITY;
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_SPARSEMAX, 0, 0), SX_ENONFINITE,
+           "k[2] must be finite (got Infinity)");
+    k[2] = 0.0f;
+    v[1] = NAN;
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_ENTMAX15, 0, 1), SX_ENONFINITE,
+           "v[1] must be finite (got NaN)");
+    v[1] = 0.0f;
+    /* finite inputs whose score overflows */
+    q[0] = q[1] = 3e38f;
+    k[0] = k[1] = 3e38f;
+    for (int i = 0; i < 8; i++) out[i] = 7.0f;
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_ENONFINITE,
+           "overflows float");
+    CHECK(sx_last_error_index() == -1, "overflow: no index (%d)", sx_last_error_index());
+    /* after a failure the next call works */
+    q[0] = q[1] = k[0] = k[1] = 0.0f;
+    CHECK(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0) == SX_OK && att[0] == 0.5f,
+          "a call after the failures works");
+#undef EXPECT
+}
+
+int main(void) {
+    test_against_reference();
+    test_sparsity();
+    test_edges();
+    test_errors();
+    return sx_test_summary("test_attention");
+}
