@@ -4,7 +4,7 @@
 // are built with -sSTANDALONE_WASM: they import only env.emscripten_notify_memory_growth and
 // export `memory`, `_initialize` (called once here) and the sx_* functions of simplexity.h.
 //
-//   const { exports, memory, simd, url } = await loadWasm({ simd, url, onMemoryGrowth });
+//   const { exports, memory, simd, url } = await loadWasm({ simd, url, bytes, onMemoryGrowth });
 
 // -------------------------------------------------------------------- constants
 /** The ABI (SX_ABI_VERSION in core/include/simplexity.h) this JS was written for. */
@@ -15,7 +15,7 @@ export const WASM_FILES = { simd: "simplexity-simd.wasm", scalar: "simplexity.wa
 
 /** Every export the JS side calls; a module missing one is refused with its name. */
 export const REQUIRED_EXPORTS = [
-  "memory", "_initialize", "sx_abi_version", "sx_status_str", "sx_last_error",
+  "memory", "_initialize", "sx_abi_version", "sx_build_simd", "sx_status_str", "sx_last_error",
   "sx_last_error_index", "sx_malloc", "sx_free",
   "sx_softmax", "sx_sparsemax", "sx_entmax15", "sx_entmax", "sx_fusedmax", "sx_oscarmax",
   "sx_softmax_backward", "sx_sparsemax_backward", "sx_entmax15_backward", "sx_entmax_backward",
@@ -96,9 +96,10 @@ async function fetchAndInstantiate(url, imports) {
 // ---------------------------------------------------------------------- loading
 /**
  * Load, check and initialise one simplexity wasm module.
- * @param {{ simd?: boolean, url?: string | URL, onMemoryGrowth?: () => void }} [options]
+ * @param {{ simd?: boolean, url?: string | URL, bytes?: BufferSource, onMemoryGrowth?: () => void }} [options]
  *   simd: true forces the SIMD build, false the scalar one, undefined probes the engine.
  *   url: where the .wasm is (default: beside this file).
+ *   bytes: the module itself (nothing is fetched); must be the build `simd` selects.
  *   onMemoryGrowth: called (synchronously, inside wasm) whenever the wasm memory grows.
  */
 export async function loadWasm(options = {}) {
@@ -109,8 +110,8 @@ export async function loadWasm(options = {}) {
         "or init() to use the scalar build",
     );
   }
-  const simd = options.simd === undefined ? engineSimd : Boolean(options.simd);
-  const url = new URL(
+  let simd = options.simd === undefined ? engineSimd : Boolean(options.simd);
+  const url = options.bytes !== undefined ? "the given bytes" : new URL(
     options.url ?? (simd ? WASM_FILES.simd : WASM_FILES.scalar),
     import.meta.url,
   );
@@ -119,7 +120,9 @@ export async function loadWasm(options = {}) {
   const imports = { env: { emscripten_notify_memory_growth: () => onGrowth() } };
 
   let instance;
-  if (url.protocol === "file:") {
+  if (options.bytes !== undefined) {
+    ({ instance } = await instantiateChecked(options.bytes, imports, "the given bytes"));
+  } else if (url.protocol === "file:") {
     const bytes = await readFileUrl(url);
     ({ instance } = await instantiateChecked(bytes, imports, url));
   } else {
@@ -144,6 +147,14 @@ export async function loadWasm(options = {}) {
       `simplexity: ${url} has ABI version ${abi} but this simplexity.js expects ${ABI_VERSION}; ` +
         "use the .wasm files built with this simplexity.js (`make`)",
     );
+  }
+  // The module says which build it is; given bytes must be the build that was asked for.
+  const built = exports.sx_build_simd() === 1;
+  if (options.bytes !== undefined && options.simd === undefined) simd = built; // bytes say which
+  if (built !== simd) {
+    const name = (b) => (b ? "SIMD" : "scalar");
+    throw new Error(`simplexity: ${url} is the ${name(built)} build, but the ${name(simd)} build was asked for` +
+      (options.bytes !== undefined ? " (pass the other bytes, or init({ simd }) to match them)" : ""));
   }
   exports._initialize();
   return { exports, memory: exports.memory, simd, abi, url: String(url) };

@@ -52,6 +52,9 @@ export interface InitOptions {
   simd?: boolean;
   /** Where the .wasm file is (default: beside simplexity.js). */
   url?: string | URL;
+  /** The .wasm module's bytes, instead of a file to fetch (not with `url`); the build they hold
+   *  decides `simd` when it is omitted, and must match it when given. */
+  bytes?: ArrayBuffer | ArrayBufferView;
 }
 
 export interface Info {

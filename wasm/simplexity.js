@@ -66,19 +66,27 @@ function refreshHeap() {
 /**
  * Load and initialise the wasm module. Idempotent: every call returns the same promise.
  * A failed init() (e.g. HTTP 404 for the .wasm) can be retried by calling init() again.
- * @param {{ simd?: boolean, url?: string | URL }} [options]
+ * `bytes` gives the module's bytes instead of a file to fetch (the single-file widget bundle
+ * inlines them): they must be the build `simd` names (or the probed one when simd is omitted).
+ * @param {{ simd?: boolean, url?: string | URL, bytes?: ArrayBuffer | ArrayBufferView }} [options]
  */
 export function init(options) {
   if (options === undefined || options === null) options = {};
   if (typeof options !== "object") {
     return Promise.reject(new TypeError(`init: options must be an object (got ${show(options)})`));
   }
-  const { simd, url } = options;
+  const { simd, url, bytes } = options;
   if (simd !== undefined && typeof simd !== "boolean") {
     return Promise.reject(new TypeError(`init: simd must be true, false or undefined (got ${show(simd)})`));
   }
   if (url !== undefined && typeof url !== "string" && !(url instanceof URL)) {
     return Promise.reject(new TypeError(`init: url must be a string or a URL (got ${show(url)})`));
+  }
+  if (bytes !== undefined && !(bytes instanceof ArrayBuffer) && !ArrayBuffer.isView(bytes)) {
+    return Promise.reject(new TypeError(`init: bytes must be an ArrayBuffer or a typed array (got ${show(bytes)})`));
+  }
+  if (bytes !== undefined && url !== undefined) {
+    return Promise.reject(new TypeError("init: pass url or bytes, not both"));
   }
   if (initPromise !== null) {
     if (simd !== undefined && simd !== initSimd) {
@@ -90,10 +98,11 @@ export function init(options) {
     return initPromise;
   }
   initSimd = simd === undefined ? hasSimd() : simd;
-  initPromise = loadWasm({ simd: initSimd, url, onMemoryGrowth: () => refreshHeap() }).then(
+  initPromise = loadWasm({ simd: bytes === undefined ? initSimd : simd, url, bytes, onMemoryGrowth: () => refreshHeap() }).then(
     (loaded) => {
       wasm = loaded.exports;
       memory = loaded.memory;
+      initSimd = loaded.simd; // given bytes decide the build
       build = { simd: loaded.simd, abi: loaded.abi };
       refreshHeap();
       return info();

@@ -55,6 +55,10 @@ enum {
 };
 
 int sx_abi_version(void);
+
+/* 1 when this build runs WebAssembly SIMD (compiled with -msimd128), 0 otherwise (the scalar
+   wasm build, and native builds, where SIMDe lowers the intrinsics to SSE or scalar code). */
+int sx_build_simd(void);
 const char *sx_status_str(int status);
 /* Detail of the last failure, e.g. "x[5] is NaN". Empty after success is not
    guaranteed: read it only after a call returned a non-zero status. */

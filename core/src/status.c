@@ -11,6 +11,15 @@ static int sx__msg_index = -1;
 
 int sx_abi_version(void) { return SX_ABI_VERSION; }
 
+int sx_build_simd(void)
+{
+#if defined(__wasm_simd128__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 const char *sx_status_str(int status) {
     switch (status) {
     case SX_OK: return "ok";

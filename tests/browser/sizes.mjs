@@ -23,4 +23,5 @@ console.log("-".repeat(78));
 row("widgets alone (library + widget code)", [...library, ...widgets]);
 row("the whole page", [...library, ...widgets, ...page]);
 row("(scalar wasm, fetched instead of SIMD)", ["simplexity.wasm"]);
+row("single-file widget build (both wasm)", ["simplexity-widgets.js"]);
 console.log("dependencies: none beyond the library (contours, scales, colours, 3-D projection are web/viz/*.js)");

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = new URL("../../", import.meta.url);
 const run = (file) => new Promise((resolve) => {
-  execFile(process.execPath, [fileURLToPath(file)], { cwd: fileURLToPath(ROOT), timeout: 30_000 },
+  execFile(process.execPath, [fileURLToPath(file)], { cwd: fileURLToPath(ROOT), timeout: 600_000 } /* a hang guard, not a speed check */,
     (error, stdout, stderr) => resolve({ code: error ? error.code ?? 1 : 0, stdout, stderr }));
 });
 
