@@ -2,6 +2,7 @@
 #   make          dist/: the ES module, the SIMD and scalar .wasm, the TypeScript declarations
 #   make test     everything that checks correctness (the README's test command)
 #   make bench    speed tables (ratios measured in one run); not part of the tests
+#   make bench-attention   attention and model speed, SIMD vs scalar vs native (issue 3)
 #   make fuzz     a long libFuzzer run (make test does a short one)
 #   make serve    build, then serve the page on 127.0.0.1
 
@@ -41,7 +42,7 @@ JS_SRC := $(wildcard wasm/*.js)
 DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
         $(patsubst wasm/%.js,$(D)/%.js,$(JS_SRC))
 
-.PHONY: all site site-size tools-test test test-c test-js test-browser check-simd fuzz fuzz-short bench serve clean tools
+.PHONY: all site site-size tools-test test test-c test-js test-browser check-simd fuzz fuzz-short bench bench-attention serve clean tools
 
 WEB_SRC := $(wildcard web/*.html web/*.css web/*.svg web/*.js web/viz/*.js web/widgets/*.js) examples/blog-post.html
 SITE := $(D)/site
@@ -158,6 +159,20 @@ clean:
 # ---------------------------------------------------------------- models (issue 3)
 # build/tools/train trains one (task, attention kind) natively and deterministically;
 # `make models` trains every pair into web/models/<task>-<kind>.sxm and writes
+# Attention and model speed (issue 3): attention() per mapping at n = 128, 512 and the shipped
+# model's forward tokens/s and train steps/s, SIMD vs scalar wasm vs native, with the mul+add
+# peak probe (bench/peak.c) that relates the times to the reference machine's. Not part of the tests.
+$(B)/bench/bench_attention: bench/bench_attention.c bench/peak.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/bench
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc bench/bench_attention.c bench/peak.c $(CORE_SRC) -o $@ -lm
+
+$(B)/bench/peak-simd.wasm: bench/peak.c | $(B)/inc/simde
+	@mkdir -p $(B)/bench
+	$(EMCC) -O3 -msimd128 -I$(B)/inc bench/peak.c --no-entry -sSTANDALONE_WASM -o $@
+
+bench-attention: all $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
+	$(NODE) bench/attention.mjs
+
 # web/models/summary.json (one JSON line per model, from the trainer). Not part of `make test`.
 MODEL_TASKS := reverse sort after_marker date
 MODEL_KINDS := softmax entmax15 alpha alpha-span

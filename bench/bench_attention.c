@@ -1,0 +1,279 @@
+/* bench_attention.c - the native side of `make bench-attention` (bench/attention.mjs): the time
+   per call of sx_attention per (mapping, n, d_head) and of the shipped model's forward pass and
+   training step per attention kind, in the native build of the core (the same source as the
+   wasm builds; simd128 intrinsics lowered to SSE by SIMDe, -O3 -msse4.2). Prints one JSON
+   object on stdout.
+
+   usage: bench_attention [--ms 200] [--cases attn:softmax:128:64,model:alpha:forward,...]
+                          [--heads 4] [--alpha 1.3] [--lambda 0.5] [--batch 64] [--task reverse]
+
+   A case is attn:<mapping>:<n>:<d_head> (self-attention, n queries and n keys, --heads heads,
+   no mask), model:<kind>:<forward|train> (kind softmax, entmax15, alpha, alpha-span: the
+   shipped config of tools/train.c, d_model 32, 4 heads, 2 + 2 layers, d_ff 64, one batch of
+   --batch training examples of --task) or peak (bench/peak.c, PEAK_ITERS iterations of 48
+   flops per call: this thread's multiply + add throughput right now). Each case: two warm-up calls, then calls until --ms
+   milliseconds of CPU time have passed; both the process CPU time and the wall time per call
+   are printed (the machines are shared: CPU time is what a busy neighbour disturbs least).
+   Inputs are attention.mjs's (the same generator, bit for bit); "check" lets it compare the
+   outputs with the wasm builds' ("scale", the same sum of |values|, sets the tolerance): the
+   sum of out[i] * (i % 7 + 1) for attention, the logits' for forward, the loss of the first step from the fresh model for train, the flops of one
+   call for peak. */
+#define _POSIX_C_SOURCE 199309L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "simplexity.h"
+
+/* ------------------------------------------------------------------ inputs */
+/* mulberry32, as bench/common.mjs: uniform in [0, 1). */
+static uint32_t rng_state;
+static double rng_uniform(void) {
+    rng_state += 0x6D2B79F5u;
+    uint32_t t = rng_state;
+    t = (t ^ (t >> 15)) * (t | 1u);
+    t ^= t + (t ^ (t >> 7)) * (t | 61u);
+    return (double)(t ^ (t >> 14)) / 4294967296.0;
+}
+
+/* mean 0, standard deviation 1 (sum of four uniforms, exact in double), as common.mjs scores() */
+static void fill_normalish(float *x, size_t count, uint32_t seed) {
+    rng_state = seed;
+    for (size_t i = 0; i < count; i++) {
+        double s = rng_uniform() + rng_uniform() + rng_uniform() + rng_uniform();
+        x[i] = (float)((s - 2.0) * sqrt(3.0));
+    }
+}
+
+static double now(clockid_t clock) {
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int mapping_of(const char *name) {
+    if (!strcmp(name, "softmax")) return SX_ATTN_SOFTMAX;
+    if (!strcmp(name, "sparsemax")) return SX_ATTN_SPARSEMAX;
+    if (!strcmp(name, "entmax15")) return SX_ATTN_ENTMAX15;
+    if (!strcmp(name, "entmax")) return SX_ATTN_ENTMAX;
+    if (!strcmp(name, "fusedmax")) return SX_ATTN_FUSEDMAX;
+    return -1;
+}
+
+typedef struct {
+    double ms, alpha, lambda;
+    int heads, batch;
+    const char *task;
+} options;
+
+/* Runs `call` (returning a status) for ms of CPU time after two warm-up calls; prints one
+   result object. */
+typedef int (*call_fn)(void *ctx);
+static int measure(const char *name, call_fn call, void *ctx, const options *o, double check,
+                   double scale, int first) {
+    for (int w = 0; w < 2; w++) {
+        int st = call(ctx);
+        if (st != SX_OK) {
+            fprintf(stderr, "bench_attention: %s: status %d (%s)\n", name, st, sx_last_error());
+            return 1;
+        }
+    }
+    long calls = 0;
+    const double c0 = now(CLOCK_PROCESS_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
+    double c;
+    do {
+        call(ctx);
+        calls++;
+        c = now(CLOCK_PROCESS_CPUTIME_ID);
+    } while (c - c0 < o->ms * 1e-3);
+    const double w = now(CLOCK_MONOTONIC);
+    printf("%s\n  {\"case\": \"%s\", \"calls\": %ld, \"cpu_ms\": %.6f, \"wall_ms\": %.6f, \"check\": %.9g, "
+           "\"scale\": %.9g}",
+           first ? "" : ",", name, calls, (c - c0) * 1e3 / calls, (w - w0) * 1e3 / calls, check, scale);
+    fflush(stdout);
+    return 0;
+}
+
+/* -------------------------------------------------------------------- peak */
+float sx_bench_peak(int iters, float m, float a); /* bench/peak.c */
+#define PEAK_ITERS 200000
+static volatile float peak_sink;
+static int peak_call(void *ctx) {
+    (void)ctx;
+    peak_sink = sx_bench_peak(PEAK_ITERS, 1.0f, 0.0f);
+    return SX_OK;
+}
+
+/* --------------------------------------------------------------- attention */
+typedef struct {
+    float *out, *q, *k, *v;
+    int n, heads, dh, mapping;
+    float param;
+} attn_ctx;
+
+static int attn_call(void *p) {
+    attn_ctx *a = p;
+    return sx_attention(a->out, NULL, a->q, a->k, a->v, NULL, 1, a->n, a->n, a->heads, a->dh,
+                        a->mapping, a->param, 0);
+}
+
+static int bench_attn(const char *name, const char *map, int n, int dh, const options *o, int first) {
+    attn_ctx a = { 0 };
+    const size_t count = (size_t)n * o->heads * dh;
+    a.n = n;
+    a.heads = o->heads;
+    a.dh = dh;
+    a.mapping = mapping_of(map);
+    a.param = a.mapping == SX_ATTN_ENTMAX ? (float)o->alpha : a.mapping == SX_ATTN_FUSEDMAX ? (float)o->lambda : 0.0f;
+    if (a.mapping < 0) {
+        fprintf(stderr, "bench_attention: unknown mapping %s\n", map);
+        return 1;
+    }
+    a.out = malloc(count * sizeof(float));
+    a.q = malloc(count * sizeof(float));
+    a.k = malloc(count * sizeof(float));
+    a.v = malloc(count * sizeof(float));
+    if (!a.out || !a.q || !a.k || !a.v) {
+        fprintf(stderr, "bench_attention: out of memory\n");
+        return 1;
+    }
+    /* the seeds of attention.mjs: q, k, v of (n, d_head) get 3 consecutive seeds */
+    const uint32_t seed = 7000u + (uint32_t)n * 10u + (uint32_t)dh;
+    fill_normalish(a.q, count, seed);
+    fill_normalish(a.k, count, seed + 1);
+    fill_normalish(a.v, count, seed + 2);
+    int st = attn_call(&a);
+    double check = 0.0, scale = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        check += (double)a.out[i] * (double)(i % 7 + 1);
+        scale += fabs((double)a.out[i]) * (double)(i % 7 + 1);
+    }
+    if (st == SX_OK) st = measure(name, attn_call, &a, o, check, scale, first);
+    else fprintf(stderr, "bench_attention: %s: %s\n", name, sx_last_error());
+    free(a.out); free(a.q); free(a.k); free(a.v);
+    return st != SX_OK;
+}
+
+/* ------------------------------------------------------------------- model */
+typedef struct {
+    sx_model *m;
+    int *src, *tgt, *din;
+    int T, B;
+} model_ctx;
+
+static int forward_call(void *p) {
+    model_ctx *c = p;
+    return sx_model_forward(c->m, c->src, c->T, c->din, c->T - 1, c->B);
+}
+static int train_call(void *p) {
+    model_ctx *c = p;
+    float loss;
+    return sx_model_train_step(c->m, &loss, c->src, c->T, c->tgt, c->T, c->B, 3e-3f);
+}
+
+static int bench_model(const char *name, const char *kind, const char *what, const options *o, int first) {
+    int task = -1;
+    for (int t = 0; t < sx_task_count(); t++)
+        if (!strcmp(o->task, sx_task_name(t))) task = t;
+    int map, span;
+    if (!strcmp(kind, "softmax")) map = SX_MODEL_SOFTMAX, span = 0;
+    else if (!strcmp(kind, "entmax15")) map = SX_MODEL_ENTMAX15, span = 0;
+    else if (!strcmp(kind, "alpha")) map = SX_MODEL_ENTMAX_LEARNED, span = 0;
+    else if (!strcmp(kind, "alpha-span")) map = SX_MODEL_ENTMAX_LEARNED, span = 1;
+    else map = -1, span = 0;
+    if (task < 0 || map < 0 || (strcmp(what, "forward") && strcmp(what, "train"))) {
+        fprintf(stderr, "bench_attention: bad model case %s (task %s)\n", name, o->task);
+        return 1;
+    }
+    /* tools/train.c's shipped config and defaults */
+    const int T = sx_task_width(task), B = o->batch, L = 2;
+    int cfg[SX_MODEL_MAP + 2] = { 0 };
+    cfg[SX_MODEL_VOCAB] = sx_task_vocab_size(task);
+    cfg[SX_MODEL_D_MODEL] = 32;
+    cfg[SX_MODEL_N_HEAD] = 4;
+    cfg[SX_MODEL_N_LAYER] = L;
+    cfg[SX_MODEL_D_FF] = 64;
+    cfg[SX_MODEL_MAX_LEN] = T;
+    cfg[SX_MODEL_SPAN] = span ? T : 0;
+    cfg[SX_MODEL_SPAN_RAMP] = 3;
+    cfg[SX_MODEL_SEED] = 1;
+    cfg[SX_MODEL_MAX_BATCH] = B;
+    cfg[SX_MODEL_MAP] = cfg[SX_MODEL_MAP + 1] = map;
+    const float fcfg[3] = { 0.002f, 1.0f, 10.0f };
+    model_ctx c = { NULL, NULL, NULL, NULL, T, B };
+    if (sx_model_create(&c.m, cfg, SX_MODEL_MAP + L, fcfg, 3) != SX_OK) {
+        fprintf(stderr, "bench_attention: %s: %s\n", name, sx_last_error());
+        return 1;
+    }
+    c.src = malloc(sizeof(int) * (size_t)B * T);
+    c.tgt = malloc(sizeof(int) * (size_t)B * T);
+    c.din = malloc(sizeof(int) * (size_t)B * (T - 1));
+    if (!c.src || !c.tgt || !c.din || sx_task_generate(c.src, c.tgt, task, SX_TASK_TRAIN, 1, 0, B, T) != SX_OK) {
+        fprintf(stderr, "bench_attention: %s: inputs: %s\n", name, sx_last_error());
+        return 1;
+    }
+    for (int r = 0; r < B; r++) memcpy(c.din + (size_t)r * (T - 1), c.tgt + (size_t)r * T, sizeof(int) * (T - 1));
+    double check = 0.0, scale = 0.0;
+    int st;
+    if (!strcmp(what, "forward")) {
+        st = forward_call(&c);
+        const float *lg = sx_model_logits(c.m);
+        const size_t nl = (size_t)B * (T - 1) * cfg[SX_MODEL_VOCAB];
+        for (size_t i = 0; st == SX_OK && i < nl; i++) {
+            check += (double)lg[i] * (double)(i % 7 + 1);
+            scale += fabs((double)lg[i]) * (double)(i % 7 + 1);
+        }
+    } else {
+        float loss = 0.0f;
+        st = sx_model_loss(c.m, &loss, c.src, T, c.tgt, T, B);
+        check = loss;
+        scale = fabs(loss);
+    }
+    if (st == SX_OK)
+        st = measure(name, !strcmp(what, "forward") ? forward_call : train_call, &c, o, check, scale, first);
+    else fprintf(stderr, "bench_attention: %s: %s\n", name, sx_last_error());
+    sx_model_free(c.m);
+    free(c.src); free(c.tgt); free(c.din);
+    return st != SX_OK;
+}
+
+/* -------------------------------------------------------------------- main */
+int main(int argc, char **argv) {
+    options o = { 200.0, 1.3, 0.5, 4, 64, "reverse" };
+    static char cases[8192] = "attn:softmax:128:64";
+    for (int a = 1; a + 1 < argc; a += 2) {
+        const char *k = argv[a], *v = argv[a + 1];
+        if (!strcmp(k, "--ms")) o.ms = atof(v);
+        else if (!strcmp(k, "--cases")) snprintf(cases, sizeof cases, "%s", v);
+        else if (!strcmp(k, "--heads")) o.heads = atoi(v);
+        else if (!strcmp(k, "--alpha")) o.alpha = atof(v);
+        else if (!strcmp(k, "--lambda")) o.lambda = atof(v);
+        else if (!strcmp(k, "--batch")) o.batch = atoi(v);
+        else if (!strcmp(k, "--task")) o.task = v;
+        else { fprintf(stderr, "bench_attention: unknown option %s\n", k); return 2; }
+    }
+    if (argc % 2 == 0) { fprintf(stderr, "bench_attention: option %s needs a value\n", argv[argc - 1]); return 2; }
+    printf("{\"ms\": %g, \"heads\": %d, \"batch\": %d, \"results\": [", o.ms, o.heads, o.batch);
+    int first = 1, fail = 0;
+    for (char *c = strtok(cases, ","); c && !fail; c = strtok(NULL, ",")) {
+        char name[128], f[4][32] = { "", "", "", "" };
+        snprintf(name, sizeof name, "%s", c);
+        int nf = 0;
+        for (char *s = c, *colon; nf < 4; s = colon + 1) {
+            colon = strchr(s, ':');
+            size_t len = colon ? (size_t)(colon - s) : strlen(s);
+            snprintf(f[nf++], sizeof f[0], "%.*s", (int)len, s);
+            if (!colon) break;
+        }
+        if (!strcmp(f[0], "attn") && nf == 4) fail = bench_attn(name, f[1], atoi(f[2]), atoi(f[3]), &o, first);
+        else if (!strcmp(f[0], "model") && nf == 3) fail = bench_model(name, f[1], f[2], &o, first);
+        else if (!strcmp(f[0], "peak") && nf == 1) fail = measure(name, peak_call, NULL, &o, (double)PEAK_ITERS * 48, 0.0, first);
+        else { fprintf(stderr, "bench_attention: bad case %s\n", name); fail = 1; }
+        first = 0;
+    }
+    printf("\n]}\n");
+    return fail;
+}
