@@ -6,6 +6,7 @@
    B is packed panel by panel (8 columns, K in blocks of KC) into an on-stack buffer, from
    either layout, so A B^T (Q K^T) costs one transposing pack per panel, reused by every row
    block. A is read in place through (row, column) strides, which covers A and A^T alike.
+   The scalar wasm build runs a plain-C kernel of the same sums in the same order instead.
    The naive reference lives in tests/c/ref_nn.c and the tests compare the two. */
 #include <string.h>
 #include "nn.h"
@@ -64,6 +65,47 @@ SX_INLINE void store_row(float *c, v128 v0, v128 v1, int nc, int add, const floa
 
 /* c (mr <= 4, nc <= 8) (+)= A-rows (4, kc) pk (kc, 8). Rows r >= mr of A point at row 0 and
    are discarded. add: 1 adds into c, 0 overwrites c with the product + bias (bias may be 0). */
+#if SX_SCALAR_WASM
+/* The scalar wasm build: SIMDe would keep the eight f32x4 accumulators in memory (2 GFLOP/s);
+   plain C keeps a 4 x 4 block in locals, which V8 holds in registers, in two passes over the
+   8-wide panel (6-8 GFLOP/s). Every entry is the same sum in the same order as in the SIMD
+   kernel (acc += a * b over k from 0, then stored as store_row does), so both builds give the
+   same bits. */
+static void kernel4x8(float *c, int ldc, const float *a0, const float *a1, const float *a2,
+                      const float *a3, int cs, const float *pk, int kc, int mr, int nc, int add,
+                      const float *bias) {
+    for (int h = 0; h < nc; h += 4) {
+        float c00 = 0.0f, c01 = 0.0f, c02 = 0.0f, c03 = 0.0f, c10 = 0.0f, c11 = 0.0f, c12 = 0.0f;
+        float c13 = 0.0f, c20 = 0.0f, c21 = 0.0f, c22 = 0.0f, c23 = 0.0f, c30 = 0.0f, c31 = 0.0f;
+        float c32 = 0.0f, c33 = 0.0f;
+        const float *b = pk + h, *p0 = a0, *p1 = a1, *p2 = a2, *p3 = a3;
+        for (int kk = 0; kk < kc; kk++) {
+            const float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+            const float x0 = *p0, x1 = *p1, x2 = *p2, x3 = *p3;
+            c00 += x0 * b0; c01 += x0 * b1; c02 += x0 * b2; c03 += x0 * b3;
+            c10 += x1 * b0; c11 += x1 * b1; c12 += x1 * b2; c13 += x1 * b3;
+            c20 += x2 * b0; c21 += x2 * b1; c22 += x2 * b2; c23 += x2 * b3;
+            c30 += x3 * b0; c31 += x3 * b1; c32 += x3 * b2; c33 += x3 * b3;
+            b += 8;
+            p0 += cs;
+            p1 += cs;
+            p2 += cs;
+            p3 += cs;
+        }
+        const float t[4][4] = { { c00, c01, c02, c03 }, { c10, c11, c12, c13 },
+                                { c20, c21, c22, c23 }, { c30, c31, c32, c33 } };
+        const int w = nc - h < 4 ? nc - h : 4;
+        for (int r = 0; r < mr; r++) {
+            float *cr = c + (size_t)r * ldc + h;
+            for (int j = 0; j < w; j++) {
+                if (add) cr[j] += t[r][j];
+                else if (nc == 8 && !bias) cr[j] = t[r][j];
+                else cr[j] = t[r][j] + (bias ? bias[h + j] : 0.0f);
+            }
+        }
+    }
+}
+#else
 static void kernel4x8(float *c, int ldc, const float *a0, const float *a1, const float *a2,
                       const float *a3, int cs, const float *pk, int kc, int mr, int nc, int add,
                       const float *bias) {
@@ -94,6 +136,7 @@ static void kernel4x8(float *c, int ldc, const float *a0, const float *a1, const
     if (mr > 2) store_row(c + 2 * (size_t)ldc, c20, c21, nc, add, bias);
     if (mr > 3) store_row(c + 3 * (size_t)ldc, c30, c31, nc, add, bias);
 }
+#endif
 
 void sx_nn_matmul(float *out, int ldo, const float *a, int lda, int ta, const float *b, int ldb,
                   int tb, const float *bias, int M, int N, int K, int accumulate) {

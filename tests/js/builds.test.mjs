@@ -8,7 +8,7 @@ import { builds, assertClose, rng, DIST } from "./helpers.mjs";
 const all = await builds();
 
 const PUBLIC_NAMES = [
-  "Model", "SimplexityError", "attentionPooling", "attentionPoolingBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
+  "Model", "SimplexityError", "attention", "attentionPooling", "attentionPoolingBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
   "fusedmax", "fusedmaxBackward", "info", "init", "oscarmax", "oscarmaxBackward", "softmax",
   "softmaxBackward", "spanMask", "sparsemax", "sparsemaxBackward", "tasks", "tsallisEntropy",
 ];
