@@ -45,6 +45,8 @@ DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
 .PHONY: all site site-size tools-test test test-c test-js test-browser check-simd fuzz fuzz-short bench bench-attention serve clean tools
 
 WEB_SRC := $(wildcard web/*.html web/*.css web/*.svg web/*.js web/viz/*.js web/widgets/*.js) examples/blog-post.html
+# The shipped checkpoints: <sx-span-mask model> and <sx-attention> fetch them from site/models/.
+WEB_MODELS := $(wildcard web/models/*.sxm) web/models/summary.json
 SITE := $(D)/site
 
 # The deliverables: the library and the static site.
@@ -52,11 +54,12 @@ all: tools $(DIST) site
 
 # The static page: web/ plus the library files beside it, ready for any static host. The blog
 # post example goes one folder down (site/examples/), so it loads the widgets from another folder.
-site: $(DIST) $(WEB_SRC)
-	@mkdir -p $(SITE)/viz $(SITE)/widgets $(SITE)/examples
+site: $(DIST) $(WEB_SRC) $(WEB_MODELS)
+	@mkdir -p $(SITE)/viz $(SITE)/widgets $(SITE)/examples $(SITE)/models
 	cp web/index.html web/style.css web/favicon.svg web/*.js $(SITE)/
 	cp web/viz/*.js $(SITE)/viz/
 	cp web/widgets/*.js $(SITE)/widgets/
+	cp $(WEB_MODELS) $(SITE)/models/
 	cp examples/blog-post.html $(SITE)/examples/
 	cp $(D)/*.js $(D)/*.wasm $(SITE)/
 
@@ -136,6 +139,7 @@ test-js: all
 test-browser: all
 	$(NODE) tests/browser/run.mjs
 	$(NODE) tests/browser/page.mjs
+	$(NODE) tests/browser/span-pooling.mjs
 	$(NODE) tests/browser/readme.mjs
 
 # The README's test command.

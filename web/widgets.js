@@ -7,3 +7,5 @@ export { SxEntropy } from "./widgets/sx-entropy.js";
 export { SxTrajectory } from "./widgets/sx-trajectory.js";
 export { SxTwoChoice } from "./widgets/sx-two-choice.js";
 export { SxFused } from "./widgets/sx-fused.js";
+export { SxSpanMask } from "./widgets/sx-span-mask.js";
+export { SxPooling } from "./widgets/sx-pooling.js";
