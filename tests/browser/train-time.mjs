@@ -1,0 +1,74 @@
+// train-time.mjs - how long "Train from scratch" (section 8, <sx-attention>) takes to reach 99%
+// held-out exact-sequence accuracy in real Chromium: SIMD wasm, one thread, in the page's Web
+// Worker, the schedule of web/trainer.js, a model of the shipped size (2 + 2 layers, d_model 32,
+// 4 heads, 44 k parameters). Not part of `make test`: run `make site` then
+//   node tests/browser/train-time.mjs [task-kind ...]      (default: reverse-softmax reverse-alpha date-alpha-span)
+// Training stops when 99.5% of 500 held-out validation examples (checked every 50 steps) and of
+// 2000 more come out exactly right (the margin over 99% and the two stages: web/trainer.js).
+// Per run it prints:
+//   wall      from the click on "Train from scratch" to the page receiving that evaluation
+//             (worker start, wasm compile, model creation, every step and evaluation included)
+//   training  the worker's own time in training steps and evaluations up to that point
+//   steps     the step of that evaluation, and the two held-out accuracies there
+//   test      the final model's exact accuracy on 2000 further held-out examples: the 99% check
+// The machine is shared: the figures move with its load (printed first).
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { startServer } from "../../web/serve.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const RUNS = process.argv.slice(2).length ? process.argv.slice(2) : ["reverse-softmax", "reverse-alpha", "date-alpha-span"];
+const TASKS = ["reverse", "sort", "after_marker", "date"];
+
+const server = await startServer({ root: path.join(ROOT, "dist/site") });
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+let bad = 0;
+try {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  await page.goto(server.url);
+  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  await page.locator("#attention").scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
+  console.log(`Chromium ${browser.version()}, ${os.cpus().length} cores, load average ${os.loadavg().map((v) => v.toFixed(2)).join(" ")}`);
+  console.log("run                      wall     training  steps  val (500)  confirm (2000)  test (2000)  SIMD");
+  for (const run of RUNS) {
+    const task = TASKS.find((t) => run.startsWith(`${t}-`));
+    const kind = task && run.slice(task.length + 1);
+    if (!task || !["softmax", "entmax15", "alpha", "alpha-span"].includes(kind)) {
+      console.error(`train-time: ${run} is not <task>-<kind> (tasks ${TASKS.join(", ")}; kinds softmax, entmax15, alpha, alpha-span)`);
+      bad++;
+      continue;
+    }
+    await page.locator("#attention select >> nth=0").selectOption(task);
+    await page.locator("#attention select >> nth=1").selectOption(kind);
+    const detail = await page.evaluate(() => new Promise((resolve, reject) => {
+      const el = document.getElementById("attention");
+      const timer = setTimeout(() => reject(new Error("no result in 300 s")), 300000);
+      let simd = null;
+      const progress = () => { simd = el.shadowRoot.querySelector(".tstatus").textContent.includes("SIMD"); };
+      el.addEventListener("sx-attention-progress", progress);
+      el.addEventListener("sx-attention-trained", (e) => {
+        clearTimeout(timer);
+        el.removeEventListener("sx-attention-progress", progress);
+        resolve({ ...e.detail, simd });
+      }, { once: true });
+      el.shadowRoot.querySelector("button.start").click();
+    }));
+    const r = detail.reachedAt;
+    if (!r) bad++;
+    const pct = (v, w) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(2)}%`).padStart(w);
+    console.log(`${run.padEnd(22)} ${r ? `${(detail.wallMs / 1000).toFixed(1)} s`.padStart(7) : "  never"}  ${r ? `${(r.ms / 1000).toFixed(1)} s`.padStart(8) : "        "}  ${String(r ? r.step : detail.step).padStart(5)}  ${pct(r ? r.accuracy : detail.accuracy, 9)}  ${pct(r ? r.confirm : null, 14)}  ${pct(detail.test, 11)}  ${detail.simd ? "yes" : "no"}`);
+  }
+  if (errors.length) { console.error(`train-time: page errors: ${errors.join(" | ")}`); bad++; }
+} finally {
+  await browser.close();
+  await server.close();
+}
+process.exit(bad ? 1 : 0);

@@ -1,0 +1,293 @@
+// Section 8 of the built page (dist/site) in real Chromium: <sx-attention> fetches no model
+// until it comes into view, then only the file of the model it shows; the shipped models give
+// the task's right answer for a typed input; switching models changes the maps (softmax: no
+// exact zero; learned alpha: dots); the maps are keyboard operable; a bad character and bad
+// attributes give messages, not exceptions; "Train from scratch" runs steps in a Web Worker
+// (progress, loss curve, heatmaps), Stop ends it, and no worker is left behind; a worker error
+// reaches the page. Zero console errors, zero CSP violations, no request outside the origin.
+// Screenshots in build/screenshots/ (attention-*.png).
+import fs from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { startServer } from "../../web/serve.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const SITE = path.join(ROOT, "dist/site");
+const SHOTS = path.join(ROOT, "build/screenshots");
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+let passed = 0, failed = 0;
+function check(cond, what) {
+  if (cond) passed++;
+  else { failed++; console.error(`FAIL: ${what}`); }
+}
+
+const frames = (page, n = 2) => page.evaluate((k) => new Promise((r) => {
+  const step = (i) => (i ? requestAnimationFrame(() => step(i - 1)) : r());
+  step(k);
+}), n);
+
+// What the widget shows, read from its shadow root.
+const state = (page, id = "attention") => page.$eval(`#${id}`, (e) => {
+  const r = e.shadowRoot;
+  const codes = [...r.querySelectorAll(".io code")].map((c) => c.textContent);
+  return {
+    input: codes[0], output: codes[1], io: r.querySelector(".io").textContent,
+    source: r.querySelector(".source").textContent, msg: r.querySelector(".msg").hidden ? "" : r.querySelector(".msg").textContent,
+    panels: r.querySelectorAll("svg.maps .panel").length, dots: r.querySelectorAll("svg.maps .panel path.zeros").length,
+    cells: [...r.querySelectorAll("svg.maps .panel rect.cell")].map((c) => c.getAttribute("fill-opacity")).join(","),
+    zerosCol: [...r.querySelectorAll("tbody tr")].map((tr) => tr.cells[6].textContent),
+    task: r.querySelectorAll("select")[0].value, kind: r.querySelectorAll("select")[1].value,
+    tstatus: r.querySelector(".tstatus").textContent, terror: r.querySelector(".tstatus").classList.contains("error"),
+    progress: Number(r.querySelector("progress").value), lossPaths: r.querySelectorAll("svg.loss path").length,
+    readout: r.querySelector(".readout").textContent,
+  };
+});
+
+async function typeInput(page, text) {
+  const field = page.locator("#attention input[type=text]");
+  await field.fill(text);
+  await frames(page, 3);
+}
+
+// The workers of the page once their termination has reached playwright (terminate() is
+// asynchronous at the browser level): waits up to 5 s for the count to drop to `want`.
+async function workersAfter(page, want = 0) {
+  for (let i = 0; i < 100 && page.workers().length > want; i++) await new Promise((r) => setTimeout(r, 50));
+  return page.workers().length;
+}
+
+// Resolves with the detail of the next sx-attention-trained event (or rejects after ms).
+const trained = (page, ms) => page.evaluate((t) => new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error("no sx-attention-trained event")), t);
+  document.getElementById("attention").addEventListener("sx-attention-trained", (e) => { clearTimeout(timer); resolve(e.detail); }, { once: true });
+}), ms);
+
+async function checkSection(browser, server) {
+  // a short viewport, so section 8 is far below the fold at first
+  const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
+  const log = { errors: [], foreign: [], models: [] };
+  page.on("console", (m) => { if (m.type() === "error") log.errors.push(m.text()); });
+  page.on("pageerror", (e) => log.errors.push(String(e)));
+  page.on("request", (r) => {
+    const u = r.url();
+    if (!u.startsWith(server.url) && !u.startsWith("blob:")) log.foreign.push(u);
+    if (u.endsWith(".sxm")) log.models.push(u.slice(server.url.length));
+  });
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(server.url);
+  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  await frames(page, 3);
+
+  // ---- lazy: nothing fetched while the section is out of view
+  const below = await page.$eval("#attention", (e) => e.getBoundingClientRect().top - window.innerHeight);
+  check(below > 400, `section 8 starts well below the fold (${below} px)`);
+  await page.waitForTimeout(300);
+  check(log.models.length === 0, `no model fetched before section 8 is shown (got ${JSON.stringify(log.models)})`);
+  check((await state(page)).source.includes("loads when"), "the widget says the model loads when shown");
+
+  // ---- shown: the default model (reverse, learned alpha), and only its file
+  await page.locator("#attention").scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
+  let s = await state(page);
+  check(JSON.stringify(log.models) === JSON.stringify(["models/reverse-alpha.sxm"]), `only reverse-alpha.sxm fetched (got ${JSON.stringify(log.models)})`);
+  check(s.panels === 24, `24 heatmaps: 3 kinds x 2 layers x 4 heads (got ${s.panels})`);
+  check(s.input === "abcdefgh" && s.output === "hgfedcba" && s.io.includes("✓"), `default input reversed (got ${s.io})`);
+  check(s.dots > 0, `learned alpha: exact zeros drawn as dots (${s.dots} panels with dots)`);
+
+  // ---- typed input: the right answer
+  await typeInput(page, "abcd");
+  s = await state(page);
+  check(s.input === "abcd" && s.output === "dcba" && s.io.includes("✓ correct"), `reverse "abcd" -> "dcba" (got ${s.io})`);
+  check(await page.$eval("#attention", (e) => e.getAttribute("input")) === "abcd", "the input attribute reflects the typed text");
+  await fs.mkdir(SHOTS, { recursive: true });
+  await page.locator("#attention").screenshot({ path: path.join(SHOTS, "attention-reverse-alpha.png") });
+
+  // ---- a bad character: a message, the last good input stays, no exception
+  await typeInput(page, "ab!");
+  s = await state(page);
+  check(s.msg.includes('input="ab!"') && s.msg.includes('"!" is not in the reverse alphabet'), `bad character message (got "${s.msg}")`);
+  check(s.input === "abcd" && s.output === "dcba", `the last good input stays (got ${s.io})`);
+  await typeInput(page, "hgf");
+  s = await state(page);
+  check(s.msg === "" && s.output === "fgh", `the message goes with a good input (got "${s.msg}", ${s.io})`);
+
+  // ---- switching models changes the maps; softmax has no exact zero
+  const alphaCells = s.cells, alphaZeros = s.zerosCol;
+  await page.locator("#attention select >> nth=1").selectOption("softmax");
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".source").textContent.includes("softmax"), null, { timeout: 15000 });
+  await frames(page);
+  s = await state(page);
+  check(s.kind === "softmax" && s.output === "fgh", `softmax model answers too (got ${s.io})`);
+  check(s.cells !== alphaCells, "switching to softmax changes the maps");
+  check(s.dots === 0 && s.zerosCol.every((z) => z === "0.0%"), `softmax: no exact zero anywhere (dots ${s.dots}, ${s.zerosCol.join(" ")})`);
+  check(alphaZeros.some((z) => z !== "0.0%"), "learned alpha: some heads have exact zeros in the table");
+  await page.locator("#attention select >> nth=1").selectOption("entmax15");
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".source").textContent.includes("1.5-entmax"), null, { timeout: 15000 });
+  await frames(page);
+  s = await state(page);
+  check(s.dots > 0 && s.output === "fgh", `1.5-entmax: exact zeros, right answer (dots ${s.dots}, ${s.io})`);
+
+  // ---- another task: the date, typed
+  await page.locator("#attention select >> nth=0").selectOption("date");
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".source").textContent.includes("date-entmax15"), null, { timeout: 15000 });
+  await typeInput(page, "1 Jan 2000");
+  s = await state(page);
+  check(s.output === "2000-01-01" && s.io.includes("✓"), `date "1 Jan 2000" -> "2000-01-01" (got ${s.io})`);
+  await page.locator("#attention").screenshot({ path: path.join(SHOTS, "attention-date-entmax15.png") });
+  check(JSON.stringify(log.models) === JSON.stringify(["models/reverse-alpha.sxm", "models/reverse-softmax.sxm", "models/reverse-entmax15.sxm", "models/date-entmax15.sxm"]),
+    `only the shown models' files fetched, once each (got ${JSON.stringify(log.models)})`);
+
+  // ---- keyboard: focus a heatmap, arrows move over its weights
+  const panel = page.locator("#attention svg.maps .panel >> nth=20"); // cross-attention, layer 2, head 1
+  await panel.focus();
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowDown");
+  const r1 = (await state(page)).readout;
+  await page.keyboard.press("End");
+  const r2 = (await state(page)).readout;
+  check(/^cross, layer 2, head 1: the step that emits "0" → source 2 "␣": (exactly 0|0\.\d{4}|\d\.\d\de-\d)/.test(r1), `keyboard readout (got "${r1}")`);
+  check(r2 !== r1 && r2.includes('source 11 "$"'), `End moves to the last key (got "${r2}")`);
+  await page.keyboard.press("ArrowRight"); // past the last key: on into the next head's map
+  const r3 = (await state(page)).readout;
+  check(r3.startsWith("cross, layer 2, head 2:") && r3.includes('source 1 "1"'), `ArrowRight at the edge moves into the next head (got "${r3}")`);
+  const stops = await page.$$eval("#attention svg.maps .panel", (ps) => ps.filter((p) => p.getAttribute("tabindex") === "0").length);
+  check(stops === 1, `one tab stop for the 24 maps (roving tabindex; got ${stops})`);
+  // pointer: hovering a cell reads it too
+  const box = await panel.boundingBox();
+  await page.mouse.move(box.x + 30, box.y + 30);
+  check((await state(page)).readout !== r2, "hovering a cell changes the readout");
+
+  // ---- training in the worker: a few steps update progress and loss; done; no worker left
+  await page.locator("#attention select >> nth=0").selectOption("reverse");
+  await page.locator("#attention select >> nth=1").selectOption("softmax");
+  await frames(page, 3);
+  await page.$eval("#attention", (e) => { e.trainOptions = { maxSteps: 60, evalEvery: 30, heldout: 64 }; });
+  const done = trained(page, 60000);
+  const t0 = Date.now();
+  await page.locator("#attention button.start").click();
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector("progress").value > 0, null, { timeout: 30000 });
+  const mid = await state(page);
+  check(/step \d+ of at most 60 · loss \d\.\d{3}/.test(mid.tstatus), `progress shows step and loss (got "${mid.tstatus}")`);
+  check((await page.$$eval("#attention select", (sel) => sel.map((x) => x.disabled))).every(Boolean), "task and model are locked while training");
+  const detail = await done;
+  await frames(page, 3);
+  s = await state(page);
+  check(detail.step === 60 && detail.stopped === false && detail.accuracy >= 0 && detail.test >= 0, `training ran 60 steps (${JSON.stringify(detail)})`);
+  check(s.progress === 60 && s.lossPaths >= 2, `progress bar full and a loss curve drawn (progress ${s.progress}, ${s.lossPaths} paths)`);
+  check(s.source.includes("trained in this tab") && s.panels === 24, `the maps show the trained model (got "${s.source}")`);
+  const left1 = await workersAfter(page);
+  check(left1 === 0, `no worker left after training (got ${left1})`);
+  console.log(`transformer: 60 training steps (reverse, softmax) in the worker: ${((Date.now() - t0) / 1000).toFixed(1)} s wall`);
+
+  // ---- Stop: a long run, stopped after a few steps; the page stays responsive meanwhile
+  await page.$eval("#attention", (e) => { e.trainOptions = { maxSteps: 100000, evalEvery: 50, heldout: 64 }; });
+  const stopped = trained(page, 60000);
+  await page.locator("#attention button.start").click();
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector("progress").value >= 20, null, { timeout: 30000 });
+  check(page.workers().length === 1, "one worker while training");
+  const gaps = await page.evaluate(() => new Promise((resolve) => {
+    const t = []; let last = performance.now();
+    const tick = (now) => { t.push(now - last); last = now; if (t.length < 60) requestAnimationFrame(tick); else resolve(t); };
+    requestAnimationFrame(tick);
+  }));
+  const worst = Math.max(...gaps);
+  check(worst < 500, `the page keeps drawing frames while the worker trains (longest frame gap ${worst.toFixed(0)} ms)`);
+  const before = (await state(page)).cells;
+  await typeInput(page, "jihgf");
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".io code").textContent === "jihgf", null, { timeout: 10000 });
+  check((await state(page)).cells !== before, "a new input during training: the worker sends its maps");
+  await page.locator("#attention").screenshot({ path: path.join(SHOTS, "attention-training.png") });
+  await page.locator("#attention button.stop").click();
+  const sd = await stopped;
+  check(sd.stopped === true && sd.step >= 20 && sd.step < 100000, `Stop ends the run (${JSON.stringify(sd)})`);
+  const left2 = await workersAfter(page);
+  check(left2 === 0, `no worker left after Stop (got ${left2})`);
+  s = await state(page);
+  check(s.output !== undefined && s.source.includes("trained in this tab"), "the stopped model stays usable");
+  await page.locator("#attention button.back").click();
+  await frames(page, 3);
+  check((await state(page)).source.includes("shipped softmax"), "back to the shipped model");
+
+  // ---- a worker error reaches the page
+  await page.$eval("#attention", (e) => { e.trainOptions = { bogus: 1 }; });
+  await page.locator("#attention button.start").click();
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".tstatus").classList.contains("error"), null, { timeout: 30000 });
+  s = await state(page);
+  check(s.tstatus.includes('unknown option "bogus"') && s.msg.includes("training failed"), `the worker's error is shown (got "${s.tstatus}" / "${s.msg}")`);
+  check(await workersAfter(page) === 0, "no worker left after an error");
+  await page.$eval("#attention", (e) => { e.trainOptions = null; });
+
+  // ---- export
+  const svg = await page.evaluate(() => {
+    const text = document.getElementById("attention").toSVG();
+    const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+    return { ok: !doc.querySelector("parsererror"), rects: doc.querySelectorAll("rect").length, styled: !text.includes("var(--") };
+  });
+  check(svg.ok && svg.rects > 200 && svg.styled, `SVG export is valid and self-styled (${JSON.stringify(svg)})`);
+
+  // ---- bad attributes: messages and fallbacks, never an exception
+  const bad = await page.evaluate(async () => {
+    const el = document.createElement("sx-attention");
+    el.setAttribute("task", "klingon");
+    el.setAttribute("kind", "banana");
+    el.setAttribute("input", "xyz!");
+    el.setAttribute("maps", "cross nonsense");
+    el.id = "bad-attention";
+    document.getElementById("transformer-section").append(el);
+    el.scrollIntoView();
+    for (let i = 0; i < 300 && el.shadowRoot.querySelectorAll("svg.maps .panel").length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const r = el.shadowRoot;
+    return { msg: r.querySelector(".msg").textContent, visible: !r.querySelector(".msg").hidden, task: el.task, kind: el.kind,
+      panels: r.querySelectorAll("svg.maps .panel").length, io: r.querySelector(".io").textContent };
+  });
+  check(bad.visible && bad.msg.includes('task="klingon" is not one of') && bad.msg.includes('kind="banana"') &&
+    bad.msg.includes('input="xyz!"') && bad.msg.includes('maps="cross nonsense"'), `bad attributes give messages (got "${bad.msg}")`);
+  check(bad.task === "reverse" && bad.kind === "alpha" && bad.panels === 24 && bad.io.includes("hgfedcba"), `and fall back to the defaults (${JSON.stringify(bad)})`);
+  await page.evaluate(() => document.getElementById("bad-attention").remove());
+
+  const csp = await page.evaluate(() => window.__csp);
+  check(csp.length === 0, `zero CSP violations (got ${JSON.stringify(csp)})`);
+  check(log.errors.length === 0, `zero console errors (got ${JSON.stringify(log.errors)})`);
+  check(log.foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
+  await page.close();
+}
+
+// Dark mode: the widget follows prefers-color-scheme.
+async function checkDark(browser, server) {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 }, colorScheme: "dark" });
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(server.url + "#transformer-section");
+  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  await page.locator("#attention").scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
+  const bg = await page.$eval("#attention", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
+  check(bg === "#16171a", `dark theme inside sx-attention (got ${bg})`);
+  await page.locator("#attention").screenshot({ path: path.join(SHOTS, "attention-dark.png") });
+  check(errors.length === 0, `dark: zero console errors (got ${JSON.stringify(errors)})`);
+  await page.close();
+}
+
+try {
+  const server = await startServer({ root: SITE });
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  try {
+    await checkSection(browser, server);
+    await checkDark(browser, server);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+} catch (err) {
+  failed++;
+  console.error(`FAIL: ${err.stack || err}`);
+}
+console.log(`transformer: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

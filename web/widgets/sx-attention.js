@@ -1,0 +1,741 @@
+// <sx-attention>: the tiny Transformer's attention, live. Type an input for a task; see the
+// greedy output and every attention map (encoder self, decoder self, cross) as heatmaps per
+// layer and head, with the per-head alpha, span and sparsity; switch between the shipped
+// softmax / 1.5-entmax / learned-alpha / alpha+span models; or train one from scratch in a
+// Web Worker (train-worker.js) and watch its maps, alphas and spans form.
+//   <sx-attention task="reverse" kind="alpha" input="abcdefgh"></sx-attention>
+// Attributes: task (reverse, sort, after_marker, date), kind (softmax, entmax15, alpha,
+// alpha-span), input (text in the task's alphabet), maps (which maps, in order: encoder decoder
+// cross), models (the folder of the .sxm files; default: models/ beside the library), no-train
+// (hide the training panel), theme. Property: trainOptions (schedule overrides, trainer.js).
+// A model file is fetched only when the widget comes into view, and only the one shown.
+// Events: sx-attention-change { task, kind, input }, sx-attention-progress { step, loss,
+// accuracy }, sx-attention-trained { step, ms, accuracy, reachedAt, test, stopped }.
+import { SxElement, define, sheet, svgEl, htmlEl, svgPoint, fmt } from "./base.js";
+import { Model, tasks } from "../simplexity.js";
+import { inspect, EXAMPLES } from "../inspect.js";
+import { KINDS, KIND_LABELS, SCHEDULE } from "../trainer.js";
+import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "../viz/heatmap.js";
+import { headStats } from "../viz/attention-stats.js";
+import { lossCurve } from "../viz/loss-curve.js";
+
+const TASKS = ["reverse", "sort", "after_marker", "date"];
+const MAP_KINDS = ["encoder", "decoder", "cross"];
+const MAP_TITLES = {
+  encoder: "encoder self-attention: source → source",
+  decoder: "decoder self-attention (causal): output → output so far",
+  cross: "cross-attention: output → source",
+};
+// The library's folder: this file sits in its widgets/ folder; in a single-file bundle
+// (tools/bundle.mjs) the code runs from the bundle, which sits in the library's folder itself.
+// The worker (train-worker.js) and the checkpoints (models/) are found from there.
+const LIB = new URL(/\/widgets\/sx-attention\.js([?#].*)?$/.test(import.meta.url) ? "../" : "./", import.meta.url);
+const TITLE_H = 24, BLOCK_GAP = 18, LOSS_W = 720, LOSS_H = 170;
+const STOP_TIMEOUT_MS = 8000;
+const short = (v) => String(Number(v.toFixed(1))); // 9 rather than 9.0
+
+// The checkpoints' bytes by URL, shared by every <sx-attention> of the page: fetched once, when
+// first shown. A failed fetch is forgotten (the next attempt fetches again).
+const bytesCache = new Map();
+function fetchBytes(url) {
+  if (!bytesCache.has(url)) {
+    const p = fetch(url).then((r) => {
+      if (!r.ok) throw new Error(`HTTP ${r.status} ${r.statusText}`.trimEnd());
+      return r.arrayBuffer();
+    }).then((b) => new Uint8Array(b));
+    p.catch(() => bytesCache.delete(url));
+    bytesCache.set(url, p);
+  }
+  return bytesCache.get(url);
+}
+
+const CSS = sheet(`
+.row { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0 0 0.5rem; }
+.row label { display: inline-flex; gap: 0.4rem; align-items: center; }
+input[type="text"] { font: 14px/1.3 ui-monospace, "SF Mono", Menlo, Consolas, monospace; color: var(--_fg); background: var(--_bg);
+  border: 1px solid var(--_grid); border-radius: 6px; padding: 0.15rem 0.4rem; width: 11rem; }
+input[type="text"]:focus-visible, select:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
+.io { margin: 0.2rem 0 0.4rem; font-variant-numeric: tabular-nums; }
+.io code { font: 14px ui-monospace, "SF Mono", Menlo, Consolas, monospace; background: var(--_panel); padding: 0 0.25rem; border-radius: 4px; }
+.io .ok { color: var(--_entmax15); font-weight: 600; }
+.io .bad { color: var(--_accent); font-weight: 600; }
+.io .muted { color: var(--_muted); }
+.source { color: var(--_muted); font-size: 13px; margin: 0 0 0.3rem; }
+svg.picture.maps { max-width: 940px; }
+svg .cell { fill: var(--sx-heat, var(--_softmax)); stroke: none; }
+svg .zeros { stroke: var(--_muted); stroke-linecap: round; fill: none; }
+svg .frame { fill: none; stroke: var(--_grid); stroke-width: 0.8; }
+svg .tok { font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; fill: var(--_muted); }
+svg .cap { font-size: 10.5px; }
+svg .cap.muted { fill: var(--_muted); }
+svg .block-title { font-weight: 600; font-size: 13px; }
+svg .panel:focus { outline: none; }
+svg .panel:focus-visible .frame { stroke: var(--_accent); stroke-width: 2; }
+svg .cursor { fill: none; stroke: var(--_accent); stroke-width: 2; pointer-events: none; }
+svg .legend text { font-size: 11px; }
+.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; min-height: 1.4em; }
+details { margin: 0.4rem 0 0; }
+summary { cursor: pointer; color: var(--_muted); }
+.scroll { overflow-x: auto; max-width: 100%; }
+.train { margin: 0.8rem 0 0; padding: 0.6rem 0 0; border-top: 1px solid var(--_grid); }
+.train[hidden], .train [hidden] { display: none; }
+progress { width: 12rem; height: 0.9rem; accent-color: var(--_accent); }
+.tstatus { font-variant-numeric: tabular-nums; font-size: 13px; }
+.tstatus.error { color: var(--_accent); font-weight: 600; }
+svg.picture.loss { max-width: 720px; margin-top: 0.4rem; }
+svg.picture.off { display: none; }
+svg .loss-raw { fill: none; stroke: var(--_softmax); stroke-opacity: 0.35; stroke-width: 1; }
+svg .loss-smooth { fill: none; stroke: var(--_softmax); stroke-width: 2; }
+svg .acc { fill: var(--_entmax15); stroke: var(--_bg); stroke-width: 1; }
+svg .acc-confirm { fill: none; stroke: var(--_entmax15); stroke-width: 1.5; }
+svg .acc-line { fill: none; stroke: var(--_entmax15); stroke-width: 1.2; }
+svg .target { stroke: var(--_entmax15); stroke-dasharray: 4 3; stroke-opacity: 0.7; }
+`);
+
+export class SxAttention extends SxElement {
+  static spec = {
+    task: { type: "enum", default: "reverse", values: TASKS },
+    kind: { type: "enum", default: "alpha", values: KINDS },
+    maps: { type: "enums", default: MAP_KINDS, values: MAP_KINDS },
+    "no-train": { type: "bool" },
+    theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
+  };
+  static sheets = [CSS];
+  // input and models are free text, checked in settings() (parse-attr has no string type)
+  static get observedAttributes() { return [...Object.keys(this.spec), "input", "models"]; }
+
+  constructor() {
+    super();
+    this._seen = false;        // has come into view: models may be fetched
+    this._shipped = null;      // { key, model, url, size } the shipped model shown
+    this._pending = null;      // the key being fetched
+    this._failed = null;       // { key, message } the last failed load
+    this._run = null;          // the training run (see _startTraining)
+    this._showRun = false;     // show the run's model instead of the shipped one
+    this._lastGood = {};       // task -> the last valid input (kept while the reader types)
+    this._cursor = null;       // { kind, layer, head, i, j } the inspected cell
+    this._notes = new Map();   // other messages for the message line (train errors)
+    this.trainOptions = null;  // SCHEDULE overrides for the next training run
+  }
+
+  get input() { return this.getAttribute("input") ?? EXAMPLES[this.task]; }
+  set input(v) { if (v === null || v === undefined) this.removeAttribute("input"); else this.setAttribute("input", String(v)); }
+  get models() { return this.getAttribute("models"); }
+  set models(v) { if (v === null || v === undefined) this.removeAttribute("models"); else this.setAttribute("models", String(v)); }
+
+  /** The training worker, while one runs (for tests and host pages); null otherwise. */
+  get trainingWorker() { return this._run && this._run.worker ? this._run.worker : null; }
+
+  connectedCallback() {
+    super.connectedCallback();
+    // fetch nothing until the widget is about to be seen
+    if (!this._seen && !this._observer) {
+      if (typeof IntersectionObserver !== "function") this._seen = true;
+      else {
+        this._observer = new IntersectionObserver((entries) => {
+          if (!entries.some((e) => e.isIntersecting)) return;
+          this._seen = true;
+          this._observer.disconnect();
+          this._observer = null;
+          this.invalidate();
+        }, { rootMargin: "200px" });
+        this._observer.observe(this);
+      }
+    }
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    if (this._observer) { this._observer.disconnect(); this._observer = null; }
+    this._stopWorker();
+    if (this._run && this._run.model) this._run.model.free();
+    this._run = null;
+    this._showRun = false;
+    if (this._shipped) this._shipped.model.free();
+    this._shipped = null;
+    this._pending = null;
+  }
+
+  // ------------------------------------------------------------------ DOM
+  build(body) {
+    const row = htmlEl("div", { class: "row", part: "controls" }, body);
+    const sel = (label, values) => {
+      const l = htmlEl("label", {}, row);
+      htmlEl("span", { text: label }, l);
+      const s = htmlEl("select", {}, l);
+      for (const [v, t] of values) htmlEl("option", { value: v, text: t }, s);
+      return s;
+    };
+    this._taskSel = sel("task", TASKS.map((t) => [t, t.replace("_", " ")]));
+    this._kindSel = sel("model", KINDS.map((k) => [k, KIND_LABELS[k]]));
+    const l = htmlEl("label", {}, row);
+    htmlEl("span", { text: "input" }, l);
+    this._inputEl = htmlEl("input", { type: "text", spellcheck: "false", autocomplete: "off", "aria-label": "input text for the task" }, l);
+    this._taskSel.addEventListener("change", () => this._user({ task: this._taskSel.value, input: EXAMPLES[this._taskSel.value] }));
+    this._kindSel.addEventListener("change", () => this._user({ kind: this._kindSel.value }));
+    this._inputEl.addEventListener("input", () => this._user({ input: this._inputEl.value }));
+
+    this._ioLine = htmlEl("p", { class: "io", part: "output", "aria-live": "polite" }, body);
+    this._source = htmlEl("p", { class: "source", part: "source" }, body);
+    this._svg = svgEl("svg", { class: "picture maps", viewBox: "0 0 720 100", role: "group",
+      "aria-label": "attention maps per layer and head; focus a map and use the arrow keys to read its weights" }, body);
+    this._svg.addEventListener("pointermove", (e) => this._point(e));
+    this._svg.addEventListener("pointerdown", (e) => this._point(e));
+    this._readout = htmlEl("p", { class: "readout", part: "readout", "aria-live": "polite" }, body);
+    const det = htmlEl("details", { part: "stats" }, body);
+    htmlEl("summary", { text: "Per-head numbers: α, span, support size, exact zeros, entropy" }, det);
+    const scroll = htmlEl("div", { class: "scroll" }, det);
+    this._table = htmlEl("table", { "aria-label": "per-head attention statistics" }, scroll);
+    const head = htmlEl("tr", {}, htmlEl("thead", {}, this._table));
+    for (const t of ["map", "layer", "head", "α", "span", "support", "exact zeros", "entropy (nats)"]) htmlEl("th", { text: t }, head);
+    this._tbody = htmlEl("tbody", {}, this._table);
+
+    // training panel
+    const tr = this._trainEl = htmlEl("div", { class: "train", part: "train" }, body);
+    const trow = htmlEl("div", { class: "row" }, tr);
+    this._startBtn = htmlEl("button", { type: "button", class: "start", text: "Train from scratch" }, trow);
+    this._stopBtn = htmlEl("button", { type: "button", class: "stop", text: "Stop" }, trow);
+    this._backBtn = htmlEl("button", { type: "button", class: "back", text: "Show the shipped model" }, trow);
+    this._progress = htmlEl("progress", { max: SCHEDULE.maxSteps, value: 0, "aria-label": "training progress (steps)" }, trow);
+    this._tstatus = htmlEl("span", { class: "tstatus", role: "status" }, trow);
+    this._stopBtn.disabled = true;
+    this._backBtn.hidden = true;
+    this._startBtn.addEventListener("click", () => this._startTraining());
+    this._stopBtn.addEventListener("click", () => this._stopTraining());
+    this._backBtn.addEventListener("click", () => { this._showRun = false; this._backBtn.hidden = true; this.invalidate(); });
+    this._lossSvg = svgEl("svg", { class: "picture loss", viewBox: `0 0 ${LOSS_W} ${LOSS_H}`, role: "img",
+      "aria-label": "training loss (log scale) and held-out accuracy against steps" }, tr);
+    this._lossSvg.classList.add("off"); // a class, not an inline style: a strict CSP blocks cloned style attributes
+    this._tstatus.textContent = "Trains a model of the shipped size (2 + 2 layers, 4 heads, 44 k parameters) in a Web Worker until 99.5% of held-out examples come out exactly right (500, then 2000 more).";
+  }
+
+  _user(change) {
+    for (const k in change) this[k] = change[k];
+    if ("task" in change || "kind" in change) this._showRun = false;
+    this.emit("change", { task: this.task, kind: this.kind, input: this.input });
+  }
+
+  pictures() { return super.pictures().filter((svg) => !svg.classList.contains("off")); }
+
+  // ------------------------------------------------------------- settings
+  // The spec'd attributes, then input (falls back to the last valid input, or the task's
+  // example) and models, and the messages of loads and training.
+  settings() {
+    const r = super.settings();
+    const { s, errors } = r;
+    const raw = this.getAttribute("input");
+    const fallback = this._lastGood[s.task] ?? EXAMPLES[s.task];
+    s.input = fallback;
+    if (raw !== null) {
+      try {
+        tasks.encode(s.task, raw);
+        if (raw.length === 0) throw new RangeError("is empty");
+        s.input = raw;
+        this._lastGood[s.task] = raw;
+      } catch (err) {
+        const why = err.message.replace(/^tasks\.encode: /, "").replace(/^text(\[\d+\])? /, "");
+        errors.push(`input="${raw.slice(0, 40)}": ${why}; showing "${fallback}"`);
+      }
+    }
+    const m = this.getAttribute("models");
+    s.models = new URL("models/", LIB);
+    if (m !== null) {
+      try { s.models = new URL(m.endsWith("/") ? m : `${m}/`, document.baseURI); } catch { errors.push(`models="${m.slice(0, 40)}" is not a URL; using ${s.models.href}`); }
+    }
+    if (this._failed) errors.push(this._failed.message);
+    for (const v of this._notes.values()) errors.push(v);
+    return r;
+  }
+
+  // --------------------------------------------------------------- models
+  _modelURL(s) { return new URL(`${s.task}-${s.kind}.sxm`, s.models); }
+
+  // Fetch (once per URL for the page) and load the shipped model of (task, kind); invalidates
+  // when it is ready. Only the latest request counts.
+  _load(s) {
+    const url = this._modelURL(s), key = url.href;
+    if (this._pending === key || (this._failed && this._failed.key === key)) return;
+    this._pending = key;
+    fetchBytes(key).then((bytes) => {
+      if (this._pending !== key) return;
+      this._pending = null;
+      let model;
+      try { model = Model.load(bytes); } catch (err) {
+        this._failed = { key, message: `the model ${url.pathname.split("/").pop()} could not be loaded: ${err.message}` };
+        this.invalidate();
+        return;
+      }
+      if (this._shipped) this._shipped.model.free();
+      this._shipped = { key, model, url, size: bytes.length };
+      this._failed = null;
+      this.invalidate();
+    }, (err) => {
+      if (this._pending !== key) return;
+      this._pending = null;
+      this._failed = { key, message: `could not fetch the model ${url.href}: ${err.message}` };
+      this.invalidate();
+    });
+  }
+
+  // --------------------------------------------------------------- render
+  render(s) {
+    this._trainEl.hidden = s["no-train"];
+    const training = this._run && (this._run.status === "starting" || this._run.status === "training" || this._run.status === "stopping");
+    this._taskSel.value = s.task; this._kindSel.value = s.kind;
+    this._taskSel.disabled = this._kindSel.disabled = Boolean(training);
+    if (this.shadowRoot.activeElement !== this._inputEl) this._inputEl.value = s.input;
+    this._inputEl.maxLength = tasks.width(s.task) - 1;
+    if (this._failed && this._failed.key !== this._modelURL(s).href) this._failed = null;
+    if (this._showRun && this._run && (this._run.task !== s.task || this._run.kind !== s.kind)) this._showRun = false;
+
+    let view = null, source = "";
+    const run = this._showRun ? this._run : null;
+    if (run && run.model) {
+      view = inspect(run.model, tasks, s.task, s.input);
+      source = `The model trained in this tab: ${KIND_LABELS[run.kind]}, ${run.step} steps, ${fmt(100 * (run.test ?? run.accuracy ?? 0), 1)}% held-out exact.`;
+    } else if (run) {
+      if (run.text !== s.input && run.worker) { run.text = s.input; run.worker.postMessage({ type: "input", text: s.input }); }
+      view = run.view;
+      source = view ? `The model training in this tab (${KIND_LABELS[run.kind]}), step ${run.viewStep}${run.view.text !== s.input ? " (updating…)" : ""}.` : "Starting the training worker…";
+    } else if (!this._seen) {
+      source = "The model loads when this part of the page comes into view.";
+    } else if (this._shipped && this._shipped.key === this._modelURL(s).href) {
+      view = inspect(this._shipped.model, tasks, s.task, s.input);
+      const file = this._shipped.url.pathname.split("/").pop();
+      source = `The shipped ${KIND_LABELS[s.kind]} model (${file}, ${Math.round(this._shipped.size / 1024)} KB, trained natively to ≥ 99% held-out exact).`;
+    } else {
+      this._load(s);
+      source = this._failed ? "" : `Loading the ${KIND_LABELS[s.kind]} model for ${s.task.replace("_", " ")}…`;
+      view = this._view && this._view.task === s.task ? this._view : null; // keep the old picture meanwhile
+    }
+    this._source.textContent = source;
+    if (!view) {
+      if (!this._view) this._ioLine.textContent = "";
+      return;
+    }
+    this._view = view;
+    this._drawIO(view);
+    this._drawMaps(view, s.maps);
+    this._drawTable(view, s.maps);
+    this._drawReadout();
+  }
+
+  _drawIO(v) {
+    const io = this._ioLine;
+    io.replaceChildren();
+    io.append("input ");
+    htmlEl("code", { text: v.text }, io);
+    io.append(" → output ");
+    htmlEl("code", { text: v.output }, io);
+    io.append(" ");
+    if (v.answer === null) htmlEl("span", { class: "muted", text: `(no reference answer: ${v.note})` }, io);
+    else if (v.correct) htmlEl("span", { class: "ok", text: "✓ correct" }, io);
+    else {
+      htmlEl("span", { class: "bad", text: "✗ expected " }, io);
+      htmlEl("code", { text: v.answer }, io);
+    }
+  }
+
+  // The heatmaps: one block per map kind (title, then layers x heads panels), token labels on
+  // the axes, a caption per head; exact zeros are dots, masked cells blank, weights tinted.
+  _drawMaps(v, kinds) {
+    const svg = this._svg;
+    const focused = this.shadowRoot.activeElement;
+    const hadFocus = Boolean(focused && focused.classList && focused.classList.contains("panel"));
+    const narrow = this.clientWidth > 0 && this.clientWidth < 560;
+    const W = narrow ? 380 : 720;
+    svg.replaceChildren();
+    this._blocks = [];
+    let y = 0;
+    const legend = svgEl("g", { class: "legend" }, svg);
+    this._legend(legend, W);
+    y += 26;
+    for (const kind of kinds) {
+      const maps = v.maps.filter((m) => m.kind === kind);
+      if (!maps.length) continue;
+      const { heads, nq, nk } = maps[0];
+      const cols = narrow ? Math.min(2, heads) : heads, perLayer = Math.ceil(heads / cols);
+      svgEl("text", { x: 0, y: y + 15, class: "block-title" }, svg).textContent = MAP_TITLES[kind];
+      const lay = heatmapLayout({ nq, nk, rows: maps.length * perLayer, cols, width: W, top: y + TITLE_H, labelW: 16,
+        labelH: 15, captionH: 44, gap: 14, minCell: 5, maxCell: 22, minPanel: 152 });
+      const qLabels = kind === "encoder" ? v.srcLabels : v.outLabels;
+      const kLabels = kind === "decoder" ? v.decLabels : v.srcLabels;
+      const font = Math.max(6, Math.min(12, lay.cell * 0.8));
+      const block = { kind, lay, maps, cols, perLayer, qLabels, kLabels, panels: [] };
+      for (const m of maps) {
+        const stats = headStats(m.data, { heads: m.heads, nq, nk, kind });
+        for (let h = 0; h < m.heads; h++) {
+          const r = m.layer * perLayer + Math.floor(h / cols), c = h % cols;
+          const [x0, y0] = lay.origin(r, c);
+          const g = svgEl("g", { class: "panel", tabindex: -1, role: "img",
+            "aria-label": `${kind} attention, layer ${m.layer + 1}, head ${h + 1}: ${this._statText(m, h, stats[h])}. Arrow keys move over the weights.` }, svg);
+          const cell = lay.cell, data = m.data;
+          let dots = "";
+          for (let i = 0; i < nq; i++) {
+            for (let j = 0; j < nk; j++) {
+              const p = data[(h * nq + i) * nk + j], ck = cellKind(kind, i, j, p);
+              if (ck === "zero") dots += `M${x0 + (j + 0.5) * cell} ${y0 + (i + 0.5) * cell}h0`;
+              else if (ck === "weight") {
+                svgEl("rect", { class: "cell", x: x0 + j * cell, y: y0 + i * cell, width: cell, height: cell,
+                  "fill-opacity": heatLevel(p).toFixed(3) }, g);
+              }
+            }
+          }
+          if (dots) svgEl("path", { class: "zeros", d: dots, "stroke-width": Math.max(1.2, cell * 0.16).toFixed(2) }, g);
+          svgEl("rect", { class: "frame", x: x0, y: y0, width: nk * cell, height: nq * cell }, g);
+          for (let j = 0; j < nk; j++) {
+            svgEl("text", { class: "tok", x: x0 + (j + 0.5) * cell, y: y0 - 4, "text-anchor": "middle", "font-size": font }, g).textContent = tokenLabel(kLabels[j]);
+          }
+          for (let i = 0; i < nq; i++) {
+            svgEl("text", { class: "tok", x: x0 - 4, y: y0 + (i + 0.5) * cell + font * 0.35, "text-anchor": "end", "font-size": font }, g).textContent = tokenLabel(qLabels[i]);
+          }
+          const st = stats[h];
+          const a = m.alpha[h], sp = m.span[h];
+          const caps = [`L${m.layer + 1} h${h + 1}  α ${fmt(a)}${sp !== null && sp !== undefined ? `  span ${fmt(sp, 1)}` : ""}`,
+            `keeps ${fmt(st.support, 1)} of ${short(st.visible / nq)} · ${fmt(100 * st.zeros, 0)}% zeros`,
+            `entropy ${fmt(st.entropy)} nats`];
+          caps.forEach((t, k) => {
+            svgEl("text", { class: k ? "cap muted" : "cap", x: x0 - 14, y: y0 + nq * cell + 13 + 13 * k }, g).textContent = t;
+          });
+          const panel = { g, layer: m.layer, head: h, r, c };
+          block.panels.push(panel);
+          g.addEventListener("focus", () => {
+            const cur = this._cursor;
+            if (!cur || cur.kind !== kind || cur.layer !== m.layer || cur.head !== h) this._cursor = { kind, layer: m.layer, head: h, i: 0, j: 0 };
+            this._rove(g);
+            this._drawReadout();
+          });
+          g.addEventListener("keydown", (e) => this._key(e, block, panel));
+        }
+      }
+      this._blocks.push(block);
+      y = lay.height + BLOCK_GAP;
+    }
+    this._cursorRect = svgEl("rect", { class: "cursor", width: 0, height: 0 }, svg);
+    svg.setAttribute("viewBox", `-2 0 ${W + 4} ${Math.max(40, y - BLOCK_GAP + 4)}`);
+    // one tab stop for all the maps (roving tabindex): the panel of the cursor, else the first;
+    // a panel that had the focus before this redraw gets it back
+    const p = this._panelOf(this._cursor) || (this._blocks[0] && this._blocks[0].panels[0]);
+    if (p) {
+      this._rove(p.g);
+      if (hadFocus) p.g.focus({ preventScroll: true });
+    }
+  }
+
+  _rove(g) {
+    for (const b of this._blocks) for (const p of b.panels) p.g.setAttribute("tabindex", p.g === g ? 0 : -1);
+  }
+
+  _panelOf(c) {
+    const b = c && this._blocks ? this._blocks.find((x) => x.kind === c.kind) : null;
+    return b ? b.panels.find((p) => p.layer === c.layer && p.head === c.head) || null : null;
+  }
+
+  _legend(g, W) {
+    const y = 10;
+    let x = 0;
+    const item = (draw, text) => {
+      draw(x);
+      const t = svgEl("text", { x: x + 16, y: y + 4, class: "muted" }, g);
+      t.textContent = text;
+      x += 16 + text.length * 6.1 + 18;
+    };
+    [0.02, 0.3, 1].forEach((v, k) => svgEl("rect", { class: "cell", x: k * 10, y: y - 5, width: 10, height: 10, "fill-opacity": heatLevel(v).toFixed(3) }, g));
+    x = 20;
+    item(() => {}, "weights 0.02, 0.3, 1");
+    item((x0) => svgEl("path", { class: "zeros", d: `M${x0 + 5} ${y}h0`, "stroke-width": 2.4 }, g), "exactly 0 (cut by the mapping)");
+    if (W > 500) item((x0) => svgEl("rect", { class: "frame", x: x0, y: y - 5, width: 10, height: 10 }, g), "blank: masked (the future)");
+    svgEl("text", { x: W, y: y + 4, class: "muted", "text-anchor": "end" }, g).textContent = W > 500 ? "^ BOS  $ EOS  ␣ space" : "^ BOS  $ EOS";
+  }
+
+  _statText(m, h, st) {
+    const sp = m.span[h];
+    return `alpha ${fmt(m.alpha[h])}${sp !== null && sp !== undefined ? `, span ${fmt(sp, 1)}` : ""}, ` +
+      `support ${fmt(st.support, 1)} keys, ${fmt(100 * st.zeros, 0)}% exact zeros, entropy ${fmt(st.entropy)}`;
+  }
+
+  _drawTable(v, kinds) {
+    const rows = [];
+    for (const kind of kinds) {
+      for (const m of v.maps.filter((x) => x.kind === kind)) {
+        const stats = headStats(m.data, { heads: m.heads, nq: m.nq, nk: m.nk, kind });
+        stats.forEach((st, h) => {
+          const tr = htmlEl("tr", {});
+          const sp = m.span[h];
+          for (const [t, cls] of [[kind, ""], [m.layer + 1, ""], [h + 1, ""], [fmt(m.alpha[h]), ""],
+            [sp === null || sp === undefined ? "–" : fmt(sp, 1), ""], [fmt(st.support, 2), ""],
+            [`${fmt(100 * st.zeros, 1)}%`, st.zeros > 0 ? "zero" : ""], [fmt(st.entropy, 3), ""]]) {
+            htmlEl("td", { text: String(t), ...(cls ? { class: cls } : {}) }, tr);
+          }
+          rows.push(tr);
+        });
+      }
+    }
+    this._tbody.replaceChildren(...rows);
+  }
+
+  // ----------------------------------------------------------- inspection
+  _point(e) {
+    if (!this._blocks) return;
+    const [x, y] = svgPoint(this._svg, e);
+    for (const b of this._blocks) {
+      const hit = b.lay.hit(x, y);
+      if (!hit) continue;
+      const p = b.panels.find((q) => q.r === hit.r && q.c === hit.c);
+      if (!p) return;
+      this._cursor = { kind: b.kind, layer: p.layer, head: p.head, i: hit.i, j: hit.j };
+      this._drawReadout();
+      return;
+    }
+  }
+
+  // Arrows move the cursor over a map's weights and on into the next map (left/right: the
+  // neighbouring head; up/down: the layer or the map kind above or below); Home/End: first/last
+  // key; PageUp/PageDown: first/last query.
+  _key(e, block, panel) {
+    const c0 = this._cursor;
+    const cur = c0 && c0.kind === block.kind && c0.layer === panel.layer && c0.head === panel.head ? c0 : { i: 0, j: 0 };
+    let { nq, nk } = block.maps[0];
+    let { i, j } = cur, { r, c } = panel, bi = this._blocks.indexOf(block);
+    const rows = (b) => b.maps.length * b.perLayer;
+    const at = (b, rr, cc) => b.panels.find((p) => p.r === rr && p.c === cc);
+    switch (e.key) {
+      case "ArrowLeft": j--; break;
+      case "ArrowRight": j++; break;
+      case "ArrowUp": i--; break;
+      case "ArrowDown": i++; break;
+      case "Home": j = 0; break;
+      case "End": j = nk - 1; break;
+      case "PageUp": i = 0; break;
+      case "PageDown": i = nq - 1; break;
+      default: return;
+    }
+    e.preventDefault();
+    if (j < 0) { if (at(block, r, c - 1)) { c--; j = nk - 1; } else j = 0; }
+    if (j >= nk) { if (at(block, r, c + 1)) { c++; j = 0; } else j = nk - 1; }
+    if (i < 0 || i >= nq) {
+      const up = i < 0;
+      if (up ? r > 0 : r < rows(block) - 1) { r += up ? -1 : 1; i = up ? nq - 1 : 0; }
+      else if (up ? bi > 0 : bi < this._blocks.length - 1) {
+        block = this._blocks[bi + (up ? -1 : 1)];
+        ({ nq, nk } = block.maps[0]);
+        r = up ? rows(block) - 1 : 0;
+        c = Math.min(c, block.cols - 1);
+        i = up ? nq - 1 : 0;
+        j = Math.min(j, nk - 1);
+      } else i = up ? 0 : nq - 1;
+    }
+    const p = at(block, r, c) || panel;
+    this._cursor = { kind: block.kind, layer: p.layer, head: p.head, i, j };
+    if (p !== panel) p.g.focus({ preventScroll: false });
+    this._drawReadout();
+  }
+
+  _drawReadout() {
+    const c = this._cursor, rect = this._cursorRect;
+    const b = c && this._blocks ? this._blocks.find((x) => x.kind === c.kind) : null;
+    const m = b ? b.maps.find((x) => x.layer === c.layer) : null;
+    if (!b || !m || c.head >= m.heads || c.i >= m.nq || c.j >= m.nk) {
+      if (rect) rect.setAttribute("width", 0);
+      this._readout.textContent = "Point at a cell (or focus a map and use the arrow keys) to read its weight.";
+      return;
+    }
+    const { lay, cols, perLayer } = b;
+    const [x, y] = lay.cellXY(c.layer * perLayer + Math.floor(c.head / cols), c.head % cols, c.i, c.j);
+    for (const [k, v] of [["x", x], ["y", y], ["width", lay.cell], ["height", lay.cell]]) rect.setAttribute(k, v);
+    const p = m.data[(c.head * m.nq + c.i) * m.nk + c.j];
+    const ck = cellKind(c.kind, c.i, c.j, p);
+    const q = tokenLabel(b.qLabels[c.i]), k = tokenLabel(b.kLabels[c.j]);
+    const who = c.kind === "encoder" ? `source ${c.i + 1} "${q}"` : `the step that emits "${q}"`;
+    const what = ck === "masked" ? "masked (a decoder step cannot see the future)"
+      : ck === "zero" ? `exactly 0 (α = ${fmt(m.alpha[c.head])} cut it)` : p < 1e-3 ? p.toExponential(2) : p.toFixed(4);
+    this._readout.textContent = `${c.kind}, layer ${c.layer + 1}, head ${c.head + 1}: ${who} → ${c.kind === "decoder" ? "output" : "source"} ${c.j + 1} "${k}": ${what}`;
+  }
+
+  // -------------------------------------------------------------- training
+  _startTraining() {
+    const { s } = this.settings();
+    this._stopWorker();
+    if (this._run && this._run.model) this._run.model.free();
+    this._notes.delete("train");
+    const run = this._run = { task: s.task, kind: s.kind, text: s.input, status: "starting", worker: null, losses: [], evals: [],
+      step: 0, accuracy: null, view: null, viewStep: 0, model: null, t0: performance.now(), maxSteps: SCHEDULE.maxSteps, simd: null };
+    this._showRun = true;
+    this._backBtn.hidden = true;
+    let worker;
+    try {
+      worker = new Worker(new URL("train-worker.js", LIB), { type: "module" });
+    } catch (err) {
+      this._trainFailed(run, `could not start the training worker: ${err.message}`);
+      return;
+    }
+    run.worker = worker;
+    worker.onmessage = (e) => this._onWorker(run, e.data);
+    worker.onerror = (e) => {
+      e.preventDefault();
+      this._trainFailed(run, `the training worker failed: ${e.message || "its script could not be loaded"}`);
+    };
+    worker.onmessageerror = () => this._trainFailed(run, "a message from the training worker could not be read");
+    worker.postMessage({ type: "start", task: s.task, kind: s.kind, text: s.input, options: this.trainOptions || {} });
+    this._lossSvg.classList.remove("off");
+    this._drawTraining();
+    this.invalidate();
+  }
+
+  _stopTraining() {
+    const run = this._run;
+    if (!run || !run.worker) return;
+    run.status = "stopping";
+    run.worker.postMessage({ type: "stop" });
+    run.stopTimer = setTimeout(() => { if (run.status === "stopping") this._finish(run, null); }, STOP_TIMEOUT_MS);
+    this._drawTraining();
+  }
+
+  _onWorker(run, msg) {
+    if (run !== this._run) return; // a message from a run already replaced
+    switch (msg.type) {
+      case "started":
+        run.status = "training";
+        run.simd = msg.simd;
+        run.maxSteps = msg.schedule.maxSteps;
+        run.target = msg.schedule.target;
+        run.heldout = msg.schedule.heldout;
+        run.confirm = msg.schedule.confirm;
+        break;
+      case "progress":
+        for (const l of msg.losses) run.losses.push(l);
+        run.evals.push(...msg.evals);
+        run.step = msg.step;
+        run.accuracy = msg.accuracy;
+        run.ms = msg.ms;
+        if (!run.reached) {
+          const hit = msg.evals.find((e) => e.confirm !== null && e.confirm >= run.target);
+          if (hit) run.reached = { step: hit.step, wallMs: performance.now() - run.t0 };
+        }
+        this.emit("progress", { step: run.step, loss: run.losses[run.losses.length - 1], accuracy: run.accuracy });
+        break;
+      case "snapshot":
+        if (msg.view) { run.view = msg.view; run.viewStep = msg.step; this.invalidate(); }
+        break;
+      case "done":
+        this._finish(run, msg);
+        return;
+      case "error":
+        this._trainFailed(run, `training failed: ${msg.message}`);
+        return;
+      default:
+        break;
+    }
+    this._scheduleTraining();
+  }
+
+  _scheduleTraining() {
+    if (!this._trainFrame) this._trainFrame = requestAnimationFrame(() => { this._trainFrame = 0; this._drawTraining(); });
+  }
+
+  // The run is over (msg: the worker's "done", or null when it did not answer a stop): keep its
+  // model (loaded here from the posted bytes), end the worker.
+  _finish(run, msg) {
+    clearTimeout(run.stopTimer);
+    this._stopWorker();
+    if (msg) {
+      run.step = msg.step;
+      run.accuracy = msg.accuracy;
+      run.test = msg.test;
+      run.testExamples = msg.testExamples;
+      run.ms = msg.ms;
+      run.reachedAt = msg.reachedAt;
+      try { run.model = Model.load(new Uint8Array(msg.bytes)); } catch (err) { this._notes.set("train", `the trained model could not be loaded: ${err.message}`); }
+    }
+    run.status = msg && !msg.stopped ? "done" : "stopped";
+    if (!run.model) this._showRun = false;
+    this._backBtn.hidden = !run.model;
+    this.emit("trained", { step: run.step, ms: run.ms, wallMs: run.reached ? run.reached.wallMs : null, accuracy: run.accuracy,
+      reachedAt: run.reachedAt || null, test: run.test ?? null, stopped: run.status === "stopped" });
+    this._drawTraining();
+    this.invalidate();
+  }
+
+  _trainFailed(run, message) {
+    if (run !== this._run) return;
+    clearTimeout(run.stopTimer);
+    this._stopWorker();
+    run.status = "error";
+    run.error = message;
+    this._showRun = false;
+    this._notes.set("train", message);
+    this._drawTraining();
+    this.invalidate();
+  }
+
+  // Terminate the worker of the current run (if any) and drop every reference to it.
+  _stopWorker() {
+    const run = this._run;
+    if (!run || !run.worker) return;
+    const w = run.worker;
+    run.worker = null;
+    w.onmessage = w.onerror = w.onmessageerror = null;
+    w.terminate();
+    if (this._trainFrame) { cancelAnimationFrame(this._trainFrame); this._trainFrame = 0; }
+  }
+
+  _drawTraining() {
+    const run = this._run;
+    const active = run && (run.status === "starting" || run.status === "training" || run.status === "stopping");
+    this._startBtn.disabled = Boolean(active);
+    this._startBtn.textContent = run && !active ? "Train again" : "Train from scratch";
+    this._stopBtn.disabled = !active || run.status === "stopping";
+    this._taskSel.disabled = this._kindSel.disabled = Boolean(active);
+    if (!run) return;
+    this._progress.max = run.maxSteps;
+    this._progress.value = run.status === "done" ? run.maxSteps : run.step;
+    const st = this._tstatus;
+    st.classList.toggle("error", run.status === "error");
+    const last = run.losses.length ? run.losses[run.losses.length - 1] : null;
+    const acc = run.accuracy === null || run.accuracy === undefined ? "–" : `${fmt(100 * run.accuracy, 1)}%`;
+    const secs = `${fmt((run.ms || 0) / 1000, 1)} s`;
+    const what = `${run.task.replace("_", " ")}, ${KIND_LABELS[run.kind]}`;
+    if (run.status === "error") st.textContent = run.error;
+    else if (run.status === "starting") st.textContent = `Starting the worker (${what})…`;
+    else if (run.status === "done" || run.status === "stopped") {
+      const r = run.reachedAt;
+      const reached = r ? `${short(100 * r.accuracy)}% of ${run.heldout} held-out examples exactly right (and ${short(100 * r.confirm)}% of ${run.confirm} more) at step ${r.step}, after ${fmt(r.ms / 1000, 1)} s of training` : `stopped at step ${run.step} (held-out ${acc})`;
+      const test = run.test !== undefined && run.test !== null ? `; ${fmt(100 * run.test, 1)}% of ${run.testExamples} other held-out examples exactly right` : "";
+      st.textContent = `${what}: ${reached}${test}.`;
+    } else {
+      st.textContent = `${what}: step ${run.step} of at most ${run.maxSteps} · loss ${last === null ? "–" : last.toFixed(3)} · held-out exact ${acc} · ${secs}${run.simd === null ? "" : run.simd ? " · SIMD" : " · scalar"}${run.status === "stopping" ? " · stopping…" : ""}`;
+    }
+    this._drawLoss(run);
+  }
+
+  _drawLoss(run) {
+    const svg = this._lossSvg;
+    svg.replaceChildren();
+    const L = 44, R = 44, T = 10, B = 28;
+    const maxStep = Math.max(200, Math.ceil((run.step * 1.15) / 100) * 100);
+    const c = lossCurve(run.losses, { maxStep, x0: L, x1: LOSS_W - R, y0: T, y1: LOSS_H - B });
+    for (const t of c.yTicks) {
+      svgEl("line", { class: "axis", x1: L, x2: LOSS_W - R, y1: t.y, y2: t.y }, svg);
+      svgEl("text", { x: L - 6, y: t.y + 4, "text-anchor": "end", class: "muted" }, svg).textContent = String(t.value);
+    }
+    const ay = (a) => (LOSS_H - B) + (T - (LOSS_H - B)) * a;
+    for (const a of [0, 0.5, 1]) svgEl("text", { x: LOSS_W - R + 6, y: ay(a) + 4, class: "muted" }, svg).textContent = `${a * 100}%`;
+    if (run.target) svgEl("line", { class: "target", x1: L, x2: LOSS_W - R, y1: ay(run.target), y2: ay(run.target) }, svg);
+    const stepTicks = maxStep <= 400 ? 100 : maxStep <= 1000 ? 200 : 500;
+    for (let k = 0; k <= maxStep; k += stepTicks) {
+      svgEl("text", { x: c.x(k), y: LOSS_H - B + 16, "text-anchor": "middle", class: "muted" }, svg).textContent = String(k);
+    }
+    svgEl("text", { x: (L + LOSS_W - R) / 2, y: LOSS_H - 2, "text-anchor": "middle", class: "muted" }, svg).textContent = "step   (loss: blue, log scale · held-out exact: green, right axis)";
+    if (c.raw) svgEl("path", { class: "loss-raw", d: c.raw }, svg);
+    if (c.smooth) svgEl("path", { class: "loss-smooth", d: c.smooth }, svg);
+    if (run.evals.length) {
+      svgEl("path", { class: "acc-line", d: run.evals.map((e, k) => `${k ? "L" : "M"}${c.x(e.step).toFixed(1)} ${ay(e.accuracy).toFixed(1)}`).join("") }, svg);
+      for (const e of run.evals) {
+        svgEl("title", {}, svgEl("circle", { class: "acc", cx: c.x(e.step), cy: ay(e.accuracy), r: 3 }, svg)).textContent = `step ${e.step}: ${fmt(100 * e.accuracy, 1)}% of ${run.heldout} held-out examples exact`;
+        if (e.confirm !== null) svgEl("title", {}, svgEl("circle", { class: "acc-confirm", cx: c.x(e.step), cy: ay(e.confirm), r: 5 }, svg)).textContent = `step ${e.step}: ${fmt(100 * e.confirm, 2)}% of ${run.confirm} more held-out examples exact`;
+      }
+    }
+  }
+}
+
+define("sx-attention", SxAttention);
