@@ -140,6 +140,7 @@ test-browser: all
 	$(NODE) tests/browser/run.mjs
 	$(NODE) tests/browser/page.mjs
 	$(NODE) tests/browser/span-pooling.mjs
+	$(NODE) tests/browser/transformer.mjs
 	$(NODE) tests/browser/readme.mjs
 
 # The README's test command.

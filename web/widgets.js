@@ -9,3 +9,4 @@ export { SxTwoChoice } from "./widgets/sx-two-choice.js";
 export { SxFused } from "./widgets/sx-fused.js";
 export { SxSpanMask } from "./widgets/sx-span-mask.js";
 export { SxPooling } from "./widgets/sx-pooling.js";
+export { SxAttention } from "./widgets/sx-attention.js";
