@@ -348,8 +348,7 @@ export class SxAttention extends SxElement {
     this._blocks = [];
     let y = 0;
     const legend = svgEl("g", { class: "legend" }, svg);
-    this._legend(legend, W);
-    y += 26;
+    y += this._legend(legend, W);
     for (const kind of kinds) {
       const maps = v.maps.filter((m) => m.kind === kind);
       if (!maps.length) continue;
@@ -431,21 +430,23 @@ export class SxAttention extends SxElement {
     return b ? b.panels.find((p) => p.layer === c.layer && p.head === c.head) || null : null;
   }
 
+  // The legend line (two lines on a narrow widget); returns its height.
   _legend(g, W) {
-    const y = 10;
-    let x = 0;
+    const wide = W > 500;
+    let x = 0, y = 10;
     const item = (draw, text) => {
       draw(x);
-      const t = svgEl("text", { x: x + 16, y: y + 4, class: "muted" }, g);
-      t.textContent = text;
+      svgEl("text", { x: x + 16, y: y + 4, class: "muted" }, g).textContent = text;
       x += 16 + text.length * 6.1 + 18;
     };
     [0.02, 0.3, 1].forEach((v, k) => svgEl("rect", { class: "cell", x: k * 10, y: y - 5, width: 10, height: 10, "fill-opacity": heatLevel(v).toFixed(3) }, g));
     x = 20;
     item(() => {}, "weights 0.02, 0.3, 1");
-    item((x0) => svgEl("path", { class: "zeros", d: `M${x0 + 5} ${y}h0`, "stroke-width": 2.4 }, g), "exactly 0 (cut by the mapping)");
-    if (W > 500) item((x0) => svgEl("rect", { class: "frame", x: x0, y: y - 5, width: 10, height: 10 }, g), "blank: masked (the future)");
-    svgEl("text", { x: W, y: y + 4, class: "muted", "text-anchor": "end" }, g).textContent = W > 500 ? "^ BOS  $ EOS  ␣ space" : "^ BOS  $ EOS";
+    item((x0) => svgEl("path", { class: "zeros", d: `M${x0 + 5} ${y}h0`, "stroke-width": 2.4 }, g), wide ? "exactly 0 (cut by the mapping)" : "exactly 0");
+    if (!wide) { x = 0; y += 17; }
+    item((x0) => svgEl("rect", { class: "frame", x: x0, y: y - 5, width: 10, height: 10 }, g), wide ? "blank: masked (the future)" : "masked");
+    svgEl("text", { x: W, y: y + 4, class: "muted", "text-anchor": "end" }, g).textContent = "^ BOS  $ EOS  ␣ space";
+    return y + 16;
   }
 
   _statText(m, h, st) {
