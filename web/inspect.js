@@ -5,7 +5,7 @@
 // and the result is plain data (posted between them as is, the maps' buffers transferred).
 //
 //   inspect(model, tasks, task, text) -> {
-//     task, text, output, answer, correct, note, step,
+//     task, text, output, answer, correct (output === answer), note (why there is no answer),
 //     srcLabels: keys of the encoder self and cross maps (the characters and EOS),
 //     decLabels: keys of the decoder self map (BOS and the output: the decoder's inputs),
 //     outLabels: queries of the decoder self and cross maps (the token each step emits),
