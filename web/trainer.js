@@ -1,7 +1,9 @@
 // trainer.js - train a model of the shipped configuration from scratch (no DOM, no worker API):
 // the Model config of each attention kind, the learning-rate schedule, held-out exact-sequence
 // accuracy, and a Trainer that runs steps in time slices so its caller can yield between them.
-// train-worker.js drives it in a Web Worker for the page; Node drives it in the tests.
+// Evaluations are sliced too (batch rows at a time), so no slice holds more than one step or one
+// batch of held-out rows: short enough for the page's main thread. train-session.js drives it, in
+// a Web Worker (train-worker.js) or on the main thread; Node drives it in the tests.
 //
 // The schedule: batch 32, learning rate 1e-2 with a 30-step linear warm-up and a cosine decay to
 // 1e-3 over 1000 steps (then flat; 1500 steps at most), fresh training examples every step. The
@@ -84,24 +86,56 @@ export function exactRows(logits, vocab, tgt, count, width, eos = 2) {
   return right;
 }
 
+/**
+ * Exact-sequence accuracy of model on a batch { src, tgt, shape } (tasks.generate), teacher
+ * forced, batch rows at a time, so that a caller can spread it over time slices: run(ms) scores
+ * chunks of rows until ms have passed (at least one chunk); rows (scored so far), of, right;
+ * done, and accuracy (null until done).
+ */
+export class Evaluation {
+  constructor(model, held, batch = 32) {
+    this.model = model;
+    this.held = held;
+    this.batch = batch;
+    this.of = held.shape[0];
+    this.rows = 0;
+    this.right = 0;
+  }
+
+  get done() { return this.rows >= this.of; }
+  get accuracy() { return this.done ? this.right / this.of : null; }
+
+  /** Scores the next batch rows; returns done. */
+  chunk() {
+    const width = this.held.shape[1], s = this.rows, c = Math.min(this.batch, this.of - s);
+    if (c <= 0) return true;
+    const tgt = this.held.tgt.subarray(s * width, (s + c) * width);
+    const { logits } = this.model.forward(this.held.src.subarray(s * width, (s + c) * width), decoderInputs(tgt, c, width), { count: c, attention: false });
+    this.right += exactRows(logits, this.model.config.vocab, tgt, c, width);
+    this.rows += c;
+    return this.done;
+  }
+
+  /** Chunks until ms have passed (at least one; Infinity: to the end); returns done. */
+  run(ms = Infinity) {
+    const t0 = performance.now();
+    while (!this.chunk() && performance.now() - t0 < ms);
+    return this.done;
+  }
+}
+
 /** Exact-sequence accuracy of model on a batch { src, tgt, shape } (tasks.generate), teacher forced, in chunks of batch rows. */
 export function exactAccuracy(model, held, batch = 32) {
-  const [n, width] = held.shape;
-  const V = model.config.vocab;
-  let right = 0;
-  for (let s = 0; s < n; s += batch) {
-    const c = Math.min(batch, n - s);
-    const tgt = held.tgt.subarray(s * width, (s + c) * width);
-    const { logits } = model.forward(held.src.subarray(s * width, (s + c) * width), decoderInputs(tgt, c, width), { count: c, attention: false });
-    right += exactRows(logits, V, tgt, c, width);
-  }
-  return right / n;
+  const e = new Evaluation(model, held, batch);
+  e.run();
+  return e.accuracy;
 }
 
 /**
- * Training from scratch, in slices: run(ms) takes steps until ms have passed (at least one),
- * evaluates on the held-out slice every evalEvery steps, and stops (done) at target accuracy or
- * maxSteps. lib is { Model, tasks } of an initialised library. Call free() when finished.
+ * Training from scratch, in slices: run(ms) does units of work until ms have passed (at least
+ * one): a step, or one batch of held-out rows of the evaluation due every evalEvery steps (no
+ * step is taken while one is pending); it stops (done) at target accuracy or maxSteps. lib is
+ * { Model, tasks } of an initialised library. Call free() when finished.
  */
 export class Trainer {
   constructor(lib, { task, kind, ...overrides }) {
@@ -133,6 +167,12 @@ export class Trainer {
     this.confirmSet = null; // the confirmation slice, generated when first needed
     this.ms = 0; // time spent in run(), evaluation included
     this.done = false;
+    this._eval = null; // the pending evaluation: { stage: "validate" | "confirm", e: Evaluation }
+  }
+
+  /** The evaluation under way, or null: { stage ("validate", then "confirm"), rows, of }. */
+  get evaluating() {
+    return this._eval ? { stage: this._eval.stage, rows: this._eval.e.rows, of: this._eval.e.of } : null;
   }
 
   /** Exact-sequence accuracy of the current parameters on held (default: the held-out slice). */
@@ -141,34 +181,54 @@ export class Trainer {
   }
 
   /**
-   * Steps for about ms milliseconds: { losses (one per step), evals: [{ step, accuracy, confirm }] }
-   * (confirm: the accuracy on the confirmation slice, null when the validation score was below
-   * target and it was not computed).
+   * Works for about ms milliseconds: { losses (one per step taken), evals: [{ step, accuracy,
+   * confirm }] (the evaluations finished; confirm: the accuracy on the confirmation slice, null
+   * when the validation score was below target and it was not computed) }. A slice spent on an
+   * evaluation may take no step.
    */
   run(ms) {
     const { tasks } = this.lib, s = this.s;
     const losses = [], evals = [];
     const t0 = performance.now();
-    while (!this.done && (losses.length === 0 || performance.now() - t0 < ms)) {
+    let units = 0;
+    while (!this.done && (units++ === 0 || performance.now() - t0 < ms)) {
+      if (this._eval) {
+        this._evaluateChunk(evals, t0);
+        continue;
+      }
       const batch = tasks.generate(this.task, { seed: s.seed, start: this.step * s.batch, count: s.batch });
       losses.push(this.model.trainStep(batch, { lr: learningRate(this.step, s) }));
       this.step++;
       if (this.step % s.evalEvery === 0 || this.step === s.maxSteps) {
-        this.accuracy = this.evaluate();
-        let confirm = null;
-        if (this.accuracy >= s.target && !this.reachedAt) {
-          this.confirmSet ??= tasks.generate(this.task, { seed: s.heldoutSeed + 1000, count: s.confirm, split: "heldout" });
-          confirm = this.evaluate(this.confirmSet);
-          if (confirm >= s.target) {
-            this.reachedAt = { step: this.step, accuracy: this.accuracy, confirm, ms: this.ms + performance.now() - t0 };
-          }
-        }
-        evals.push({ step: this.step, accuracy: this.accuracy, confirm });
-        if (this.reachedAt || this.step >= s.maxSteps) this.done = true;
+        this._eval = { stage: "validate", e: new Evaluation(this.model, this.held, s.batch) };
       }
     }
     this.ms += performance.now() - t0;
     return { losses, evals };
+  }
+
+  // One batch of the pending evaluation; at its end, the validation score (and, at target, the
+  // confirmation that follows it) is pushed to evals and decides whether the run is done.
+  _evaluateChunk(evals, t0) {
+    const s = this.s, { stage, e } = this._eval;
+    if (!e.chunk()) return;
+    let confirm = null;
+    if (stage === "validate") {
+      this.accuracy = e.accuracy;
+      if (this.accuracy >= s.target && !this.reachedAt) {
+        this.confirmSet ??= this.lib.tasks.generate(this.task, { seed: s.heldoutSeed + 1000, count: s.confirm, split: "heldout" });
+        this._eval = { stage: "confirm", e: new Evaluation(this.model, this.confirmSet, s.batch) };
+        return;
+      }
+    } else {
+      confirm = e.accuracy;
+      if (confirm >= s.target) {
+        this.reachedAt = { step: this.step, accuracy: this.accuracy, confirm, ms: this.ms + performance.now() - t0 };
+      }
+    }
+    this._eval = null;
+    evals.push({ step: this.step, accuracy: this.accuracy, confirm });
+    if (this.reachedAt || this.step >= s.maxSteps) this.done = true;
   }
 
   free() {

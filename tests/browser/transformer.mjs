@@ -5,8 +5,10 @@
 // attributes give messages, not exceptions; "Train from scratch" runs steps in a Web Worker
 // (progress, loss curve, heatmaps), Stop ends it, and no worker is left behind; a worker error
 // reaches the page. Zero console errors, zero CSP violations, no request outside the origin.
+// With train-worker.js missing (404) it trains on the main thread in slices, and says so.
 // Screenshots in build/screenshots/ (attention-*.png).
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -190,14 +192,27 @@ async function checkSection(browser, server) {
   const stopped = trained(page, 60000);
   await page.locator("#attention button.start").click();
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector("progress").value >= 20, null, { timeout: 30000 });
-  check(page.workers().length === 1, "one worker while training");
-  const gaps = await page.evaluate(() => new Promise((resolve) => {
-    const t = []; let last = performance.now();
-    const tick = (now) => { t.push(now - last); last = now; if (t.length < 60) requestAnimationFrame(tick); else resolve(t); };
+  check(page.workers().length === 1 && await page.$eval("#attention", (e) => e.trainingThread) === "worker", "one worker while training");
+  // The page is not frozen while the worker trains: it draws frames all along a 3 s window in
+  // which training demonstrably goes on. Bounds a slow, shared machine (CI: 2 cores) cannot
+  // break: at least 6 frames and no gap of half the window, where a frozen page would show
+  // one or two frames and a single gap as long as the window (a 500 ms bound failed on a
+  // loaded machine without anything being frozen).
+  const stepBefore = (await state(page)).progress;
+  const win = await page.evaluate(() => new Promise((resolve) => {
+    const t0 = performance.now(), gaps = [];
+    let last = t0;
+    const tick = (now) => {
+      gaps.push(now - last);
+      last = now;
+      if (now - t0 < 3000) requestAnimationFrame(tick);
+      else resolve({ frames: gaps.length, worst: Math.max(...gaps), ms: now - t0 });
+    };
     requestAnimationFrame(tick);
   }));
-  const worst = Math.max(...gaps);
-  check(worst < 500, `the page keeps drawing frames while the worker trains (longest frame gap ${worst.toFixed(0)} ms)`);
+  const stepAfter = (await state(page)).progress;
+  check(stepAfter > stepBefore, `the worker trained during the frame window (step ${stepBefore} -> ${stepAfter})`);
+  check(win.frames >= 6 && win.worst < win.ms / 2, `the page keeps drawing frames while the worker trains (${win.frames} frames in ${win.ms.toFixed(0)} ms, longest gap ${win.worst.toFixed(0)} ms)`);
   const before = (await state(page)).cells;
   await typeInput(page, "jihgf");
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".io code").textContent === "jihgf", null, { timeout: 10000 });
@@ -258,6 +273,88 @@ async function checkSection(browser, server) {
   await page.close();
 }
 
+// No train-worker.js on the host (a copy of the site without it: a real 404): the worker's script
+// never runs, so the widget trains on the main thread in short slices and says so; progress
+// advances, the page keeps drawing, and no console error but (at most) Chromium's line for the 404.
+async function checkNoWorkerFile(browser) {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "sx-noworker-"));
+  await fs.cp(SITE, dir, { recursive: true });
+  await fs.rm(path.join(dir, "train-worker.js"));
+  const server = await startServer({ root: dir });
+  try {
+    await noWorkerFile(browser, server);
+  } finally {
+    await server.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function noWorkerFile(browser, server) {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const errors = [], requests = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("request", (r) => requests.push(r.url()));
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(server.url + "#transformer-section");
+  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  await page.locator("#attention").scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
+  await page.$eval("#attention", (e) => { e.trainOptions = { maxSteps: 100, evalEvery: 50, heldout: 64 }; });
+  const watched = page.evaluate(() => new Promise((resolve, reject) => {
+    const el = document.getElementById("attention");
+    const t0 = performance.now(), gaps = [];
+    let last = t0, over = false;
+    const tick = (now) => { gaps.push(now - last); last = now; if (!over) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    const timer = setTimeout(() => { over = true; reject(new Error("no sx-attention-trained event in 120 s")); }, 120000);
+    el.addEventListener("sx-attention-trained", (e) => {
+      over = true;
+      clearTimeout(timer);
+      resolve({ frames: gaps.length, worst: Math.max(0, ...gaps), ms: performance.now() - t0, detail: e.detail });
+    }, { once: true });
+  }));
+  await page.locator("#attention button.start").click();
+  await page.waitForFunction(() => document.getElementById("attention").trainingThread === "main", null, { timeout: 20000 });
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector("progress").value > 0, null, { timeout: 60000 });
+  let s = await state(page);
+  check(page.workers().length === 0, `404: no worker runs (got ${page.workers().length})`);
+  check(s.tstatus.includes("on the page's main thread, in short slices: train-worker.js could not be loaded"), `404: the status line says it trains on the main thread (got "${s.tstatus}")`);
+  const p1 = s.progress;
+  await page.waitForFunction((p) => document.getElementById("attention").shadowRoot.querySelector("progress").value > p, p1, { timeout: 60000 });
+  check((await state(page)).progress > p1, "404: progress advances on the main thread");
+  const w = await watched;
+  s = await state(page);
+  check(w.detail.step === 100 && !w.detail.stopped && s.source.includes("trained in this tab"), `404: 100 steps trained on the main thread (${JSON.stringify(w.detail)})`);
+  // the same relative bound as the bundle's test: a page blocked by the training would show one
+  // gap about as long as the run
+  check(w.frames >= 5 && w.worst < w.ms / 3, `404: frames kept coming while training on the main thread (${w.frames} frames in ${w.ms.toFixed(0)} ms, longest gap ${w.worst.toFixed(0)} ms)`);
+  console.log(`transformer: 100 steps on the main thread (train-worker.js 404): ${(w.ms / 1000).toFixed(1)} s wall, ${w.frames} frames, longest gap ${w.worst.toFixed(0)} ms`);
+  // a second run goes to the main thread at once; Stop ends it there too
+  await page.$eval("#attention", (e) => { e.trainOptions = { maxSteps: 100000, evalEvery: 50, heldout: 64 }; });
+  const stopped = trained(page, 60000);
+  await page.locator("#attention button.start").click();
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector("progress").value >= 5, null, { timeout: 60000 });
+  await typeInput(page, "jihgf");
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".io code").textContent === "jihgf", null, { timeout: 10000 });
+  await page.locator("#attention button.stop").click();
+  const sd = await stopped;
+  s = await state(page);
+  check(sd.stopped === true && sd.step >= 5 && s.source.includes("trained in this tab") && s.tstatus.includes("Trained on the page's main thread"),
+    `404: Stop ends a main-thread run, its model kept (${JSON.stringify(sd)}, "${s.tstatus}")`);
+  check(await page.$eval("#attention", (e) => e.trainingThread) === null && page.workers().length === 0, "404: nothing left running after Stop");
+  check(requests.filter((u) => u.endsWith("/train-worker.js")).length === 1, "404: train-worker.js asked for once (the second run did not try again)");
+  // Chromium may log the 404 as "Failed to load resource" in the worker's context; the widget
+  // terminates that worker at once, and the line then seldom reaches the page: none or that one.
+  check(errors.length <= 1 && errors.every((e) => e === "Failed to load resource: the server responded with a status of 404 (Not Found)"),
+    `404: no console error but (at most) the browser's line for the 404 (got ${JSON.stringify(errors)})`);
+  check((await page.evaluate(() => window.__csp)).length === 0, "404: zero CSP violations");
+  await page.close();
+}
+
 // Dark mode: the widget follows prefers-color-scheme.
 async function checkDark(browser, server) {
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 }, colorScheme: "dark" });
@@ -280,6 +377,7 @@ try {
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
   try {
     await checkSection(browser, server);
+    await checkNoWorkerFile(browser);
     await checkDark(browser, server);
   } finally {
     await browser.close();

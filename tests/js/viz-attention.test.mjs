@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { heatLevel, cellKind, tokenLabel, heatmapLayout } from "../../web/viz/heatmap.js";
 import { headStats } from "../../web/viz/attention-stats.js";
 import { lossCurve } from "../../web/viz/loss-curve.js";
-import { KINDS, SCHEDULE, modelConfig, learningRate, decoderInputs, exactRows, exactAccuracy, Trainer } from "../../web/trainer.js";
+import { KINDS, SCHEDULE, modelConfig, learningRate, decoderInputs, exactRows, exactAccuracy, Evaluation, Trainer } from "../../web/trainer.js";
 import { inspect, EXAMPLES } from "../../web/inspect.js";
 import { builds } from "./helpers.mjs";
 
@@ -219,26 +219,44 @@ for (const { name, sx } of all) {
         const out = model.generate(held.src, { count: 200 });
         const greedy = out.filter((r, i) => tasks.decode("reverse", r) === tasks.decode("reverse", held.tgt.subarray(i * W, (i + 1) * W))).length;
         assert.equal(exactAccuracy(model, held, 64) * 200, greedy);
+        // the sliced form: one chunk per zero-budget slice, the last one short, the same count
+        const ev = new Evaluation(model, held, 64);
+        const rows = [];
+        while (!ev.run(0)) { rows.push(ev.rows); assert.equal(ev.accuracy, null); }
+        rows.push(ev.rows);
+        assert.deepEqual(rows, [64, 128, 192, 200]);
+        assert.equal(ev.right, greedy);
       } finally {
         model.free();
       }
     });
 
-    test("Trainer: steps in time slices, evaluates every evalEvery steps, stops at maxSteps; the loss falls", () => {
+    test("Trainer: steps in time slices, evaluates every evalEvery steps (sliced too), stops at maxSteps; the loss falls", () => {
       const t = new Trainer({ Model, tasks }, { task: "date", kind: "softmax", maxSteps: 60, evalEvery: 30, heldout: 64 });
       try {
         const losses = [], evals = [];
-        let slices = 0;
+        let slices = 0, evalSlices = 0;
         while (!t.done) {
-          const r = t.run(5);
-          assert.ok(r.losses.length >= 1, "at least one step per slice");
+          const before = t.evaluating;
+          const r = t.run(0); // a zero budget: exactly one unit of work per slice
+          const after = t.evaluating;
+          if (before) {
+            // one batch (32) of the 64 held-out rows, and no step while it is pending
+            assert.equal(r.losses.length, 0, "no step during an evaluation");
+            assert.equal(after ? after.rows : 64, before.rows + 32);
+            evalSlices++;
+          } else assert.equal(r.losses.length, 1, "one step per zero-budget slice");
           losses.push(...r.losses);
           evals.push(...r.evals);
           slices++;
         }
         assert.equal(t.step, 60);
         assert.equal(losses.length, 60);
-        assert.ok(slices >= 2, `several slices (${slices})`);
+        assert.equal(evalSlices, 4, "two evaluations of two batches each");
+        assert.equal(slices, 64);
+        assert.equal(t.evaluating, null);
+        // sliced or not, the same score: the evaluation of the final parameters in one go
+        assert.equal(evals.at(-1).accuracy, exactAccuracy(t.model, t.held, 32));
         assert.deepEqual(evals.map((e) => e.step), [30, 60]);
         for (const e of evals) assert.ok(e.accuracy >= 0 && e.accuracy <= 1 && e.confirm === null, "below target: no confirmation");
         const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;

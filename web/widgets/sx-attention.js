@@ -2,12 +2,16 @@
 // greedy output and every attention map (encoder self, decoder self, cross) as heatmaps per
 // layer and head, with the per-head alpha, span and sparsity; switch between the shipped
 // softmax / 1.5-entmax / learned-alpha / alpha+span models; or train one from scratch in a
-// Web Worker (train-worker.js) and watch its maps, alphas and spans form.
+// Web Worker (train-worker.js, or its bundled code from a Blob URL: train-session.js's
+// trainWorker()) and watch its maps, alphas and spans form. Where no worker can be started (a
+// CSP that forbids it, the file missing), the same session runs on the main thread in short
+// slices, and the status line says so.
 //   <sx-attention task="reverse" kind="alpha" input="abcdefgh"></sx-attention>
 // Attributes: task (reverse, sort, after_marker, date), kind (softmax, entmax15, alpha,
 // alpha-span), input (text in the task's alphabet), maps (which maps, in order: encoder decoder
 // cross), models (the folder of the .sxm files; default: models/ beside the library), no-train
-// (hide the training panel), theme. Property: trainOptions (schedule overrides, trainer.js).
+// (hide the training panel), theme. Property: trainOptions (schedule overrides, trainer.js);
+// read-only: trainingWorker (the Worker while one trains), trainingThread ("worker", "main" or null).
 // A model file is fetched only when the widget comes into view, and only the one shown.
 // Events: sx-attention-change { task, kind, input }, sx-attention-progress { step, loss,
 // accuracy }, sx-attention-trained { step, ms, accuracy, reachedAt, test, stopped }.
@@ -15,6 +19,7 @@ import { SxElement, define, sheet, svgEl, htmlEl, svgPoint, fmt } from "./base.j
 import { Model, tasks } from "../simplexity.js";
 import { inspect, EXAMPLES } from "../inspect.js";
 import { KINDS, KIND_LABELS, SCHEDULE } from "../trainer.js";
+import { MainThreadWorker, trainWorker } from "../train-session.js";
 import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "../viz/heatmap.js";
 import { headStats } from "../viz/attention-stats.js";
 import { lossCurve } from "../viz/loss-curve.js";
@@ -28,11 +33,17 @@ const MAP_TITLES = {
 };
 // The library's folder: this file sits in its widgets/ folder; in a single-file bundle
 // (tools/bundle.mjs) the code runs from the bundle, which sits in the library's folder itself.
-// The worker (train-worker.js) and the checkpoints (models/) are found from there.
+// The worker (train-worker.js, unless the bundle set its code) and the checkpoints (models/)
+// are found from there.
 const LIB = new URL(/\/widgets\/sx-attention\.js([?#].*)?$/.test(import.meta.url) ? "../" : "./", import.meta.url);
 const TITLE_H = 24, BLOCK_GAP = 18, LOSS_W = 720, LOSS_H = 170;
 const STOP_TIMEOUT_MS = 8000;
 const short = (v) => String(Number(v.toFixed(1))); // 9 rather than 9.0
+
+// Worker URLs that could not be started on this page, and why: later runs train on the main
+// thread at once (no second refusal in the console).
+const refusedWorkers = new Map();
+const EVAL_TEXT = { validate: "checking held-out examples", confirm: "checking more held-out examples", test: "testing on other held-out examples" };
 
 // The checkpoints' bytes by URL, shared by every <sx-attention> of the page: fetched once, when
 // first shown. A failed fetch is forgotten (the next attempt fetches again).
@@ -123,8 +134,10 @@ export class SxAttention extends SxElement {
   get models() { return this.getAttribute("models"); }
   set models(v) { if (v === null || v === undefined) this.removeAttribute("models"); else this.setAttribute("models", String(v)); }
 
-  /** The training worker, while one runs (for tests and host pages); null otherwise. */
-  get trainingWorker() { return this._run && this._run.worker ? this._run.worker : null; }
+  /** The training worker, while one runs (for tests and host pages); null otherwise (also when the run is on the main thread). */
+  get trainingWorker() { return this._run && this._run.worker && this._run.thread === "worker" ? this._run.worker : null; }
+  /** Where the current run trains: "worker", "main" (no worker could be started) or null (no run under way). */
+  get trainingThread() { return this._run && this._run.worker ? this._run.thread : null; }
 
   connectedCallback() {
     super.connectedCallback();
@@ -296,7 +309,7 @@ export class SxAttention extends SxElement {
     } else if (run) {
       if (run.text !== s.input && run.worker) { run.text = s.input; run.worker.postMessage({ type: "input", text: s.input }); }
       view = run.view;
-      source = view ? `The model training in this tab (${KIND_LABELS[run.kind]}), step ${run.viewStep}${run.view.text !== s.input ? " (updating…)" : ""}.` : "Starting the training worker…";
+      source = view ? `The model training in this tab (${KIND_LABELS[run.kind]}), step ${run.viewStep}${run.view.text !== s.input ? " (updating…)" : ""}.` : "Starting the training…";
     } else if (!this._seen) {
       source = "The model loads when this part of the page comes into view.";
     } else if (this._shipped && this._shipped.key === this._modelURL(s).href) {
@@ -559,28 +572,57 @@ export class SxAttention extends SxElement {
     this._stopWorker();
     if (this._run && this._run.model) this._run.model.free();
     this._notes.delete("train");
-    const run = this._run = { task: s.task, kind: s.kind, text: s.input, status: "starting", worker: null, losses: [], evals: [],
-      step: 0, accuracy: null, view: null, viewStep: 0, model: null, t0: performance.now(), maxSteps: SCHEDULE.maxSteps, simd: null };
+    const run = this._run = { task: s.task, kind: s.kind, text: s.input, status: "starting", worker: null, thread: null, fallback: null,
+      losses: [], evals: [], evaluating: null, step: 0, accuracy: null, view: null, viewStep: 0, model: null, t0: performance.now(),
+      maxSteps: SCHEDULE.maxSteps, simd: null };
     this._showRun = true;
     this._backBtn.hidden = true;
-    let worker;
-    try {
-      worker = new Worker(new URL("train-worker.js", LIB), { type: "module" });
-    } catch (err) {
-      this._trainFailed(run, `could not start the training worker: ${err.message}`);
-      return;
+    const start = { type: "start", task: s.task, kind: s.kind, text: s.input, options: this.trainOptions || {} };
+    const where = trainWorker(LIB);
+    const what = where.kind === "blob" ? "a blob: worker was refused (the page's CSP must allow worker-src blob:)"
+      : `${where.url.split("/").pop()} could not be loaded as a module worker`;
+    let worker = null;
+    if (refusedWorkers.has(where.url)) this._trainHere(run, start, refusedWorkers.get(where.url));
+    else {
+      try {
+        worker = new Worker(where.url, { type: "module" });
+      } catch (err) {
+        refusedWorkers.set(where.url, `no Web Worker (${err.message})`);
+        this._trainHere(run, start, refusedWorkers.get(where.url));
+      }
     }
-    run.worker = worker;
-    worker.onmessage = (e) => this._onWorker(run, e.data);
-    worker.onerror = (e) => {
-      e.preventDefault();
-      this._trainFailed(run, `the training worker failed: ${e.message || "its script could not be loaded"}`);
-    };
-    worker.onmessageerror = () => this._trainFailed(run, "a message from the training worker could not be read");
-    worker.postMessage({ type: "start", task: s.task, kind: s.kind, text: s.input, options: this.trainOptions || {} });
+    if (worker) {
+      run.worker = worker;
+      run.thread = "worker";
+      worker.onmessage = (e) => this._onWorker(run, e.data);
+      worker.onerror = (e) => {
+        e.preventDefault();
+        if (run !== this._run) return;
+        // Before its first message the worker's script did not run at all (a CSP refused it, the
+        // file is missing or not a module): the same session on this thread instead.
+        if (run.status === "starting") {
+          refusedWorkers.set(where.url, what);
+          this._stopWorker();
+          this._trainHere(run, start, what);
+          this._drawTraining();
+        } else this._trainFailed(run, `the training worker failed: ${e.message || "unknown error"}`);
+      };
+      worker.onmessageerror = () => this._trainFailed(run, "a message from the training worker could not be read");
+      worker.postMessage(where.wasm === undefined ? start : { ...start, wasm: where.wasm });
+    }
     this._lossSvg.classList.remove("off");
     this._drawTraining();
     this.invalidate();
+  }
+
+  // No worker: run the training session on the main thread, in short slices (train-session.js).
+  _trainHere(run, start, why) {
+    const w = new MainThreadWorker();
+    run.worker = w;
+    run.thread = "main";
+    run.fallback = why;
+    w.onmessage = (e) => this._onWorker(run, e.data);
+    w.postMessage(start);
   }
 
   _stopTraining() {
@@ -609,6 +651,7 @@ export class SxAttention extends SxElement {
         run.step = msg.step;
         run.accuracy = msg.accuracy;
         run.ms = msg.ms;
+        run.evaluating = msg.evaluating || null;
         if (!run.reached) {
           const hit = msg.evals.find((e) => e.confirm !== null && e.confirm >= run.target);
           if (hit) run.reached = { step: hit.step, wallMs: performance.now() - run.t0 };
@@ -696,15 +739,18 @@ export class SxAttention extends SxElement {
     const acc = run.accuracy === null || run.accuracy === undefined ? "–" : `${fmt(100 * run.accuracy, 1)}%`;
     const secs = `${fmt((run.ms || 0) / 1000, 1)} s`;
     const what = `${run.task.replace("_", " ")}, ${KIND_LABELS[run.kind]}`;
+    const here = run.thread === "main" ? `on the page's main thread, in short slices: ${run.fallback}` : "";
     if (run.status === "error") st.textContent = run.error;
-    else if (run.status === "starting") st.textContent = `Starting the worker (${what})…`;
+    else if (run.status === "starting") st.textContent = run.thread === "main" ? `Starting ${here} (${what})…` : `Starting the worker (${what})…`;
     else if (run.status === "done" || run.status === "stopped") {
       const r = run.reachedAt;
       const reached = r ? `${short(100 * r.accuracy)}% of ${run.heldout} held-out examples exactly right (and ${short(100 * r.confirm)}% of ${run.confirm} more) at step ${r.step}, after ${fmt(r.ms / 1000, 1)} s of training` : `stopped at step ${run.step} (held-out ${acc})`;
       const test = run.test !== undefined && run.test !== null ? `; ${fmt(100 * run.test, 1)}% of ${run.testExamples} other held-out examples exactly right` : "";
-      st.textContent = `${what}: ${reached}${test}.`;
+      st.textContent = `${what}: ${reached}${test}.${here ? ` Trained ${here}.` : ""}`;
     } else {
-      st.textContent = `${what}: step ${run.step} of at most ${run.maxSteps} · loss ${last === null ? "–" : last.toFixed(3)} · held-out exact ${acc} · ${secs}${run.simd === null ? "" : run.simd ? " · SIMD" : " · scalar"}${run.status === "stopping" ? " · stopping…" : ""}`;
+      const ev = run.evaluating;
+      st.textContent = `${what}: step ${run.step} of at most ${run.maxSteps} · loss ${last === null ? "–" : last.toFixed(3)} · held-out exact ${acc} · ${secs}${run.simd === null ? "" : run.simd ? " · SIMD" : " · scalar"}` +
+        `${ev ? ` · ${EVAL_TEXT[ev.stage]} (${Math.round((100 * ev.rows) / ev.of)}% of ${ev.of})` : ""}${run.status === "stopping" ? " · stopping…" : ""}${here ? ` · ${here}` : ""}`;
     }
     this._drawLoss(run);
   }

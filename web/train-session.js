@@ -1,0 +1,195 @@
+// train-session.js - "train from scratch" of <sx-attention>, wherever it runs. A session takes
+// the page's messages and posts the run's progress, snapshots and result (the protocol below);
+// train-worker.js runs one in a module Web Worker, and when no worker can be started (a strict
+// CSP forbids blob: workers for the single-file bundle, or train-worker.js is missing on the
+// host) the widget runs one on the page's main thread through MainThreadWorker, in short slices
+// that let the page draw and take input between them. The Trainer (trainer.js) slices steps and
+// evaluations alike, so no slice holds more than one step or one batch of held-out rows.
+//
+// The page posts:
+//   { type: "start", task, kind, text, options, wasm }  options: SCHEDULE overrides (trainer.js);
+//                                                       wasm: the module's bytes for init({ bytes })
+//                                                       (the single-file bundle; omitted: init()
+//                                                       fetches the .wasm beside the library)
+//   { type: "input", text }                        the input whose attention the snapshots show
+//   { type: "stop" }                               finish now (the model so far is posted back)
+// The session posts:
+//   { type: "started", simd, params, schedule }
+//   { type: "progress", step, losses, evals, ms, accuracy, evaluating }   after every slice: the
+//                                  loss of each step since the last post, held-out accuracies
+//                                  [{ step, accuracy, confirm }], the evaluation under way
+//                                  ({ stage: "validate" | "confirm" | "test", rows, of } or null)
+//   { type: "snapshot", step, view }   every ~250 ms and after an input: inspect.js's result
+//   { type: "done", step, ms, accuracy, reachedAt, test, testExamples, stopped, bytes }   the
+//                                  checkpoint bytes (model.save()) and the accuracy on 2000 other
+//                                  held-out examples (test); the session has freed its model
+//   { type: "error", message }     anything that went wrong; the session stops training
+//
+// The page side also chooses where the worker comes from: setTrainWorker() (the bundle) or the
+// train-worker.js file beside the library (trainWorker()).
+import { init, info, Model, tasks } from "./simplexity.js";
+import { Trainer, Evaluation } from "./trainer.js";
+import { inspect } from "./inspect.js";
+
+const SNAPSHOT_MS = 250, TEST_EXAMPLES = 2000;
+/** Slice lengths (ms): a worker posts about 20 times a second; the main thread keeps ~ a frame. */
+export const SLICE_MS = Object.freeze({ worker: 50, main: 24 });
+
+// ------------------------------------------------------------------ the session
+/**
+ * A training session speaking the protocol above. post(msg, transfer) delivers a message to the
+ * page; pause() resolves when the session may go on (after the page had its turn); sliceMs is
+ * the work between pauses. Returns { receive(msg), terminate() }: terminate() ends the run at the
+ * next pause and frees its model, posting nothing more.
+ */
+export function trainSession({ post, pause, sliceMs }) {
+  let trainer = null, text = "", stopping = false, terminated = false, started = false, lastSnapshot = 0;
+
+  function fail(err) {
+    if (!terminated) post({ type: "error", message: err && err.message ? err.message : String(err) });
+    stopping = true;
+    if (trainer) { trainer.free(); trainer = null; }
+  }
+
+  function snapshot() {
+    if (!trainer || !text || terminated) return;
+    lastSnapshot = performance.now();
+    let view;
+    try {
+      view = inspect(trainer.model, tasks, trainer.task, text);
+    } catch (err) {
+      post({ type: "snapshot", step: trainer.step, view: null, error: err.message });
+      return;
+    }
+    post({ type: "snapshot", step: trainer.step, view }, view.maps.map((m) => m.data.buffer));
+  }
+
+  // The run is over for good (terminated): free what it holds, post nothing more.
+  function ended() {
+    if (!terminated) return false;
+    if (trainer) { trainer.free(); trainer = null; }
+    return true;
+  }
+
+  async function train(msg) {
+    await (msg.wasm === undefined ? init() : init({ bytes: msg.wasm }));
+    if (terminated) return;
+    trainer = new Trainer({ Model, tasks }, { task: msg.task, kind: msg.kind, ...(msg.options || {}) });
+    post({ type: "started", simd: info().simd, params: trainer.model.numParams, schedule: trainer.s });
+    snapshot();
+    while (!trainer.done && !stopping) {
+      const { losses, evals } = trainer.run(sliceMs);
+      post({ type: "progress", step: trainer.step, losses: Float32Array.from(losses), evals,
+        ms: trainer.ms, accuracy: trainer.accuracy, evaluating: trainer.evaluating });
+      if (performance.now() - lastSnapshot >= SNAPSHOT_MS) snapshot();
+      await pause();
+      if (ended() || !trainer) return; // terminated, or failed meanwhile
+    }
+    snapshot();
+    // the final check on 2000 other held-out examples, sliced like the training
+    const { seed } = trainer.s;
+    const ev = new Evaluation(trainer.model, tasks.generate(trainer.task, { seed: 2000 + seed, count: TEST_EXAMPLES, split: "heldout" }), trainer.s.batch);
+    while (!ev.run(sliceMs)) {
+      post({ type: "progress", step: trainer.step, losses: new Float32Array(0), evals: [], ms: trainer.ms,
+        accuracy: trainer.accuracy, evaluating: { stage: "test", rows: ev.rows, of: ev.of } });
+      await pause();
+      if (ended() || !trainer) return;
+    }
+    const bytes = trainer.model.save();
+    const done = { type: "done", step: trainer.step, ms: trainer.ms, accuracy: trainer.accuracy, reachedAt: trainer.reachedAt,
+      test: ev.accuracy, testExamples: TEST_EXAMPLES, stopped: stopping, bytes: bytes.buffer };
+    trainer.free();
+    trainer = null;
+    post(done, [bytes.buffer]);
+  }
+
+  return {
+    receive(data) {
+      const msg = data || {};
+      try {
+        if (terminated) return;
+        if (msg.type === "start") {
+          if (started) throw new Error("train-session: already started; use a new session for another run");
+          started = true;
+          text = typeof msg.text === "string" ? msg.text : "";
+          train(msg).catch(fail);
+        } else if (msg.type === "input") {
+          text = typeof msg.text === "string" ? msg.text : "";
+          snapshot();
+        } else if (msg.type === "stop") {
+          stopping = true;
+        } else {
+          throw new Error(`train-session: unknown message type ${JSON.stringify(msg.type)}`);
+        }
+      } catch (err) {
+        fail(err);
+      }
+    },
+    terminate() {
+      terminated = stopping = true;
+    },
+  };
+}
+
+// ------------------------------------------------------- the main-thread fallback
+// A task of its own after the page's: setTimeout lets the browser draw a frame and handle input
+// in between (Chromium gives rendering its turn once a frame is due).
+const pageTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * A Worker look-alike (postMessage, terminate, onmessage, onerror, onmessageerror) that runs a
+ * session on this thread, in SLICE_MS.main slices. Messages go both ways as tasks of their own,
+ * as a worker's would; views are handed over, not copied.
+ */
+export class MainThreadWorker {
+  constructor() {
+    this.onmessage = this.onerror = this.onmessageerror = null;
+    this._session = trainSession({
+      post: (data) => { if (this.onmessage) this.onmessage({ data }); },
+      pause: pageTurn,
+      sliceMs: SLICE_MS.main,
+    });
+  }
+
+  postMessage(msg) { setTimeout(() => this._session.receive(msg), 0); }
+
+  terminate() {
+    this._session.terminate();
+    this.onmessage = this.onerror = this.onmessageerror = null;
+  }
+}
+
+// ------------------------------------------------------- where the worker comes from
+let custom = null; // { source, wasm, url } set by setTrainWorker()
+
+/**
+ * Replace the training worker's file (train-worker.js beside the library) by its code:
+ * `source`, the module worker's whole code (train-worker.js bundled with what it imports),
+ * started from a Blob URL, and `wasm`, the module's bytes, posted to it in the start message
+ * (it calls init({ bytes }) instead of fetching). tools/bundle.mjs's single-file build calls it
+ * before any widget runs.
+ * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
+ */
+export function setTrainWorker(options) {
+  const { source, wasm } = options || {};
+  if (typeof source !== "string" || source.length === 0) {
+    throw new TypeError(`setTrainWorker: source must be a non-empty string (got ${typeof source})`);
+  }
+  if (!(wasm instanceof ArrayBuffer) && !ArrayBuffer.isView(wasm)) {
+    throw new TypeError(`setTrainWorker: wasm must be an ArrayBuffer or a typed array (got ${wasm === null ? "null" : typeof wasm})`);
+  }
+  if (custom && custom.url) URL.revokeObjectURL(custom.url);
+  custom = { source, wasm, url: null };
+}
+
+/**
+ * Where to start the training worker: { url, wasm, kind }. By default the module file
+ * train-worker.js in the library's folder `lib` (wasm undefined: it fetches its own, kind
+ * "file"); after setTrainWorker() a Blob URL of its code, made once, and the bytes to post
+ * (kind "blob").
+ */
+export function trainWorker(lib) {
+  if (!custom) return { url: new URL("train-worker.js", lib).href, wasm: undefined, kind: "file" };
+  custom.url ??= URL.createObjectURL(new Blob([custom.source], { type: "text/javascript" }));
+  return { url: custom.url, wasm: custom.wasm, kind: "blob" };
+}
