@@ -245,18 +245,37 @@ async function checkDarkAndNarrow(browser, server) {
   await page.close();
 }
 
-// The blog post, one folder below the library, loads every widget with one script tag.
+// The blog post, one folder below the library, loads every widget with one script tag; the
+// pooling, span-mask and Transformer widgets further down render once scrolled to, the last two
+// with the shipped models fetched from models/ beside widgets.js.
 async function checkBlogPost(browser, server) {
   const { page, log } = await open(browser, server.url + "examples/blog-post.html", server.url);
   await page.waitForFunction(() => [...document.querySelectorAll("sx-simplex, sx-two-choice, sx-trajectory, sx-fused")]
     .every((e) => e.shadowRoot && e.shadowRoot.querySelector("svg.picture") && e.lastRenderMs > 0), null, { timeout: 15000 });
   const n = await page.$$eval("script", (s) => s.length);
   check(n === 1, `the blog post has one script tag (got ${n})`);
-  const counts = await page.evaluate(() => Array.from(document.querySelectorAll("article [class], article sx-simplex, article sx-two-choice, article sx-trajectory, article sx-fused"))
-    .filter((e) => e.localName.startsWith("sx-")).map((e) => [e.localName, e.shadowRoot.querySelectorAll("svg.picture *").length]));
-  check(counts.length === 4 && counts.every(([, k]) => k > 20), `the blog post renders its 4 widgets (got ${JSON.stringify(counts)})`);
+  // further down: pooling, the span mask with a trained model's spans, the Transformer (their
+  // models load as they come into view, from models/ beside widgets.js, one folder up)
+  for (const tag of ["sx-pooling", "sx-span-mask", "sx-attention"]) {
+    await page.locator(tag).scrollIntoViewIfNeeded();
+    await page.waitForFunction((t) => { const e = document.querySelector(t); return e.shadowRoot && e.shadowRoot.querySelector("svg.picture") && e.lastRenderMs > 0; }, tag, { timeout: 15000 });
+  }
+  await page.waitForFunction(() => document.querySelector("sx-span-mask").shadowRoot.querySelectorAll("[role=button]").length > 0, null, { timeout: 15000 });
+  await page.waitForFunction(() => document.querySelector("sx-attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
+  const counts = await page.$$eval("article sx-simplex, article sx-two-choice, article sx-trajectory, article sx-fused, article sx-pooling, article sx-span-mask, article sx-attention",
+    (els) => els.map((e) => [e.localName, e.shadowRoot.querySelectorAll("svg.picture *").length, e.shadowRoot.querySelector(".msg").hidden]));
+  check(counts.length === 7 && counts.every(([, k, quiet]) => k > 20 && quiet), `the blog post renders its 7 widgets, none with a message (got ${JSON.stringify(counts)})`);
+  check(await page.$$eval("article > *", (els) => els.filter((e) => e.localName.startsWith("sx-")).length) === 0, "every widget sits in a figure");
   const sp = await page.$$eval("sx-simplex tbody tr", (r) => r.map((x) => x.cells[0].textContent));
   check(sp.join() === "softmax,sparsemax,1.5-entmax", `the blog's simplex shows the mappings it asked for (got ${sp})`);
+  const pool = await page.$$eval("sx-pooling tbody tr", (r) => r.map((x) => x.cells[0].textContent));
+  check(pool.join() === "softmax,sparsemax,1.5-entmax", `the blog's pooling widget has its three kernels (got ${pool})`);
+  const heads = await page.$$eval("sx-span-mask [role=button]", (b) => b.length);
+  check(heads === 16, `the blog's span mask lists the 16 self-attention heads of reverse-alpha-span.sxm (got ${heads})`);
+  const att = await page.$eval("sx-attention", (e) => ({ io: e.shadowRoot.querySelector(".io").textContent, panels: e.shadowRoot.querySelectorAll("svg.maps .panel").length,
+    dots: e.shadowRoot.querySelectorAll("svg.maps .panel path.zeros").length, source: e.shadowRoot.querySelector(".source").textContent }));
+  check(att.io.includes("2026-11-22") && att.io.includes("✓") && att.panels === 16 && att.dots > 0 && att.source.includes("date-alpha.sxm"),
+    `the blog's Transformer rewrites the date with the learned-alpha model, cross + encoder maps, exact zeros (${JSON.stringify(att)})`);
   await page.screenshot({ path: path.join(SHOTS, "blog-post.png"), fullPage: true });
   const csp = await page.evaluate(() => window.__csp);
   check(csp.length === 0, `blog post: zero CSP violations (got ${JSON.stringify(csp)})`);

@@ -1,27 +1,92 @@
-// sizes.mjs - transfer size of the page and of the widgets alone, gzipped (level 9), from the
-// built site: `make site-size`. A browser fetches one of the two .wasm builds (SIMD where
-// supported), so the totals count the SIMD one; the scalar one is listed for reference.
+// sizes.mjs - what a visit to the built site (dist/site) transfers, gzipped (level 9), file by
+// file and by when it is fetched: `make site-size`.
+//   at load         the page shell, the library (its .js and the SIMD .wasm: a browser fetches one
+//                   of the two builds, SIMD where supported; the scalar one is listed for
+//                   reference) and the widget code: every module the page's <script type=module>
+//                   tags import, found by following the static imports, so a file a widget
+//                   imports is counted and a file nothing imports is not (it is listed apart)
+//   on view         the model each section's widget fetches when it comes into view (read off
+//                   index.html: <sx-span-mask model>, <sx-attention task kind>)
+//   training        the worker "Train from scratch" starts: train-worker.js and whatever it
+//                   imports that the page has not loaded already (the rest, and the .wasm it
+//                   compiles again, come from the browser's cache)
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
 
-const SITE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/site");
-const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(SITE, f)), { level: 9 }).length;
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const SITE = path.join(ROOT, "dist/site");
+const read = (f) => fs.readFileSync(path.join(SITE, f));
+const gz = (f) => zlib.gzipSync(read(f), { level: 9 }).length;
 const raw = (f) => fs.statSync(path.join(SITE, f)).size;
-const dir = (d) => fs.readdirSync(path.join(SITE, d)).filter((f) => f.endsWith(".js")).map((f) => `${d}/${f}`);
-const library = ["simplexity.js", "loader.js", "model.js", "simplexity-simd.wasm"];
-const widgets = ["widgets.js", ...dir("widgets"), ...dir("viz")];
-const page = ["index.html", "style.css", "app.js", "favicon.svg"];
-const sum = (files, f) => files.reduce((a, x) => a + f(x), 0);
 const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
-const row = (name, files) => console.log(`${name.padEnd(34)} ${kb(sum(files, raw)).padStart(9)} raw ${kb(sum(files, gz)).padStart(9)} gzipped  (${files.length} files)`);
-row("library (js + SIMD wasm)", library);
-row("widget code (widgets.js, widgets/, viz/)", widgets);
-row("page shell (html, css, app.js, icon)", page);
-console.log("-".repeat(78));
-row("widgets alone (library + widget code)", [...library, ...widgets]);
-row("the whole page", [...library, ...widgets, ...page]);
-row("(scalar wasm, fetched instead of SIMD)", ["simplexity.wasm"]);
-row("single-file widget build (both wasm)", ["simplexity-widgets.js"]);
+
+// ------------------------------------------------------------------ the import graph
+const IMPORT = /^\s*(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?["']([^"']+)["']/gm;
+
+/** The site-relative paths of file and every module it imports statically, in load order. */
+function closure(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const [, spec] of read(file).toString("utf8").matchAll(IMPORT)) {
+    if (!spec.startsWith(".")) continue; // node:* in the loader's Node-only branch
+    closure(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)), seen);
+  }
+  return seen;
+}
+
+const html = read("index.html").toString("utf8");
+const scripts = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
+const loaded = new Set();
+for (const s of scripts) closure(s, loaded);
+// the library: the modules `make` copies from dist/ (wasm/*.js), and the .wasm they fetch
+const isLibrary = (f) => fs.existsSync(path.join(ROOT, "dist", f)) && !f.includes("/");
+const library = [...[...loaded].filter(isLibrary).sort(), "simplexity-simd.wasm"];
+const widgetCode = [...closure("widgets.js")].filter((f) => !isLibrary(f)).sort();
+const shell = ["index.html", "style.css", "favicon.svg", ...[...loaded].filter((f) => !isLibrary(f) && !widgetCode.includes(f))];
+// the worker asks for train-worker.js, its imports and the .wasm: only what the page has not
+// loaded is transferred
+const workerAll = [...closure("train-worker.js"), "simplexity-simd.wasm"];
+const worker = workerAll.filter((f) => !loaded.has(f) && !library.includes(f));
+
+// the models fetched when a section comes into view
+const onView = [];
+for (const [, id, n, body] of html.matchAll(/<section id="([^"]+)" aria-labelledby="s(\d+)">([\s\S]*?)<\/section>/g)) {
+  const attr = (tag, name) => (tag.match(new RegExp(`\\s${name}="([^"]*)"`)) || [])[1];
+  for (const [tag] of body.matchAll(/<sx-span-mask\b[^>]*>/g)) {
+    const m = attr(tag, "model");
+    if (m && m !== "none") onView.push({ when: `section ${n} (#${id}) in view`, file: `models/${m}-alpha-span.sxm` });
+  }
+  for (const [tag] of body.matchAll(/<sx-attention\b[^>]*>/g)) {
+    onView.push({ when: `section ${n} (#${id}) in view`, file: `models/${attr(tag, "task") || "reverse"}-${attr(tag, "kind") || "alpha"}.sxm` });
+  }
+}
+
+// ------------------------------------------------------------------ the table
+const sum = (files, f) => files.reduce((a, x) => a + f(x), 0);
+const W = 40;
+const line = (label, files, note = "") => console.log(`${label.padEnd(W)} ${kb(sum(files, raw)).padStart(9)} raw ${kb(sum(files, gz)).padStart(9)} gzipped${note}`);
+const group = (title, files) => {
+  console.log(`${title}:`);
+  for (const f of files) line(`  ${f}`, [f]);
+};
+group("at load: the library", library);
+group("at load: the widget code (widgets.js and all it imports)", widgetCode);
+group("at load: the page shell", shell);
+for (const { when, file } of onView) group(`when ${when}`, [file]);
+console.log('when "Train from scratch" starts (the worker and what it imports):');
+for (const f of workerAll) line(`  ${f}`, [f], worker.includes(f) ? "" : "  (cached: loaded with the page, not counted again)");
+console.log("-".repeat(W + 30));
+const modelFiles = onView.map((m) => m.file);
+line("widgets alone, at load", [...library, ...widgetCode], `  (${library.length + widgetCode.length} files)`);
+line("the whole page, at load", [...library, ...widgetCode, ...shell], `  (${library.length + widgetCode.length + shell.length} files)`);
+line("+ the models, as their sections show", modelFiles, `  (${modelFiles.length} files)`);
+line("+ the training worker", worker, `  (${worker.length} file${worker.length === 1 ? "" : "s"})`);
+line("every section seen, training started", [...library, ...widgetCode, ...shell, ...modelFiles, ...worker]);
+line("(scalar wasm, fetched instead of SIMD)", ["simplexity.wasm"]);
+line("single-file widget build (both wasm)", ["simplexity-widgets.js"]);
+const unused = fs.readdirSync(SITE, { recursive: true })
+  .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f));
+if (unused.length) console.log(`not fetched by the page: ${unused.sort().join(", ")}`);
 console.log("dependencies: none beyond the library (contours, scales, colours, 3-D projection are web/viz/*.js)");
