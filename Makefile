@@ -54,6 +54,8 @@ all: tools $(DIST) site
 
 # The static page: web/ plus the library files beside it, ready for any static host. The blog
 # post example goes one folder down (site/examples/), so it loads the widgets from another folder.
+# simplexity-widgets.js is the single-file build (every widget, the library and both .wasm
+# inlined) for hosts that cannot serve .wasm files.
 site: $(DIST) $(WEB_SRC) $(WEB_MODELS)
 	@mkdir -p $(SITE)/viz $(SITE)/widgets $(SITE)/examples $(SITE)/models
 	cp web/index.html web/style.css web/favicon.svg web/*.js $(SITE)/
@@ -62,6 +64,7 @@ site: $(DIST) $(WEB_SRC) $(WEB_MODELS)
 	cp $(WEB_MODELS) $(SITE)/models/
 	cp examples/blog-post.html $(SITE)/examples/
 	cp $(D)/*.js $(D)/*.wasm $(SITE)/
+	$(NODE) tools/bundle.mjs --site $(SITE) --out $(SITE)/simplexity-widgets.js
 
 # Transfer size of the page and of the widgets alone, gzipped.
 site-size: site
@@ -72,6 +75,7 @@ tools:
 	@command -v $(EMCC) >/dev/null || { echo "make: emcc not found: apt-get install emscripten" >&2; exit 1; }
 	@test -f $(SIMDE)/wasm/simd128.h || { echo "make: SIMDe not found: apt-get install libsimde-dev" >&2; exit 1; }
 	@command -v wasm-dis >/dev/null || { echo "make: wasm-dis not found: apt-get install binaryen" >&2; exit 1; }
+	@test -d node_modules/esbuild || { echo "make: node_modules/esbuild missing (single-file widget bundle): npm ci" >&2; exit 1; }
 
 # The tests need more than the build: say what to install for each.
 tools-test:
@@ -142,9 +146,10 @@ test-browser: all
 	$(NODE) tests/browser/span-pooling.mjs
 	$(NODE) tests/browser/transformer.mjs
 	$(NODE) tests/browser/readme.mjs
+	$(NODE) tests/browser/single-file.mjs
 
 # The README's test command.
-test: all tools-test check-simd test-c fuzz-short test-js test-browser
+test: all tools-test check-simd test-c fuzz-short models-check test-js test-browser
 	@echo "make test: all suites passed"
 
 $(B)/bench/bench_native: bench/bench_native.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
@@ -154,16 +159,6 @@ $(B)/bench/bench_native: bench/bench_native.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc
 bench: all $(B)/bench/bench_native
 	$(NODE) bench/run.mjs
 
-# Build, then serve the page on 127.0.0.1 (PORT=8081 make serve to change the port).
-serve: all
-	$(NODE) web/serve.mjs --root $(SITE)
-
-clean:
-	rm -rf $(B) $(D)
-
-# ---------------------------------------------------------------- models (issue 3)
-# build/tools/train trains one (task, attention kind) natively and deterministically;
-# `make models` trains every pair into web/models/<task>-<kind>.sxm and writes
 # Attention and model speed (issue 3): attention() per mapping at n = 128, 512 and the shipped
 # model's forward tokens/s and train steps/s, SIMD vs scalar wasm vs native, with the mul+add
 # peak probe (bench/peak.c) that relates the times to the reference machine's. Not part of the tests.
@@ -178,28 +173,49 @@ $(B)/bench/peak-simd.wasm: bench/peak.c | $(B)/inc/simde
 bench-attention: all $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
 	$(NODE) bench/attention.mjs
 
-# web/models/summary.json (one JSON line per model, from the trainer). Not part of `make test`.
+# Build, then serve the page on 127.0.0.1 (PORT=8081 make serve to change the port).
+serve: all
+	$(NODE) web/serve.mjs --root $(SITE)
+
+clean:
+	rm -rf $(B) $(D)
+
+# ---------------------------------------------------------------- models (issue 3)
+# build/tools/train trains one (task, attention kind) natively and deterministically;
+# `make models` trains every pair into build/models/<task>-<kind>.sxm (and its JSON line), then
+# copies them to web/models/ and writes web/models/summary.json and the README table. Not part
+# of `make test`. The committed web/models/ files have no rule of their own, so nothing else
+# (the site, a fresh clone's build) ever retrains them behind your back.
 MODEL_TASKS := reverse sort after_marker date
 MODEL_KINDS := softmax entmax15 alpha alpha-span
-MODEL_FILES := $(foreach t,$(MODEL_TASKS),$(foreach k,$(MODEL_KINDS),web/models/$(t)-$(k).sxm))
+MODEL_STEMS := $(foreach t,$(MODEL_TASKS),$(foreach k,$(MODEL_KINDS),$(t)-$(k)))
+MODEL_BUILT := $(patsubst %,$(B)/models/%.sxm,$(MODEL_STEMS))
 # Per-run trainer flags (the shipped config); see tools/train.c for the options.
 MODEL_FLAGS ?=
 
-.PHONY: models
+.PHONY: models models-check
 
 $(B)/tools/train: tools/train.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/tools
 	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
 
 # One checkpoint and its JSON line; the stem is <task>-<kind> (kinds may contain '-').
-web/models/%.sxm: $(B)/tools/train
-	@mkdir -p web/models $(B)/models
+$(B)/models/%.sxm: $(B)/tools/train
+	@mkdir -p $(B)/models
 	stem=$*; $(B)/tools/train --task $${stem%%-*} --kind $${stem#*-} $(MODEL_FLAGS) --out $@ \
 	  > $(B)/models/$*.json
 
-web/models/summary.json: $(MODEL_FILES)
-	{ echo '['; for f in $(patsubst web/models/%.sxm,$(B)/models/%.json,$(MODEL_FILES)); do \
-	    sed '$$!d' $$f; done | sed '$$!s/$$/,/'; echo ']'; } > $@
-
-models: web/models/summary.json
+models: $(MODEL_BUILT)
+	cp $(MODEL_BUILT) web/models/
+	{ echo '['; for s in $(MODEL_STEMS); do sed '$$!d' $(B)/models/$$s.json; done | sed '$$!s/$$/,/'; \
+	  echo ']'; } > web/models/summary.json
 	$(NODE) tools/summary.mjs --readme README.md
+
+# `make models` must reproduce the committed checkpoints: retrain the quickest one (a few
+# seconds) into build/ and compare it byte for byte. Part of `make test`.
+models-check: $(B)/tools/train
+	@mkdir -p $(B)/models-check
+	$(B)/tools/train --task date --kind softmax $(MODEL_FLAGS) --out $(B)/models-check/date-softmax.sxm \
+	  > $(B)/models-check/date-softmax.json
+	cmp $(B)/models-check/date-softmax.sxm web/models/date-softmax.sxm
+	@echo "models-check: date-softmax.sxm retrained byte for byte"
