@@ -55,7 +55,8 @@ all: tools $(DIST) site
 # The static page: web/ plus the library files beside it, ready for any static host. The blog
 # post example goes one folder down (site/examples/), so it loads the widgets from another folder.
 # simplexity-widgets.js is the single-file build (every widget, the library and both .wasm
-# inlined) for hosts that cannot serve .wasm files.
+# inlined) for hosts that cannot serve .wasm files. The site's JavaScript is then minified in
+# place, module by module (tools/minify.mjs): web/ holds the sources, dist/site/ what ships.
 site: $(DIST) $(WEB_SRC) $(WEB_MODELS)
 	@mkdir -p $(SITE)/viz $(SITE)/widgets $(SITE)/examples $(SITE)/models
 	cp web/index.html web/style.css web/favicon.svg web/*.js $(SITE)/
@@ -65,6 +66,7 @@ site: $(DIST) $(WEB_SRC) $(WEB_MODELS)
 	cp examples/blog-post.html $(SITE)/examples/
 	cp $(D)/*.js $(D)/*.wasm $(SITE)/
 	$(NODE) tools/bundle.mjs --site $(SITE) --out $(SITE)/simplexity-widgets.js
+	$(NODE) tools/minify.mjs --site $(SITE)
 
 # Transfer size of the page and of the widgets alone, gzipped.
 site-size: site

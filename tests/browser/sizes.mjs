@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const SITE = path.join(ROOT, "dist/site");
@@ -23,15 +24,16 @@ const raw = (f) => fs.statSync(path.join(SITE, f)).size;
 const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
 
 // ------------------------------------------------------------------ the import graph
-const IMPORT = /^\s*(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?["']([^"']+)["']/gm;
-
+// esbuild (a devDependency) resolves the static imports: the site's modules are minified, so a
+// regular expression over the text would miss some.
 /** The site-relative paths of file and every module it imports statically, in load order. */
 function closure(file, seen = new Set()) {
-  if (seen.has(file)) return seen;
-  seen.add(file);
-  for (const [, spec] of read(file).toString("utf8").matchAll(IMPORT)) {
-    if (!spec.startsWith(".")) continue; // node:* in the loader's Node-only branch
-    closure(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)), seen);
+  const { metafile } = esbuild.buildSync({
+    entryPoints: [path.join(SITE, file)], bundle: true, write: false, metafile: true,
+    format: "esm", platform: "browser", external: ["node:*"], logLevel: "silent",
+  });
+  for (const input of Object.keys(metafile.inputs)) {
+    seen.add(path.relative(SITE, path.resolve(ROOT, input)).split(path.sep).join("/"));
   }
   return seen;
 }
