@@ -3,7 +3,8 @@
 // files (or would rather ship one file). The engine's feature probe picks the SIMD or the
 // scalar bytes at load and hands them to init({ bytes }), so nothing else is fetched for the
 // mappings; model checkpoints (.sxm) are still fetched, relative to the bundle, when a widget
-// needs one.
+// needs one. widgets.js import()s each widget's module with a literal specifier, which esbuild
+// inlines (no code splitting here), so the bundle holds every widget and fetches no other .js.
 //
 // <sx-attention>'s training worker has no file beside the bundle either: its code
 // (train-worker.js with the session, the trainer, inspect and the library, not the wasm) is

@@ -2,6 +2,7 @@
 // in step: the scores of section 1 drive section 3, and one alpha is shared by 1, 2 and 4.
 import { info } from "./simplexity.js";
 import { ready } from "./widgets/base.js";
+import { TAGS, load } from "./widgets.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -10,6 +11,15 @@ async function main() {
     await ready();
   } catch (err) {
     $("status").textContent = `Could not load the WebAssembly core: ${err.message}`;
+    $("status").classList.add("error");
+    return;
+  }
+  // widgets.js has started loading each widget's module (its tag is on the page); the wiring
+  // below sets the widgets' properties, so their classes must be defined first
+  try {
+    await Promise.all(TAGS.filter((t) => document.querySelector(t)).map(load));
+  } catch (err) {
+    $("status").textContent = `Could not load a widget: ${err.message}`;
     $("status").classList.add("error");
     return;
   }

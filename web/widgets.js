@@ -1,12 +1,73 @@
-// widgets.js - one script tag loads every Simplexity widget:
+// widgets.js - one script tag loads the Simplexity widgets a page uses:
 //   <script type="module" src="path/to/widgets.js"></script>
-// Imports are relative to this file, so the page embedding it can live in any folder; the
-// widgets share one wasm instance (simplexity.js's init() is memoised).
-export { SxSimplex } from "./widgets/sx-simplex.js";
-export { SxEntropy } from "./widgets/sx-entropy.js";
-export { SxTrajectory } from "./widgets/sx-trajectory.js";
-export { SxTwoChoice } from "./widgets/sx-two-choice.js";
-export { SxFused } from "./widgets/sx-fused.js";
-export { SxSpanMask } from "./widgets/sx-span-mask.js";
-export { SxPooling } from "./widgets/sx-pooling.js";
-export { SxAttention } from "./widgets/sx-attention.js";
+// Each widget's module (with what it alone imports: <sx-attention> brings the model API, the
+// trainer, inspect.js) is fetched only once its tag is in the document: at load for the tags
+// the page holds, later (a MutationObserver on the document) for tags its scripts add. Elements
+// already in the page upgrade when their module defines them. Imports are relative to this file,
+// so the page embedding it can live in any folder; the widgets share one wasm instance
+// (simplexity.js's init() is memoised). A module that fails to load is a console error naming
+// the tag and the file.
+//
+// For scripts: load(tag) fetches a widget's module now and resolves to its class once defined
+// (await it before using the element's properties and methods); TAGS lists the tags.
+
+// Literal specifiers: the browser resolves them against this module's URL, and esbuild inlines
+// them into the single-file build (tools/bundle.mjs), which then fetches none of them.
+const MODULES = {
+  "sx-simplex": ["./widgets/sx-simplex.js", () => import("./widgets/sx-simplex.js")],
+  "sx-entropy": ["./widgets/sx-entropy.js", () => import("./widgets/sx-entropy.js")],
+  "sx-trajectory": ["./widgets/sx-trajectory.js", () => import("./widgets/sx-trajectory.js")],
+  "sx-two-choice": ["./widgets/sx-two-choice.js", () => import("./widgets/sx-two-choice.js")],
+  "sx-fused": ["./widgets/sx-fused.js", () => import("./widgets/sx-fused.js")],
+  "sx-span-mask": ["./widgets/sx-span-mask.js", () => import("./widgets/sx-span-mask.js")],
+  "sx-pooling": ["./widgets/sx-pooling.js", () => import("./widgets/sx-pooling.js")],
+  "sx-attention": ["./widgets/sx-attention.js", () => import("./widgets/sx-attention.js")],
+};
+
+/** Every widget's tag. */
+export const TAGS = Object.freeze(Object.keys(MODULES));
+
+const loading = new Map(); // tag -> the promise of its class (a failure stays failed)
+
+/** Fetch the module that defines `tag` (once); resolves to the element's class. */
+export function load(tag) {
+  if (typeof tag !== "string") return Promise.reject(new TypeError(`load: tag must be a string; got ${typeof tag}`));
+  if (!Object.hasOwn(MODULES, tag)) {
+    return Promise.reject(new RangeError(`load: tag must be one of ${TAGS.join(", ")}; got "${tag.slice(0, 40)}"`));
+  }
+  let p = loading.get(tag);
+  if (!p) {
+    const [file, importer] = MODULES[tag];
+    p = importer().then(() => customElements.whenDefined(tag), (err) => {
+      const url = new URL(file, import.meta.url).href;
+      console.error(`widgets.js: <${tag}> could not be loaded from ${url}: ${err.message}`);
+      throw new Error(`load: <${tag}> could not be loaded from ${url}: ${err.message}`, { cause: err });
+    });
+    loading.set(tag, p);
+  }
+  return p;
+}
+
+// ------------------------------------------------------------------ tags in the document
+// The page's own use: a failure is already on the console, nothing else is left to tell.
+const use = (tag) => { if (!loading.has(tag)) load(tag).catch(() => {}); };
+
+/** Load every widget whose tag is `el` or inside it. */
+function scan(el) {
+  for (const tag of TAGS) {
+    if (!loading.has(tag) && (el.localName === tag || (el.firstElementChild && el.getElementsByTagName(tag).length))) use(tag);
+  }
+}
+
+if (typeof document !== "undefined") {
+  scan(document.documentElement);
+  if (loading.size < TAGS.length && typeof MutationObserver === "function") {
+    const observer = new MutationObserver((records) => {
+      for (const r of records) {
+        for (const node of r.addedNodes) if (node.nodeType === 1) scan(node);
+      }
+      if (loading.size === TAGS.length) observer.disconnect();
+    });
+    observer.observe(document, { childList: true, subtree: true });
+  }
+}

@@ -23,6 +23,60 @@ const section = readme.slice(readme.indexOf("## Widgets for a blog post"));
 const snippet = (section.match(/^```html\n([\s\S]*?)^```$/m) || [])[1] || "";
 const tags = [...snippet.matchAll(/<(sx-[a-z-]+)[\s>]/g)].map((m) => m[1]);
 
+// A post with one widget downloads that widget's module and no other: not <sx-attention>'s
+// trainer and inspect. A tag a script adds later is loaded then; a property set on it before
+// its class is defined is applied on upgrade; a module that cannot load is a console error
+// naming the tag and the file.
+async function onlyTheWidgetsUsed(browser, server) {
+  await fs.writeFile(path.join(HOST, "one.html"),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>One widget</title>` +
+    `<link rel="icon" href="data:,"><script type="module" src="/simplexity/widgets.js"></script></head>` +
+    `<body><h1>A post</h1>\n<sx-two-choice alpha="1.5"></sx-two-choice>\n</body></html>\n`);
+  const page = await browser.newPage({ viewport: { width: 1000, height: 1200 } });
+  const errors = [], requests = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("request", (r) => requests.push(new URL(r.url()).pathname));
+  await page.route("**/simplexity/widgets/sx-fused.js", (route) => route.fulfill({ status: 404, body: "not here" }));
+  await page.goto(server.url + "one.html");
+  await page.waitForFunction(() => { const e = document.querySelector("sx-two-choice"); return e.shadowRoot && e.lastRenderMs > 0; }, null, { timeout: 15000 });
+  const js = () => requests.filter((u) => u.endsWith(".js")).map((u) => u.replace("/simplexity/", ""));
+  const atLoad = js();
+  check(atLoad.includes("widgets/sx-two-choice.js") && atLoad.includes("widgets/base.js"),
+    `a post with <sx-two-choice> loads its module (got ${JSON.stringify(atLoad)})`);
+  const others = atLoad.filter((f) => /^widgets\/sx-/.test(f) && f !== "widgets/sx-two-choice.js");
+  check(others.length === 0, `... and no other widget's module (got ${JSON.stringify(others)})`);
+  // (model.js is part of the library: simplexity.js imports it for its Model and tasks exports)
+  const heavy = atLoad.filter((f) => ["widgets/sx-attention.js", "trainer.js", "inspect.js", "train-session.js", "train-worker.js"].includes(f));
+  check(heavy.length === 0, `... nor sx-attention.js, its trainer and inspect (got ${JSON.stringify(heavy)})`);
+  // a tag added by a script, with a property set before its class exists
+  await page.evaluate(() => {
+    const e = document.createElement("sx-trajectory");
+    e.t = 2.5;
+    document.body.append(e);
+  });
+  await page.waitForFunction(() => { const e = document.querySelector("sx-trajectory"); return e.shadowRoot && e.lastRenderMs > 0; }, null, { timeout: 15000 });
+  const t = await page.$eval("sx-trajectory", (e) => [e.getAttribute("t"), Object.hasOwn(e, "t")]);
+  check(t[0] === "2.5" && !t[1], `a property set before the upgrade goes through the setter (got ${JSON.stringify(t)})`);
+  check(js().includes("widgets/sx-trajectory.js") && !js().includes("widgets/sx-attention.js"),
+    "a widget added later is loaded then, and only it");
+  const api = await page.evaluate(async () => {
+    const { load, TAGS } = await import("/simplexity/widgets.js");
+    const cls = await load("sx-entropy");
+    const bad = await load("sx-nothing").then(() => "resolved", (e) => `${e.name}: ${e.message}`);
+    return { tags: TAGS.length, same: cls === customElements.get("sx-entropy"), bad };
+  });
+  check(api.tags === 8 && api.same && api.bad.startsWith("RangeError: load: tag must be one of"),
+    `load(tag) resolves to the defined class, refuses an unknown tag (${JSON.stringify(api)})`);
+  check(errors.length === 0, `one widget: zero console errors (got ${JSON.stringify(errors)})`);
+  // a missing module: the console names the tag and the file
+  await page.evaluate(() => document.body.append(document.createElement("sx-fused")));
+  for (let i = 0; i < 50 && !errors.some((e) => e.includes("<sx-fused>")); i++) await new Promise((r) => setTimeout(r, 100));
+  const missing = errors.find((e) => e.includes("<sx-fused>"));
+  check(missing && missing.includes("widgets/sx-fused.js"), `a module that cannot load is a console error with its tag and file (got ${JSON.stringify(errors)})`);
+  await page.close();
+}
+
 let server, browser;
 try {
   check(snippet.includes('src="/simplexity/widgets.js"') && tags.length >= 5,
@@ -56,6 +110,8 @@ try {
   }
   check(errors.length === 0, `zero console errors (got ${JSON.stringify(errors)})`);
   check(foreign.length === 0, `no request outside the host (got ${JSON.stringify(foreign)})`);
+  await page.close();
+  await onlyTheWidgetsUsed(browser, server);
 } catch (err) {
   failed++;
   console.error(`FAIL: ${err.stack || err}`);

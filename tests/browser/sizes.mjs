@@ -3,8 +3,11 @@
 //   at load         the page shell, the library (its .js and the SIMD .wasm: a browser fetches one
 //                   of the two builds, SIMD where supported; the scalar one is listed for
 //                   reference) and the widget code: every module the page's <script type=module>
-//                   tags import, found by following the static imports, so a file a widget
+//                   tags import, and the module widgets.js import()s for each widget tag in
+//                   index.html, found by following the static imports, so a file a widget
 //                   imports is counted and a file nothing imports is not (it is listed apart)
+//   one widget      per widget, what a blog post showing only that widget loads: widgets.js,
+//                   the library, the wasm and that widget's module with its imports
 //   on view         the model each section's widget fetches when it comes into view (read off
 //                   index.html: <sx-span-mask model>, <sx-attention task kind>)
 //   training        the worker "Train from scratch" starts: train-worker.js and whatever it
@@ -24,29 +27,52 @@ const raw = (f) => fs.statSync(path.join(SITE, f)).size;
 const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
 
 // ------------------------------------------------------------------ the import graph
-// esbuild (a devDependency) resolves the static imports: the site's modules are minified, so a
-// regular expression over the text would miss some.
-/** The site-relative paths of file and every module it imports statically, in load order. */
-function closure(file, seen = new Set()) {
+// esbuild (a devDependency) resolves the imports: the site's modules are minified, so a regular
+// expression over the text would miss some. widgets.js import()s each widget's module only when
+// its tag is on the page, so the graph is followed through static imports only, and the dynamic
+// ones are read off apart.
+const rel = (input) => path.relative(SITE, path.resolve(ROOT, input)).split(path.sep).join("/");
+function graph(file) {
   const { metafile } = esbuild.buildSync({
-    entryPoints: [path.join(SITE, file)], bundle: true, write: false, metafile: true,
+    entryPoints: [path.join(SITE, file)], bundle: true, write: false, metafile: true, absWorkingDir: ROOT,
     format: "esm", platform: "browser", external: ["node:*"], logLevel: "silent",
   });
-  for (const input of Object.keys(metafile.inputs)) {
-    seen.add(path.relative(SITE, path.resolve(ROOT, input)).split(path.sep).join("/"));
+  return metafile.inputs;
+}
+/** The site-relative paths of file and every module it imports statically, added to seen. */
+function closure(file, seen = new Set()) {
+  const inputs = graph(file);
+  const stack = Object.keys(inputs).filter((i) => rel(i) === file), done = new Set();
+  while (stack.length) {
+    const i = stack.pop();
+    if (done.has(i)) continue;
+    done.add(i);
+    seen.add(rel(i));
+    for (const imp of inputs[i].imports) if (imp.kind === "import-statement" && !imp.external) stack.push(imp.path);
   }
   return seen;
 }
+/** widgets.js's dynamic imports: tag -> module file (the module defines the tag it is named after). */
+const widgetModules = new Map(Object.entries(graph("widgets.js")).filter(([i]) => rel(i) === "widgets.js")
+  .flatMap(([, v]) => v.imports.filter((imp) => imp.kind === "dynamic-import").map((imp) => rel(imp.path)))
+  .map((f) => [path.basename(f, ".js"), f]));
 
 const html = read("index.html").toString("utf8");
 const scripts = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
-const loaded = new Set();
+const tagsOnPage = new Set([...html.matchAll(/<(sx-[a-z-]+)[\s>]/g)].map((m) => m[1]));
+// widgets.js, then the module of every widget on the page (widgets.js import()s it at load)
+const widgetSet = closure("widgets.js");
+for (const [tag, f] of widgetModules) if (tagsOnPage.has(tag)) closure(f, widgetSet);
+const loaded = new Set(widgetSet);
 for (const s of scripts) closure(s, loaded);
 // the library: the modules `make` copies from dist/ (wasm/*.js), and the .wasm they fetch
 const isLibrary = (f) => fs.existsSync(path.join(ROOT, "dist", f)) && !f.includes("/");
 const library = [...[...loaded].filter(isLibrary).sort(), "simplexity-simd.wasm"];
-const widgetCode = [...closure("widgets.js")].filter((f) => !isLibrary(f)).sort();
+const widgetCode = [...widgetSet].filter((f) => !isLibrary(f)).sort();
 const shell = ["index.html", "style.css", "favicon.svg", ...[...loaded].filter((f) => !isLibrary(f) && !widgetCode.includes(f))];
+// a post with one widget: widgets.js, that widget's module and what it imports (base.js, its
+// viz/ helpers, the library and, for <sx-attention>, the model API and the trainer), the wasm
+const onePost = new Map([...widgetModules].map(([tag, f]) => [tag, [...closure(f, closure("widgets.js")), "simplexity-simd.wasm"].sort()]));
 // the worker asks for train-worker.js, its imports and the .wasm: only what the page has not
 // loaded is transferred
 const workerAll = [...closure("train-worker.js"), "simplexity-simd.wasm"];
@@ -74,14 +100,16 @@ const group = (title, files) => {
   for (const f of files) line(`  ${f}`, [f]);
 };
 group("at load: the library", library);
-group("at load: the widget code (widgets.js and all it imports)", widgetCode);
+group("at load: the widget code (widgets.js and the modules of the page's widgets, with their imports)", widgetCode);
 group("at load: the page shell", shell);
 for (const { when, file } of onView) group(`when ${when}`, [file]);
 console.log('when "Train from scratch" starts (the worker and what it imports):');
 for (const f of workerAll) line(`  ${f}`, [f], worker.includes(f) ? "" : "  (cached: loaded with the page, not counted again)");
 console.log("-".repeat(W + 30));
 const modelFiles = onView.map((m) => m.file);
-line("widgets alone, at load", [...library, ...widgetCode], `  (${library.length + widgetCode.length} files)`);
+line("widgets alone, at load (all eight)", [...library, ...widgetCode], `  (${library.length + widgetCode.length} files)`);
+console.log("a post with one widget (widgets.js, the library, the wasm, that widget's module and its imports):");
+for (const [tag, files] of onePost) line(`  <${tag}>`, files, `  (${files.length} files)`);
 line("the whole page, at load", [...library, ...widgetCode, ...shell], `  (${library.length + widgetCode.length + shell.length} files)`);
 line("+ the models, as their sections show", modelFiles, `  (${modelFiles.length} files)`);
 line("+ the training worker", worker, `  (${worker.length} file${worker.length === 1 ? "" : "s"})`);

@@ -279,6 +279,7 @@ export class SxElement extends HTMLElement {
   connectedCallback() {
     if (!this._built) {
       this._built = true;
+      this._upgradeProperties();
       const root = this.shadowRoot;
       const bar = htmlEl("div", { class: "toolbar", part: "toolbar" }, root);
       for (const f of ["SVG", "PNG"]) {
@@ -292,6 +293,20 @@ export class SxElement extends HTMLElement {
       ready().then(() => { this._ready = true; this.invalidate(); },
         (err) => this.fail(new Error(`could not load the WebAssembly core: ${err.message}`)));
     } else this.invalidate();
+  }
+
+  // A property a script set before the element's module defined it (widgets.js loads each
+  // widget once its tag is seen) is an own property hiding the class's setter: pass it through.
+  _upgradeProperties() {
+    for (const key of Object.keys(this)) {
+      let proto = Object.getPrototypeOf(this), d;
+      while (proto && !(d = Object.getOwnPropertyDescriptor(proto, key))) proto = Object.getPrototypeOf(proto);
+      if (d && d.set) {
+        const value = this[key];
+        delete this[key];
+        this[key] = value;
+      }
+    }
   }
 
   disconnectedCallback() {
