@@ -7,9 +7,11 @@
    the exact answer. For n = 3 the sort-based formula on a 3-element sorting network, four rows
    at a time.
 
-   Any other alpha: alpha = 1 is softmax, alpha = 2 sparsemax (exact algorithms), otherwise a
-   safeguarded Newton / bisection on tau in double over [max X - 1, max X - (1/n)^(alpha-1)],
-   X = (alpha - 1) z, then renormalised.
+   Any other alpha: alpha = 1 is softmax, alpha = 2 sparsemax (exact algorithms). For 1 < alpha < 2,
+   Newton on the q-norm ||[X - tau]_+||_q = 1 (q = 1 / (alpha - 1), X = (alpha - 1) z) from a lower
+   bound of tau, over the candidates X > -1 and then X > each iterate, a float search first; the
+   powers are taken over the candidates alone. For alpha > 2, a safeguarded Newton / bisection on
+   tau in double over [max X - 1, max X - (1/n)^(alpha-1)]. Then renormalised.
 
    Backward: s = p^(2 - alpha) on the support, dx = (s g - (sum s g / sum s) s) / T.
    Gradient wrt alpha: Correia et al. (2019), computed in double with expm1 so that its 0/0 as
@@ -341,7 +343,7 @@ static void erow_eval_libm(const double *X, int k, double q, double tau, double 
 }
 
 static void erow_eval(const double *X, int k, double q, double tau, double *f, double *df) {
-    if (SX_SCALAR_WASM || k < 8) {
+    if (SX_SCALAR_WASM || k < 2) {
         erow_eval_libm(X, k, q, tau, f, df);
         return;
     }
@@ -472,11 +474,187 @@ static void erow_bracket_f(float *X, int k4, double q, double *lo_io, double *hi
     *hi_io = hi;
 }
 
-/* Safeguarded Newton (rtsafe) in double on [-1, -(1/n)^(alpha-1)], started from the low end the
+/* ---- 1 < alpha < 2 (q > 1): Newton on the q-norm g(tau) = ||[X - tau]_+||_q, g(tau*) = 1.
+   g is convex and decreasing (a norm of a convex, nonnegative, decreasing vector), so Newton from
+   a point with g >= 1 stays at or left of tau* (every iterate is a lower bound: candidates
+   X <= tau can go), and g is nearly linear (linear per support at q = 1, -tau as q -> inf), so
+   it needs a few passes where Newton on sum u^q - 1 crawls. Step (g - 1) / -g' from the sums
+   S = sum u^q and S1 = sum u^(q - 1): S^(1 - 1/q) (S^(1/q) - 1) / S1, with expm1 so that huge q
+   (alpha = 1 + 1 ulp) keeps its digits. */
+static double qnorm_step(double S, double S1, double q) {
+    if (!(S > 0.0) || !(S1 > 0.0) || S == INFINITY) return 0.0;
+    const double l = log(S) / q;
+    return S * exp(-l) * expm1(l) / S1;
+}
+
+/* The float search: from tau = -1 to within ~1e-6; returns the estimate. */
+static double qnorm_search_f(float *X, int k4, double q) {
+    double tau = -1.0, s, d;
+    const float qf = (float)q;
+    for (int it = 0; it < 40; it++) {
+        erow_eval_f(X, k4, qf, (float)tau, &s, &d);
+        if (!(s >= 1.0)) break; /* float rounding near the root */
+        k4 = erow_compact_f(X, k4, (float)tau);
+        const double step = qnorm_step(s, d, q);
+        if (!(step > 0.0)) break;
+        tau += step;
+        if (step < 1e-6) break;
+    }
+    return tau;
+}
+
+/* ---- 1 < alpha < 2: the candidates, the float search, then the double Newton on them.
+   Candidates: the entries with X > -1 (tau >= -1 = max X - 1, so no other entry is ever in the
+   support), found by one SIMD float pass that keeps each one's index (the float X is only
+   compared with a threshold a little below -1, so its rounding loses no candidate). The float
+   search runs on a copy of their float X; the double search recomputes X in double from x for
+   the candidates above its start (est - margin once g >= 1 is checked there, else -1), so the
+   float search's own compaction can never drop an entry. Every double iterate is a lower bound
+   of tau (see qnorm_step), so the candidates stay a superset of the support, and the powers are
+   taken over them alone. */
+typedef struct {
+    double *X; /* double X of the candidates */
+    float *Xf; /* float X (the float search's copy), padded to a multiple of 4 with -2 */
+    int *idx;  /* each candidate's index in the row */
+    int k;     /* number of candidates */
+} ecand;
+
+static void ecand_at(ecand *c, void *scratch, int n) {
+    const int n4 = (n + 3) & ~3;
+    c->X = (double *)scratch;
+    c->Xf = (float *)(c->X + n);
+    c->idx = (int *)(c->Xf + n4);
+    c->k = 0;
+}
+
+/* The float X = (x - m) c of the entries with X > -1 (and a few just below) into c->Xf, their
+   indices into c->idx. c is clamped at FLT_MAX so that x = m gives 0, never 0 * Infinity. */
+static void ecand_float(ecand *c, const erow *e) {
+    const float cf = e->c < FLT_MAX ? (float)e->c : FLT_MAX;
+    const v128 vm = vsplat((float)e->m), vc = vsplat(cf), thr = vsplat(-1.0001f);
+    const float *x = e->x;
+    float *Xf = c->Xf;
+    int *idx = c->idx, k = 0;
+    for (int i = 0; i < e->n; i += 4) {
+        v128 xv = i + 4 <= e->n ? vload(x + i) : sx_load_tail(x + i, e->n - i, -INFINITY);
+        v128 w = vmul(vsub(xv, vm), vc);
+        v128 keep = vgt(w, thr);
+        if (!simde_wasm_v128_any_true(keep)) continue;
+        float t[4];
+        vstore(t, w);
+        for (int l = 0; l < 4; l++) {
+            Xf[k] = t[l];
+            idx[k] = i + l;
+            k += t[l] > -1.0001f;
+        }
+    }
+    for (int i = k; i < ((k + 3) & ~3); i++) Xf[i] = -2.0f;
+    c->k = k;
+}
+
+/* Keeps the candidates whose double X is > lo, computing X from x; returns their count. */
+static int ecand_double(ecand *c, const erow *e, double lo) {
+    int k = 0;
+    for (int j = 0; j < c->k; j++) {
+        const int i = c->idx[j];
+        c->X[k] = ((double)e->x[i] - e->m) * e->c;
+        c->idx[k] = i;
+        k += c->X[k] > lo;
+    }
+    return c->k = k;
+}
+
+/* Keeps the candidates with X > lo (both arrays). */
+static void ecand_compact(ecand *c, double lo) {
+    int k = 0;
+    for (int j = 0; j < c->k; j++) {
+        c->X[k] = c->X[j];
+        c->idx[k] = c->idx[j];
+        k += c->X[j] > lo;
+    }
+    c->k = k;
+}
+
+/* Smallest candidate count for the float search (below it the double search alone is cheaper). */
+#define SX_QNORM_FLOAT_MIN 16
+
+static double erow_tau_qnorm(const erow *e, ecand *c) {
+    const double lo0 = -1.0;
+    ecand_float(c, e);
+    double tau = lo0, f = -1.0, df = 0.0;
+    int have = 0; /* f, df evaluated at tau */
+#if !SX_SCALAR_WASM /* emulated lanes: the float search would cost more than it saves */
+    if (c->k >= SX_QNORM_FLOAT_MIN) {
+        /* the search compacts a copy: the candidate list stays whole */
+        const int k = c->k, k4 = (k + 3) & ~3;
+        float *Xw = (float *)(c->X); /* the double X is not built yet: its room (8n >= 4 k4 bytes, as
+                                        n >= k >= 4) holds the copy */
+        memcpy(Xw, c->Xf, (size_t)k4 * sizeof(float));
+        const double est = qnorm_search_f(Xw, k4, e->q);
+        for (double margin = 1e-6; margin < 1e-3; margin *= 100.0) {
+            const double t0 = est - margin;
+            if (!(t0 > lo0)) break;
+            ecand_double(c, e, t0);
+            erow_eval(c->X, c->k, e->q, t0, &f, &df);
+            if (f >= 0.0) {
+                tau = t0;
+                have = 1;
+                break;
+            }
+            ecand_float(c, e); /* ecand_double dropped the candidates below t0: list them again */
+        }
+    }
+#endif
+    if (!have) {
+        ecand_double(c, e, lo0);
+        erow_eval(c->X, c->k, e->q, tau, &f, &df);
+    }
+    for (int it = 0; it < 100; it++) {
+        const double step = qnorm_step(f + 1.0, -df / e->q, e->q);
+        if (!(step > 0.0)) break;
+        tau += step;
+        if (step <= 2e-6) break; /* quadratic: the error left is ~ step^2 */
+        ecand_compact(c, tau);
+        erow_eval(c->X, c->k, e->q, tau, &f, &df);
+    }
+    return tau;
+}
+
+/* p_i = [X_i - tau]_+^q for the candidates (p zero elsewhere); returns their sum. */
+static double ecand_powers(float *p, const ecand *c, int n, double q, double tau) {
+    memset(p, 0, (size_t)n * sizeof(float));
+    const double *X = c->X;
+    const int *idx = c->idx;
+    double mass = 0.0;
+    int j = 0;
+#if !SX_SCALAR_WASM
+    const v128d vt = dsplat(tau), vq = dsplat(q);
+    v128d vmass = dsplat(0.0);
+    for (; j + 2 <= c->k; j += 2) {
+        v128d v = pow_unit(dsub(simde_wasm_v128_load(X + j), vt), vq);
+        vmass = dadd(vmass, v);
+        p[idx[j]] = (float)simde_wasm_f64x2_extract_lane(v, 0);
+        p[idx[j + 1]] = (float)simde_wasm_f64x2_extract_lane(v, 1);
+    }
+    mass = simde_wasm_f64x2_extract_lane(vmass, 0) + simde_wasm_f64x2_extract_lane(vmass, 1);
+#endif
+    for (; j < c->k; j++) {
+        const double u = X[j] - tau, v = u > 0.0 ? pow(u, q) : 0.0;
+        mass += v;
+        p[idx[j]] = (float)v;
+    }
+    return mass;
+}
+
+/* alpha > 2 (q < 1; and the q > 1 solver above, given room for its arrays):
+   Safeguarded Newton (rtsafe) in double on [-1, -(1/n)^(alpha-1)], started from the low end the
    float search found (minus 1e-5, used only if f > 0 there in double, else -1), over a
    shrinking candidate set (without the scratch allocation: plain bisection, correct but
    slower). */
-static size_t erow_scratch_bytes(int n) { return sizeof(double) * (size_t)n + sizeof(float) * (size_t)((n + 3) & ~3); }
+static size_t erow_scratch_bytes(int n) {
+    const size_t n4 = (size_t)((n + 3) & ~3);
+    return sizeof(double) * (size_t)n + (sizeof(float) + sizeof(int)) * n4; /* X, Xf, then (q > 1) idx */
+}
 
 static double erow_tau(const erow *e, void *scratch) {
     const double lo0 = -1.0, hi0 = -pow(1.0 / e->n, e->am1);
@@ -494,6 +672,13 @@ static double erow_tau(const erow *e, void *scratch) {
             else hi = mid;
         }
         return 0.5 * (lo + hi);
+    }
+    if (e->q > 1.0) {
+        ecand c;
+        ecand_at(&c, X, e->n);
+        const double tau = erow_tau_qnorm(e, &c);
+        if (!scratch) free(X);
+        return tau;
     }
     float *Xf = (float *)(X + e->n);
     int k = 0;
@@ -588,7 +773,12 @@ static double erow_powers(float *p, const erow *e, double tau) {
     int i = 0;
     for (; i + 2 <= e->n; i += 2) {
         v128d X = dmul(dsub(simde_wasm_f64x2_make((double)x[i], (double)x[i + 1]), vm), vc);
-        v128d v = pow_unit(dsub(X, vt), vq);
+        v128d u = dsub(X, vt);
+        if (!simde_wasm_v128_any_true(simde_wasm_f64x2_gt(u, dsplat(0.0)))) {
+            p[i] = p[i + 1] = 0.0f;
+            continue;
+        }
+        v128d v = pow_unit(u, vq);
         vmass = dadd(vmass, v);
         p[i] = (float)simde_wasm_f64x2_extract_lane(v, 0);
         p[i + 1] = (float)simde_wasm_f64x2_extract_lane(v, 1);
@@ -609,9 +799,18 @@ static void entmax_bisect_row(float *p, const float *x, int n, float alpha, floa
         memset(p, 0, (size_t)n * sizeof(float));
         return;
     }
-    const double tau = erow_tau(&e, scratch);
-    /* unnormalised values (the largest is >= 1/n, since tau <= -(1/n)^(alpha-1)), then scaled */
-    const double mass = SX_SCALAR_WASM || n < 8 ? erow_powers_libm(p, &e, tau) : erow_powers(p, &e, tau);
+    double mass;
+    if (e.q > 1.0 && scratch) {
+        /* the candidates the solver leaves hold the support: powers of those alone */
+        ecand c;
+        ecand_at(&c, scratch, n);
+        const double tau = erow_tau_qnorm(&e, &c);
+        mass = ecand_powers(p, &c, n, e.q, tau);
+    } else {
+        const double tau = erow_tau(&e, scratch);
+        /* unnormalised values (the largest is >= 1/n, since tau <= -(1/n)^(alpha-1)), then scaled */
+        mass = SX_SCALAR_WASM || n < 2 ? erow_powers_libm(p, &e, tau) : erow_powers(p, &e, tau);
+    }
     if (!(mass > 0.0) || mass == INFINITY) {
         int k = 0;
         for (int i = 0; i < n; i++) k += x[i] == (float)e.m;
