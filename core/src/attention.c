@@ -15,6 +15,7 @@
    output p (fusedmax: from the saved scores), again per window.
    Adaptive span (Sukhbaatar et al. 2019) follows SCIENCE.md; see nn.h for the exact
    definition used here (the mapping sees the keys inside span + ramp only). */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "internal.h"
@@ -41,11 +42,46 @@ int sx_nn_map_forward(float *p, const float *x, int rows, int n, int kind, float
     }
 }
 
+/* alpha-entmax (alpha not 1, 1.5, 2) backward from p: s = p^(2 - alpha) overflows float for
+   alpha > 2 (the Jacobian is unbounded at the support's edge), so the weights are taken
+   relative to the largest, in double (the mean c is scale free), the scale is put back at the
+   end and the result clamped to +-FLT_MAX, as sx_entmax_backward does: never Infinity * 0. */
+static void entmax_alpha_backward_p(float *dx, const float *p, const float *g, int n, float alpha) {
+    const double e2 = 2.0 - (double)alpha;
+    double ls_max = -INFINITY, ssum = 0.0, sg = 0.0;
+    for (int i = 0; i < n; i++)
+        if (p[i] > 0.0f) {
+            const double ls = e2 * log((double)p[i]);
+            if (ls > ls_max) ls_max = ls;
+        }
+    if (ls_max == -INFINITY) {
+        memset(dx, 0, sizeof(float) * (size_t)n);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (p[i] > 0.0f) {
+            const double w = exp(e2 * log((double)p[i]) - ls_max);
+            ssum += w;
+            sg += w * g[i];
+        }
+    const double c = sg / ssum, scale = exp(ls_max < 700.0 ? ls_max : 700.0);
+    for (int i = 0; i < n; i++) {
+        if (!(p[i] > 0.0f)) { dx[i] = 0.0f; continue; }
+        const double v = exp(e2 * log((double)p[i]) - ls_max) * ((double)g[i] - c) * scale;
+        dx[i] = (float)(v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v);
+    }
+}
+
 /* Backward of softmax / sparsemax / alpha-entmax from the output p of one row (the cheap path:
    no recomputation of the forward). s_i = p_i^(2 - alpha) on the support (p itself for
    softmax, 1 for sparsemax, sqrt p for 1.5); dx = s g - (sum s g / sum s) s. */
 static void entmax_backward_p(float *dx, const float *p, const float *g, int n, int kind,
                               float alpha) {
+    if (kind != SX_NN_SOFTMAX && kind != SX_NN_SPARSEMAX && kind != SX_NN_ENTMAX15 &&
+        alpha != 1.0f && alpha != 2.0f) {
+        entmax_alpha_backward_p(dx, p, g, n, alpha);
+        return;
+    }
     double ssum = 0.0, sg = 0.0;
     for (int i = 0; i < n; i++) {
         float s = 0.0f;
@@ -54,7 +90,7 @@ static void entmax_backward_p(float *dx, const float *p, const float *g, int n, 
             case SX_NN_SOFTMAX: s = p[i]; break;
             case SX_NN_SPARSEMAX: s = 1.0f; break;
             case SX_NN_ENTMAX15: s = sqrtf(p[i]); break;
-            default: s = alpha == 1.0f ? p[i] : alpha == 2.0f ? 1.0f : powf(p[i], 2.0f - alpha);
+            default: s = alpha == 1.0f ? p[i] : 1.0f; /* alpha 2: sparsemax */
             }
         }
         dx[i] = s; /* s kept in dx until the second sweep */

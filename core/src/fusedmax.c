@@ -292,7 +292,11 @@ int sx_fusedmax_backward(float *dx, const float *x, const float *dy, int rows, i
     if (st) return st;
     if (lambda == 0.0f) return sx_sparsemax_backward(dx, x, dy, rows, n, temperature);
     if (rows == 0) return SX_OK;
+    /* 1/T: inside the row's backward when T >= 1 (a huge dy is scaled down before it can
+       overflow), after the run averages (in double) when T < 1 (no run sums +-Infinity) */
     const double inv_t = 1.0 / (double)temperature;
+    const float s_in = inv_t < 1.0 ? (float)inv_t : 1.0f;
+    const double s_out = inv_t < 1.0 ? 1.0 : inv_t;
     tv_scratch sc;
     scratch_alloc(&sc, n);
     for (int row = 0; row < rows; row++) {
@@ -300,7 +304,7 @@ int sx_fusedmax_backward(float *dx, const float *x, const float *dy, int rows, i
         float *dx_r = dx + (size_t)row * n; /* (n) p, then the gradient, in place */
         tv_row r = { x_r, NULL, n, (double)sx__row_max(x_r, n), (double)temperature };
         if (!fusedmax_row(dx_r, &r, (double)lambda, &sc)) continue;
-        sx__sparsemax_backward_row(dx_r, dx_r, dy + (size_t)row * n, n);
+        sx__sparsemax_backward_row(dx_r, dx_r, dy + (size_t)row * n, n, s_in);
         if (sc.z) { /* average over the runs the forward sweep recorded */
             for (int j = 0; j < sc.nruns; j++) {
                 int from = sc.run[j], to = j + 1 < sc.nruns ? sc.run[j + 1] : sc.m;
@@ -309,7 +313,7 @@ int sx_fusedmax_backward(float *dx, const float *x, const float *dy, int rows, i
                 float avg = (float)(sum / (to - from));
                 for (int k = from; k < to; k++) dx_r[sc.idx[k]] = avg;
             }
-            for (int i = 0; i < n; i++) dx_r[i] = (float)(dx_r[i] * inv_t);
+            if (s_out != 1.0) for (int i = 0; i < n; i++) dx_r[i] = (float)(dx_r[i] * s_out);
             continue;
         }
         int first = 0, last = -1, m = 0;
@@ -317,7 +321,7 @@ int sx_fusedmax_backward(float *dx, const float *x, const float *dy, int rows, i
         for (int i = first; i < n; i = tv_next(&r, i)) { last = i; m++; }
         tv_sink s = { TV_AVERAGE, dx_r, 0.0, NULL, NULL, 0 };
         tv_sweep(&r, &s, first, last, m, (double)lambda);
-        for (int i = 0; i < n; i++) dx_r[i] = (float)(dx_r[i] * inv_t);
+        if (s_out != 1.0) for (int i = 0; i < n; i++) dx_r[i] = (float)(dx_r[i] * s_out);
     }
     scratch_free(&sc);
     return SX_OK;

@@ -24,8 +24,9 @@ float sx__row_max(const float *x, int n);
 /* Sparsemax of one prepared row: z finite or -Infinity, at least one finite entry.
    Writes p (p may equal z: in place is allowed). Returns tau. */
 float sx__sparsemax_row(float *p, const float *z, int n);
-/* Sparsemax backward of one row from its output p: dz_i = g_i - mean_{S} g on the
-   support S = {p > 0}, 0 elsewhere. dz may equal p. */
-void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n);
+/* Sparsemax backward of one row from its output p: dz_i = s (g_i - mean_{S} g) on the
+   support S = {p > 0}, 0 elsewhere (s = 1/T: scaling here, not after, keeps a finite result
+   finite when dy is huge and T large). dz may equal p. */
+void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n, float s);
 
 #endif

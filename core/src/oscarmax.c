@@ -191,16 +191,21 @@ int sx_oscarmax_backward(float *dx, const float *x, const float *dy, int rows, i
     if (rows == 0) return SX_OK;
     osc_scratch sc;
     if ((st = scratch_alloc(&sc, n))) return st;
+    /* 1/T: applied inside the row's backward when T >= 1 (so a huge dy does not overflow
+       before it is scaled down), after the block averages (in double) when T < 1 (so no block
+       ever sums +Infinity and -Infinity) */
     const double inv_t = 1.0 / (double)temperature;
+    const float s_in = inv_t < 1.0 ? (float)inv_t : 1.0f;
+    const double s_out = inv_t < 1.0 ? 1.0 : inv_t;
     for (int r = 0; r < rows; r++) {
         float *dx_r = dx + (size_t)r * n; /* (n) p, then the gradient, in place */
         if (!oscarmax_row(dx_r, x + (size_t)r * n, n, (double)beta, (double)temperature, &sc)) continue;
-        sx__sparsemax_backward_row(dx_r, dx_r, dy + (size_t)r * n, n);
+        sx__sparsemax_backward_row(dx_r, dx_r, dy + (size_t)r * n, n, s_in);
         for (int j = 0; j < sc.nblocks; j++) {
             const osc_block *b = &sc.block[j];
             double sum = 0.0;
             for (int k = b->start; k < b->start + b->count; k++) sum += dx_r[sc.item[k].i];
-            float avg = (float)(sum / b->count * inv_t);
+            float avg = (float)(sum / b->count * s_out);
             for (int k = b->start; k < b->start + b->count; k++) dx_r[sc.item[k].i] = avg;
         }
     }

@@ -168,7 +168,9 @@ int sx_sparsemax(float *out, const float *x, int rows, int n, float temperature)
 }
 
 /* ----------------------------------------------------------------- backward */
-/* dz_i = s * (g_i - mean_S g) on S = {p > 0}, 0 elsewhere. dz may equal p. */
+/* dz_i = s * (g_i - mean_S g) on S = {p > 0}, 0 elsewhere. dz may equal p. A finite result never
+   passes through infinity: the sum falls back to double when it overflows in float (huge dy),
+   and for s <= 1 (T >= 1) the scale goes on before the subtraction, g s - mean s. */
 static void sparsemax_backward_row(float *dz, const float *p, const float *g, int n, float s) {
     const v128 zero = vsplat(0.0f);
     v128 a0 = zero, a1 = zero, c0 = simde_wasm_i32x4_splat(0);
@@ -183,8 +185,23 @@ static void sparsemax_backward_row(float *dz, const float *p, const float *g, in
     int cnt = sx_hsum_i32(c0);
     for (; i < n; i++)
         if (p[i] > 0.0f) { sum += g[i]; cnt++; }
-    const float mean = cnt ? sum / (float)cnt : 0.0f;
+    float mean = cnt ? sum / (float)cnt : 0.0f;
+    if (!isfinite(sum)) { /* |mean| <= max |g| fits; the float sum did not */
+        double d = 0.0;
+        for (i = 0; i < n; i++)
+            if (p[i] > 0.0f) d += g[i];
+        mean = (float)(d / cnt);
+    }
     const v128 vmean = vsplat(mean), vs = vsplat(s);
+    if (s <= 1.0f) {
+        const v128 vms = vmul(vmean, vs);
+        for (i = 0; i + 4 <= n; i += 4) {
+            v128 k = vgt(vload(p + i), zero);
+            vstore(dz + i, vand(vsub(vmul(vload(g + i), vs), vms), k));
+        }
+        for (; i < n; i++) dz[i] = p[i] > 0.0f ? g[i] * s - mean * s : 0.0f;
+        return;
+    }
     for (i = 0; i + 4 <= n; i += 4) {
         v128 k = vgt(vload(p + i), zero);
         vstore(dz + i, vand(vmul(vsub(vload(g + i), vmean), vs), k));
@@ -192,8 +209,8 @@ static void sparsemax_backward_row(float *dz, const float *p, const float *g, in
     for (; i < n; i++) dz[i] = p[i] > 0.0f ? (g[i] - mean) * s : 0.0f;
 }
 
-void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n) {
-    sparsemax_backward_row(dz, p, g, n, 1.0f);
+void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n, float s) {
+    sparsemax_backward_row(dz, p, g, n, s);
 }
 
 int sx_sparsemax_backward(float *dx, const float *x, const float *dy, int rows, int n, float temperature) {

@@ -683,7 +683,20 @@ static void test_entropy(void) {
     CHECK(sx_tsallis_entropy(NULL, NULL, 0, 3, 2.0f) == SX_OK, "entropy rows = 0");
 }
 
+/* Huge dy: the mean of dy over the support overflows a float sum, and dy - mean overflows
+   before the 1/T scale; the true gradient (finite at a large T) must come out finite. */
+static void test_huge_dy(void) {
+    const float x[3] = { 1.0f, 1.0f, 0.9f }, dy[3] = { 3e38f, -3e38f, -3e38f }, same[3] = { -2.7e38f, -2.7e38f, -2.7e38f };
+    float dx[3];
+    CHECK(sx_sparsemax_backward(dx, x, dy, 1, 3, 3.4e38f) == SX_OK, "sparsemax backward");
+    CHECK(isfinite(dx[0]) && isfinite(dx[1]) && isfinite(dx[2]), "huge dy at T = FLT_MAX: finite (got %g %g %g)", dx[0], dx[1], dx[2]);
+    CHECK(dx[0] > 1.0f && dx[1] < -0.5f, "and the right signs (got %g %g %g)", dx[0], dx[1], dx[2]);
+    CHECK(sx_sparsemax_backward(dx, x, same, 1, 3, 1.0f) == SX_OK && dx[0] == 0.0f && dx[1] == 0.0f && dx[2] == 0.0f,
+          "equal huge dy: exactly 0 (got %g %g %g)", dx[0], dx[1], dx[2]);
+}
+
 int main(void) {
+    test_huge_dy();
     test_golden();
     test_ref_consistency();
     test_cross();

@@ -312,6 +312,34 @@ static void test_pooling_errors(void) {
     CHECK(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, S, 0, 0) == SX_OK, "a later valid call works");
 }
 
+/* ------------------------------------------------- alpha-entmax kernels, alpha > 2 */
+/* The kernel's backward works from the weights p: s = p^(2 - alpha) overflows float for large
+   alpha (a fuzzer find: alpha = FLT_MAX gave Infinity * 0 = NaN in dw). From p it must equal
+   the public sx_entmax_backward (from the scores), and dw must never be NaN. */
+static void test_large_alpha(void) {
+    enum { R = 3, N = 9 };
+    const float alphas[5] = { 2.5f, 4.0f, 8.0f, 1e30f, 3.4e38f };
+    float x[R * N], p[R * N], g[R * N], d1[R * N], d2[R * N];
+    double worst = 0.0;
+    for (int a = 0; a < 5; a++) {
+        for (int i = 0; i < R * N; i++) { x[i] = (float)(2.0 * urand() - 1.0); g[i] = (float)nrand(); }
+        x[3] = -INFINITY;
+        CHECK(sx_nn_map_forward(p, x, R, N, SX_NN_ENTMAX, alphas[a]) == SX_OK, "forward alpha %g", (double)alphas[a]);
+        CHECK(sx_nn_map_backward(d1, NULL, x, p, g, R, N, SX_NN_ENTMAX, alphas[a]) == SX_OK, "from p");
+        CHECK(sx_entmax_backward(d2, x, g, R, N, alphas[a], 1.0f) == SX_OK, "public");
+        int nan = 0;
+        for (int i = 0; i < R * N; i++) {
+            nan += d1[i] != d1[i];
+            if (alphas[a] <= 8.0f) worst = fmax(worst, fabs(d1[i] - d2[i]) / (1.0 + fabs(d2[i])));
+        }
+        CHECK(!nan && d1[3] == 0.0f, "alpha %g: no NaN, masked entry 0", (double)alphas[a]);
+        float xk[5] = { 0, 1, 2, 3, 4 }, yk[5] = { 1, -2, 3, 0.5f, 2 }, xq[2] = { 0.3f, 2.6f }, dy[2] = { 1, -1 }, dw = 0.0f;
+        CHECK(sx_nw_pooling_backward(&dw, dy, xq, xk, yk, 2, 5, 1e-3f, SX_POOL_ENTMAX, alphas[a], 0) == SX_OK && dw == dw,
+              "alpha %g: pooling dw is not NaN (got %g)", (double)alphas[a], (double)dw);
+    }
+    CHECK(worst < 1e-4, "alpha > 2: backward from p vs sx_entmax_backward, worst relative %.3g", worst);
+}
+
 /* ------------------------------------------------------------ training w */
 /* D2L's experiment: gradient descent on w of the leave-one-out squared error over 50 noisy
    points, from w = 0.3 (a kernel much too wide for every mapping): every mapping lowers it,
@@ -349,6 +377,7 @@ int main(void) {
     test_pooling_reference();
     test_pooling_edges();
     test_pooling_errors();
+    test_large_alpha();
     test_pooling_training();
     return sx_test_summary("test_pooling");
 }

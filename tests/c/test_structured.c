@@ -465,8 +465,36 @@ static void test_gradients(fwd_fn f, bwd_fn b, ref_fn ref) {
 }
 
 /* ---------------------------------------------------------------- main */
+/* Huge dy at a large temperature: the true gradient, (dy - mean dy) / T on the blocks, is
+   finite, and so must every intermediate be (a fuzzer find: a float sum of dy over the support
+   overflowed). Equal dy: exactly 0. */
+static void test_huge_dy(void) {
+    const float x[4] = { -2.8e-45f, -2.8e-45f, 1.0f, 0.5f }, same[4] = { -2.76e38f, -2.76e38f, -2.76e38f, -2.76e38f };
+    const float mixed[4] = { 3e38f, -3e38f, -3e38f, 1.0f };
+    float dx[4];
+    for (int f = 0; f < 2; f++) {
+        bwd_fn b = f ? sx_oscarmax_backward : sx_fusedmax_backward;
+        const char *name = f ? "oscarmax" : "fusedmax";
+        CHECK(b(dx, x, same, 1, 4, 3.4e38f, 3.4e38f) == SX_OK, "%s", name);
+        CHECK(dx[0] == 0.0f && dx[1] == 0.0f && dx[2] == 0.0f && dx[3] == 0.0f, "%s: equal huge dy gives 0 (got %g %g %g %g)",
+              name, dx[0], dx[1], dx[2], dx[3]);
+        CHECK(b(dx, x, mixed, 1, 4, 0.05f, 3.4e38f) == SX_OK, "%s", name);
+        int finite = 1;
+        for (int i = 0; i < 4; i++) finite &= isfinite(dx[i]);
+        CHECK(finite, "%s: huge mixed dy at T = FLT_MAX stays finite (got %g %g %g %g)", name, dx[0], dx[1], dx[2], dx[3]);
+        /* and at a tiny T, where (dy - mean) / T overflows: +-Infinity, never NaN (a block or run
+           averaging +Infinity with -Infinity would give NaN) */
+        const float tied[4] = { 7.6875f, 7.6875f, 7.6875f, 7.6875f }, big[4] = { -2.6e36f, 7.8e-33f, 0.0f, 2.6e36f };
+        CHECK(b(dx, tied, big, 1, 4, 0.001f, 1e-30f) == SX_OK, "%s", name);
+        int nan = 0;
+        for (int i = 0; i < 4; i++) nan += dx[i] != dx[i];
+        CHECK(!nan, "%s: huge dy at T = 1e-30 gives no NaN (got %g %g %g %g)", name, dx[0], dx[1], dx[2], dx[3]);
+    }
+}
+
 int main(void) {
     test_errors();
+    test_huge_dy();
     const double lams[] = { 0.01, 0.1, 0.3, 0.5, 1.0, 3.0, 100.0 };
     test_against_refs(sx_fusedmax, rs_fusedmax, lams, 7, 12, 0);
     test_against_refs(sx_fusedmax, rs_fusedmax, lams, 7, 60, 1);
