@@ -285,11 +285,43 @@ static void fill_ninf(float *x, int n) {
     for (; j + 4 <= n; j += 4) vstore(x + j, ninf);
     for (; j < n; j++) x[j] = -INFINITY;
 }
-static void scale_row(float *x, int n, float s) {
+/* x[0 .. n) *= s; returns 0 when some result is not finite (x - x is 0 only for finite x). */
+static int scale_row(float *x, int n, float s) {
     int j = 0;
-    const v128 vs = vsplat(s);
-    for (; j + 4 <= n; j += 4) vstore(x + j, vmul(vload(x + j), vs));
-    for (; j < n; j++) x[j] *= s;
+    const v128 vs = vsplat(s), zero = vsplat(0.0f);
+    v128 ok = veq(zero, zero);
+    for (; j + 4 <= n; j += 4) {
+        const v128 y = vmul(vload(x + j), vs);
+        vstore(x + j, y);
+        ok = vand(ok, veq(vsub(y, y), zero));
+    }
+    int fin = simde_wasm_i32x4_all_true(ok);
+    for (; j < n; j++) {
+        x[j] *= s;
+        fin &= x[j] - x[j] == 0.0f;
+    }
+    return fin;
+}
+
+/* The scores of query row i over keys [lo, hi) that came out of the float matmul as +-Infinity
+   or NaN (q and k are finite: the dot product or one of its terms overflowed), recomputed in
+   double, where no product of two floats or sum of a few overflows: a score that fits float is
+   kept; one that does not is SX_ENONFINITE. Never a silent -Infinity, which would mask the key
+   (a row of them: all-zero weights off the simplex). Normal scores are never touched. */
+static int rescore_row(float *s_i, int lo, int hi, int i, const float *q_i, const float *k,
+                       int ldkv, int hs, float scale) {
+    for (int j = lo; j < hi; j++) {
+        if (s_i[j] - s_i[j] == 0.0f) continue;
+        const float *k_j = k + (size_t)j * ldkv;
+        double d = 0.0;
+        for (int c = 0; c < hs; c++) d += (double)q_i[c] * k_j[c];
+        d *= scale;
+        if (!(fabs(d) <= FLT_MAX))
+            return sx__fail(SX_ENONFINITE, j, "attention: the score q.k / sqrt(hs) of query %d "
+                            "and key %d overflows float (%g)", i, j, d);
+        s_i[j] = (float)d;
+    }
+    return SX_OK;
 }
 
 /* ----------------------------------------------------------------- sizes */
@@ -360,7 +392,10 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                     float *s_i = s_bh + (size_t)i * Tk;
                     const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
                     fill_ninf(s_i, lo);
-                    scale_row(s_i + lo, hi - lo, scale);
+                    if (!scale_row(s_i + lo, hi - lo, scale) &&
+                        (st = rescore_row(s_i, lo, hi, i, q_bh + (size_t)i * ldq, k_bh, ldkv, hs,
+                                          scale)) != SX_OK)
+                        return st;
                     if (hi > lo) fill_ninf(s_i + hi, Tk - hi);
                     else fill_ninf(s_i + lo, Tk - lo);
                 }

@@ -231,26 +231,58 @@ int sx_entmax15(float *out, const float *x, int rows, int n, float temperature) 
     return SX_OK;
 }
 
-/* dx = (s g - (sum s g / sum s) s) / T with s = sqrt(p) = [z - tau]_+. */
+/* One row's dx = s (g - mean) / T in double, s = sqrt(p) in d (overwritten, sum s > 0): for dy
+   so large that the float sum s g or a difference g - mean overflows. g is taken relative to
+   one support entry's (exact in double), so equal g on the support give exactly 0; entries with
+   s = 0 (masked, or out of the support) get exactly 0; a result too large for float (huge dy
+   over small T) is +-Infinity, never NaN. */
+static void entmax15_backward_row_double(float *d, const float *g, int n, double invt) {
+    int ref = 0;
+    while (!(d[ref] > 0.0f)) ref++;
+    const double g0 = g[ref];
+    double ssum = 0.0, sg = 0.0;
+    for (int i = 0; i < n; i++) {
+        ssum += d[i];
+        sg += (double)d[i] * ((double)g[i] - g0);
+    }
+    const double mean = sg / ssum; /* relative to g0 */
+    for (int i = 0; i < n; i++)
+        if (d[i] > 0.0f) d[i] = (float)((double)d[i] * (((double)g[i] - g0) - mean) * invt);
+}
+
+/* dx = (s g - (sum s g / sum s) s) / T with s = sqrt(p) = [z - tau]_+, in float; a row whose
+   float sum s g overflows or whose |dy| exceeds 2^126 (g - mean could overflow) goes to
+   entmax15_backward_row_double instead, where the float path would give a mean of +-Infinity
+   and then 0 * Infinity = NaN at the masked entries. */
 int sx_entmax15_backward(float *dx, const float *x, const float *dy, int rows, int n, float temperature) {
     int st = check_backward(dx, x, dy, rows, n, temperature);
     if (!st) st = check_scores2(x, dy, rows, n);
     if (st) return st;
     const float invt = sx_inv_temperature(temperature);
+    const v128 sign = vsplat(-0.0f);
     for (int r = 0; r < rows; r++) {
         float *d = dx + (size_t)r * n;
         const float *g = dy + (size_t)r * n;
         entmax15_row(d, x + (size_t)r * n, n, 0.5f * invt, 0); /* s, in dx */
-        v128 a0 = vsplat(0.0f), a1 = a0;
+        v128 a0 = vsplat(0.0f), a1 = a0, gm = a0;
         int i = 0;
         for (; i + 4 <= n; i += 4) {
-            v128 sv = vload(d + i);
+            v128 sv = vload(d + i), gv = vload(g + i);
             a0 = vadd(a0, sv);
-            a1 = vadd(a1, vmul(sv, vload(g + i)));
+            a1 = vadd(a1, vmul(sv, gv));
+            gm = vmax(gm, vandnot(gv, sign)); /* |g| */
         }
-        float ssum = sx_hsum(a0), sg = sx_hsum(a1);
-        for (; i < n; i++) { ssum += d[i]; sg += d[i] * g[i]; }
+        float ssum = sx_hsum(a0), sg = sx_hsum(a1), gmax = sx_hmax(gm);
+        for (; i < n; i++) {
+            ssum += d[i];
+            sg += d[i] * g[i];
+            gmax = fmaxf(gmax, fabsf(g[i]));
+        }
         if (!(ssum > 0.0f)) continue; /* all masked: zeros already */
+        if (!(fabsf(sg) <= FLT_MAX) || gmax > 0x1p126f) {
+            entmax15_backward_row_double(d, g, n, (double)invt);
+            continue;
+        }
         const float mean = sg / ssum;
         const v128 vmean = vsplat(mean), vs = vsplat(invt);
         for (i = 0; i + 4 <= n; i += 4) vstore(d + i, vmul(vmul(vload(d + i), vsub(vload(g + i), vmean)), vs));

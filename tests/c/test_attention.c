@@ -312,10 +312,72 @@ static void test_errors(void) {
 #undef EXPECT
 }
 
+/* Huge q and k. A score q.k / sqrt(dh) beyond float used to come out of the float matmul as
+   -Infinity when negative, which the mappings read as a masked key: a row of them got all-zero
+   weights with status 0, off the simplex (fuzzer find: q -8.4e21, k 3e30, 4.8e30). It is
+   SX_ENONFINITE like +Infinity. A dot product that overflows float although the scaled score
+   fits (4 terms of 1e38 over sqrt 4) is no error: the scores are exact and the weights split
+   evenly over the top keys. Both through the whole-map and the per-row (causal, Tk >= 64) paths. */
+static void test_overflow_scores(void) {
+    enum { T = 64, DH = 4 };
+    static float q[T * DH], k[T * DH], v[T * DH], out[T * DH], att[T * T];
+    for (int m = 0; m < 5; m++) {
+        const int map = MAPPINGS[m];
+        const float par = map == SX_ATTN_FUSEDMAX ? 0.0f : param_of(map); /* lambda 0 as found */
+        for (int causal = 0; causal < 2; causal++) {
+            /* the fuzzer's find: Tq 1, Tk 2, dh 1, every score about -1e52 */
+            const float q1[1] = { -8.40766e21f }, k1[2] = { 3.03388e30f, 4.79369e30f }, v1[2] = { 1, 2 };
+            float o1[1] = { 7.0f }, a1[2] = { 7.0f, 7.0f };
+            int st = sx_attention(o1, a1, q1, k1, v1, NULL, 1, 1, 2, 1, 1, map, par, causal);
+            CHECK(st == SX_ENONFINITE && strstr(sx_last_error(), "overflows float"),
+                  "%s causal %d: scores of -1e52: status %d (%s), weights %g %g", map_name(map),
+                  causal, st, sx_last_error(), (double)a1[0], (double)a1[1]);
+            /* one row of a long causal map overflows to -Infinity, the others are normal */
+            for (int i = 0; i < T * DH; i++) q[i] = k[i] = 0.5f, v[i] = 1.0f;
+            for (int c = 0; c < DH; c++) q[40 * DH + c] = -1e30f, k[c] = 1e30f; /* row 40 . key 0 */
+            st = sx_attention(out, att, q, k, v, NULL, 1, T, T, 1, DH, map, par, causal);
+            CHECK(st == SX_ENONFINITE && strstr(sx_last_error(), "overflows float"),
+                  "%s causal %d: one score of -2e60 in a long map: status %d (%s)", map_name(map),
+                  causal, st, sx_last_error());
+            /* the float dot product overflows, the score (+-2e38 or 0) does not */
+            for (int i = 0; i < T; i++)
+                for (int c = 0; c < DH; c++) {
+                    q[i * DH + c] = 1e19f;
+                    k[i * DH + c] = i % 3 == 0 ? 1e19f : i % 3 == 1 ? -1e19f : 0.0f;
+                    v[i * DH + c] = (float)((i * 7 + c * 3) % 11) - 5.0f;
+                }
+            for (int i = 0; i < T * T; i++) att[i] = NAN;
+            st = sx_attention(out, att, q, k, v, NULL, 1, T, T, 1, DH, map, par, causal);
+            CHECK(st == SX_OK, "%s causal %d: scores of +-2e38 fit float: status %d (%s)",
+                  map_name(map), causal, st, sx_last_error());
+            /* every mapping puts equal weight on the tied top scores 2e38 (keys 0, 3, 6, ...;
+               a gap of 2e38 to the rest) and exactly 0 elsewhere; out is their mean value */
+            double worst = 0.0;
+            for (int i = 0; i < T; i++) {
+                const int hi = causal ? i + 1 : T, top = (hi + 2) / 3;
+                for (int j = 0; j < T; j++) {
+                    const double want = j < hi && j % 3 == 0 ? 1.0 / top : 0.0;
+                    const double e = fabs(att[i * T + j] - want);
+                    worst = e > worst || e != e ? e : worst;
+                }
+                for (int c = 0; c < DH; c++) {
+                    double want = 0.0;
+                    for (int j = 0; j < hi; j += 3) want += v[j * DH + c] / top;
+                    const double e = fabs(out[i * DH + c] - want);
+                    worst = e > worst || e != e ? e : worst;
+                }
+            }
+            CHECK(worst <= 1e-6, "%s causal %d: scores of +-2e38: weights or output off by %g",
+                  map_name(map), causal, worst);
+        }
+    }
+}
+
 int main(void) {
     test_against_reference();
     test_sparsity();
     test_edges();
     test_errors();
+    test_overflow_scores();
     return sx_test_summary("test_attention");
 }

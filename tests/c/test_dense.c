@@ -684,7 +684,8 @@ static void test_entropy(void) {
 }
 
 /* Huge dy: the mean of dy over the support overflows a float sum, and dy - mean overflows
-   before the 1/T scale; the true gradient (finite at a large T) must come out finite. */
+   before the 1/T scale; the true gradient (finite at a large T) must come out finite, masked
+   entries exactly 0 (sparsemax, 1.5-entmax). */
 static void test_huge_dy(void) {
     const float x[3] = { 1.0f, 1.0f, 0.9f }, dy[3] = { 3e38f, -3e38f, -3e38f }, same[3] = { -2.7e38f, -2.7e38f, -2.7e38f };
     float dx[3];
@@ -693,6 +694,29 @@ static void test_huge_dy(void) {
     CHECK(dx[0] > 1.0f && dx[1] < -0.5f, "and the right signs (got %g %g %g)", dx[0], dx[1], dx[2]);
     CHECK(sx_sparsemax_backward(dx, x, same, 1, 3, 1.0f) == SX_OK && dx[0] == 0.0f && dx[1] == 0.0f && dx[2] == 0.0f,
           "equal huge dy: exactly 0 (got %g %g %g)", dx[0], dx[1], dx[2]);
+
+    /* 1.5-entmax: the float sum s dy overflowed to +-Infinity, the mean with it, and masked
+       entries got 0 * Infinity = NaN (fuzzer find: denormal T, dy -1.9e38) */
+    const float xm[5] = { 0.0f, 0.0f, 0.0f, 0.0f, -INFINITY }, gm[5] = { 3e38f, 3e38f, 3e38f, -1e38f, 1e38f };
+    float d5[5];
+    CHECK(sx_entmax15_backward(d5, xm, gm, 1, 5, 1.0f) == SX_OK, "entmax15 backward huge dy");
+    CHECK(d5[4] == 0.0f, "entmax15 huge dy: masked entry exactly 0 (got %g)", d5[4]);
+    /* p = 1/4 each, s = 1/2, mean 2e38: dx = (3e38 - 2e38) / 2 and (-1e38 - 2e38) / 2 */
+    CHECK_NEAR(d5[0], 0.5e38, 1e32, "entmax15 huge dy: support entry");
+    CHECK_NEAR(d5[3], -1.5e38, 1e32, "entmax15 huge dy: support entry");
+    const float xd[8] = { -INFINITY, -INFINITY, 0x1.cp-147f, 0x1.cp-147f, -0x1p-146f, -0x1p-146f, -0x1p-146f, -0x1p-148f };
+    float gd[8], d8[8];
+    for (int i = 0; i < 8; i++) gd[i] = -0x1.255d1ap+127f;
+    gd[0] = -0x1.0000acp-107f;
+    CHECK(sx_entmax15_backward(d8, xd, gd, 1, 8, 0x1p-149f) == SX_OK, "entmax15 backward T = 1e-45");
+    int ok = 1;
+    for (int i = 0; i < 8; i++) ok &= d8[i] == 0.0f;
+    CHECK(ok, "entmax15, T = 1e-45, dy -1.9e38 equal on the support: masked 0, support exactly 0 "
+          "(got %g %g %g %g)", d8[0], d8[1], d8[2], d8[7]);
+    /* dy - mean overflows before the 1/T scale: at T = FLT_MAX the gradient is finite */
+    CHECK(sx_entmax15_backward(dx, x, dy, 1, 3, 3.4e38f) == SX_OK, "entmax15 backward T = FLT_MAX");
+    CHECK(isfinite(dx[0]) && isfinite(dx[1]) && isfinite(dx[2]) && dx[0] > 0.5f && dx[1] < -0.1f,
+          "entmax15 huge dy at T = FLT_MAX: finite, right signs (got %g %g %g)", dx[0], dx[1], dx[2]);
 }
 
 int main(void) {
