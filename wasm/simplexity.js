@@ -472,6 +472,30 @@ export function tsallisEntropy(p, opts) {
 }
 
 // ---------------------------------------------------------------------- attention
+/**
+ * The mapping option of attention() and attentionPooling(): its name (default "softmax", one of
+ * `table`'s keys) and its parameter (alpha of "entmax", default 1.5; lambda of "fusedmax",
+ * default 1; 0 otherwise). alpha or lambda given for another mapping is an error, not ignored.
+ */
+function mappingArg(fn, o, table) {
+  const mapping = o.mapping === undefined ? "softmax" : o.mapping;
+  if (typeof mapping !== "string") {
+    throw new TypeError(`${fn}: mapping must be a string (got ${show(mapping)})`);
+  }
+  if (!Object.hasOwn(table, mapping)) {
+    throw new RangeError(`${fn}: mapping must be one of ${Object.keys(table).map((m) => `"${m}"`).join(", ")} (got ${show(mapping)})`);
+  }
+  if (o.alpha !== undefined && mapping !== "entmax") {
+    throw new RangeError(`${fn}: alpha applies to mapping "entmax" only (mapping is "${mapping}")`);
+  }
+  if (o.lambda !== undefined && mapping !== "fusedmax") {
+    throw new RangeError(`${fn}: lambda applies to mapping "fusedmax" only (mapping is "${mapping}")`);
+  }
+  const param = mapping === "entmax" ? paramArg(fn, "alpha", o.alpha, 1.5, 1, false)
+    : mapping === "fusedmax" ? paramArg(fn, "lambda", o.lambda, 1, 0, false) : 0;
+  return { mapping, param };
+}
+
 const ATTN_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fusedmax: 5 };
 
 /** A size option: an integer in [min, 2^31 - 1]; `dflt` undefined makes it required. */
@@ -523,21 +547,7 @@ export function attention(q, k, v, opts) {
   }
   if (vLen !== kLen) throw new RangeError(`${fn}: v.length (${vLen}) must equal k.length (${kLen})`);
 
-  const mapping = o.mapping === undefined ? "softmax" : o.mapping;
-  if (typeof mapping !== "string") {
-    throw new TypeError(`${fn}: mapping must be a string (got ${show(mapping)})`);
-  }
-  if (!Object.hasOwn(ATTN_MAPPINGS, mapping)) {
-    throw new RangeError(`${fn}: mapping must be one of ${Object.keys(ATTN_MAPPINGS).map((m) => `"${m}"`).join(", ")} (got ${show(mapping)})`);
-  }
-  if (o.alpha !== undefined && mapping !== "entmax") {
-    throw new RangeError(`${fn}: alpha applies to mapping "entmax" only (mapping is "${mapping}")`);
-  }
-  if (o.lambda !== undefined && mapping !== "fusedmax") {
-    throw new RangeError(`${fn}: lambda applies to mapping "fusedmax" only (mapping is "${mapping}")`);
-  }
-  const param = mapping === "entmax" ? paramArg(fn, "alpha", o.alpha, 1.5, 1, false)
-    : mapping === "fusedmax" ? paramArg(fn, "lambda", o.lambda, 1, 0, false) : 0;
+  const { mapping, param } = mappingArg(fn, o, ATTN_MAPPINGS);
   if (o.causal !== undefined && typeof o.causal !== "boolean") {
     throw new TypeError(`${fn}: causal must be true or false (got ${show(o.causal)})`);
   }
@@ -619,7 +629,7 @@ export function spanMask(distances, opts) {
 }
 
 // The kernels of attention pooling: SX_POOL_* in simplexity.h.
-const POOL_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fusedmax: 5 };
+const POOL_MAPPINGS = ATTN_MAPPINGS; // SX_POOL_* has the values of SX_ATTN_*
 const POOL_MAX_WEIGHTS = Math.floor(0x7fffffff / 32); // the C core's bound on nq * nk
 
 /** Checks the arguments shared by attentionPooling and its backward pass. */
@@ -640,19 +650,7 @@ function poolArgs(fn, queries, keys, values, o) {
     }
     w = o.w;
   }
-  const mapping = o.mapping === undefined ? "softmax" : o.mapping;
-  if (typeof mapping !== "string") throw new TypeError(`${fn}: mapping must be a string (got ${show(mapping)})`);
-  if (!Object.hasOwn(POOL_MAPPINGS, mapping)) {
-    throw new RangeError(`${fn}: mapping must be one of ${Object.keys(POOL_MAPPINGS).map((m) => `"${m}"`).join(", ")} (got ${show(mapping)})`);
-  }
-  if (o.alpha !== undefined && mapping !== "entmax") {
-    throw new RangeError(`${fn}: alpha applies to mapping "entmax" only (mapping is "${mapping}")`);
-  }
-  if (o.lambda !== undefined && mapping !== "fusedmax") {
-    throw new RangeError(`${fn}: lambda applies to mapping "fusedmax" only (mapping is "${mapping}")`);
-  }
-  const param = mapping === "entmax" ? paramArg(fn, "alpha", o.alpha, 1.5, 1, false)
-    : mapping === "fusedmax" ? paramArg(fn, "lambda", o.lambda, 1, 0, false) : 0;
+  const { mapping, param } = mappingArg(fn, o, POOL_MAPPINGS);
   const loo = o.leaveOneOut === undefined ? false : o.leaveOneOut;
   if (typeof loo !== "boolean") throw new TypeError(`${fn}: leaveOneOut must be true or false (got ${show(loo)})`);
   if (loo && nq !== nk) {
