@@ -7,21 +7,10 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { startServer } from "../../web/serve.mjs";
+import { ROOT, SITE, SHOTS, launch, check, fail, summary, open, ready, frames } from "./harness.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const SITE = path.join(ROOT, "dist/site");
-const SHOTS = path.join(ROOT, "build/screenshots");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-let passed = 0, failed = 0;
-function check(cond, what) {
-  if (cond) passed++;
-  else { failed++; console.error(`FAIL: ${what}`); }
-}
+const TALL = { width: 1100, height: 1400 };
 
 // `make serve` runs `node web/serve.mjs --root dist/site`; start it on a free port and fetch /.
 async function checkServeCommand() {
@@ -50,29 +39,9 @@ async function checkServeCommand() {
   }
 }
 
-// A page with error, CSP-violation and foreign-request recorders.
-async function open(browser, url, origin, opts = {}) {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 1400 }, ...opts });
-  const log = { errors: [], foreign: [] };
-  page.on("console", (m) => { if (m.type() === "error") log.errors.push(m.text()); });
-  page.on("pageerror", (e) => log.errors.push(String(e)));
-  page.on("request", (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith("blob:")) log.foreign.push(r.url()); });
-  await page.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  await page.goto(url);
-  return { page, log };
-}
-
-const frames = (page, n = 2) => page.evaluate((k) => new Promise((r) => {
-  const step = (i) => (i ? requestAnimationFrame(() => step(i - 1)) : r());
-  step(k);
-}), n);
-
 async function checkPage(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url);
-  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  const { page, log } = await open(browser, server.url, server.url, { viewport: TALL });
+  await ready(page);
   await frames(page);
 
   // ---- section 1: the simplex explorer (Playwright's CSS selectors pierce open shadow roots)
@@ -225,7 +194,7 @@ async function checkPage(browser, server) {
 // Dark mode and a phone-sized viewport: the theme follows prefers-color-scheme; screenshots.
 async function checkDarkAndNarrow(browser, server) {
   const { page, log } = await open(browser, server.url, server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 }, hasTouch: true, isMobile: true });
-  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  await ready(page);
   await frames(page);
   const bg = await page.$eval("#simplex", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
   check(bg === "#16171a", `dark theme inside the widgets (got ${bg})`);
@@ -249,7 +218,7 @@ async function checkDarkAndNarrow(browser, server) {
 // pooling, span-mask and Transformer widgets further down render once scrolled to, the last two
 // with the shipped models fetched from models/ beside widgets.js.
 async function checkBlogPost(browser, server) {
-  const { page, log } = await open(browser, server.url + "examples/blog-post.html", server.url);
+  const { page, log } = await open(browser, server.url + "examples/blog-post.html", server.url, { viewport: TALL });
   await page.waitForFunction(() => [...document.querySelectorAll("sx-simplex, sx-two-choice, sx-trajectory, sx-fused")]
     .every((e) => e.shadowRoot && e.shadowRoot.querySelector("svg.picture") && e.lastRenderMs > 0), null, { timeout: 15000 });
   const n = await page.$$eval("script", (s) => s.length);
@@ -287,7 +256,7 @@ async function checkBlogPost(browser, server) {
 try {
   await checkServeCommand();
   const server = await startServer({ root: SITE });
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  const browser = await launch();
   try {
     await checkPage(browser, server);
     await checkDarkAndNarrow(browser, server);
@@ -297,8 +266,6 @@ try {
     await server.close();
   }
 } catch (err) {
-  failed++;
-  console.error(`FAIL: ${err.stack || err}`);
+  fail(err);
 }
-console.log(`page: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+summary("page");

@@ -3,20 +3,10 @@
 // show no message (a message means an attribute in the README fell back to its default).
 import fs from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { startServer } from "../../web/serve.mjs";
+import { ROOT, launch, check, fail, summary, open } from "./harness.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const HOST = path.join(ROOT, "build/readme-host");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-let passed = 0, failed = 0;
-function check(cond, what) {
-  if (cond) passed++;
-  else { failed++; console.error(`FAIL: ${what}`); }
-}
 
 const readme = await fs.readFile(path.join(ROOT, "README.md"), "utf8");
 const section = readme.slice(readme.indexOf("## Widgets for a blog post"));
@@ -32,15 +22,12 @@ async function onlyTheWidgetsUsed(browser, server) {
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>One widget</title>` +
     `<link rel="icon" href="data:,"><script type="module" src="/simplexity/widgets.js"></script></head>` +
     `<body><h1>A post</h1>\n<sx-two-choice alpha="1.5"></sx-two-choice>\n</body></html>\n`);
-  const page = await browser.newPage({ viewport: { width: 1000, height: 1200 } });
-  const errors = [], requests = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("request", (r) => requests.push(new URL(r.url()).pathname));
-  await page.route("**/simplexity/widgets/sx-fused.js", (route) => route.fulfill({ status: 404, body: "not here" }));
-  await page.goto(server.url + "one.html");
+  const { page, log: { errors, requests } } = await open(browser, server.url + "one.html", server.url, {
+    viewport: { width: 1000, height: 1200 },
+    before: (p) => p.route("**/simplexity/widgets/sx-fused.js", (route) => route.fulfill({ status: 404, body: "not here" })),
+  });
   await page.waitForFunction(() => { const e = document.querySelector("sx-two-choice"); return e.shadowRoot && e.lastRenderMs > 0; }, null, { timeout: 15000 });
-  const js = () => requests.filter((u) => u.endsWith(".js")).map((u) => u.replace("/simplexity/", ""));
+  const js = () => requests.map((u) => new URL(u).pathname).filter((u) => u.endsWith(".js")).map((u) => u.replace("/simplexity/", ""));
   const atLoad = js();
   check(atLoad.includes("widgets/sx-two-choice.js") && atLoad.includes("widgets/base.js"),
     `a post with <sx-two-choice> loads its module (got ${JSON.stringify(atLoad)})`);
@@ -88,13 +75,8 @@ try {
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A blog</title>` +
     `<link rel="icon" href="data:,"></head><body><h1>A post</h1>\n${snippet}\n</body></html>\n`);
   server = await startServer({ root: HOST });
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
-  const page = await browser.newPage({ viewport: { width: 1000, height: 1200 } });
-  const errors = [], foreign = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("request", (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith("data:")) foreign.push(r.url()); });
-  await page.goto(server.url);
+  browser = await launch();
+  const { page, log: { errors, foreign } } = await open(browser, server.url, server.url, { viewport: { width: 1000, height: 1200 }, local: ["data:"] });
   for (const tag of tags) {
     const ok = await page.waitForFunction((t) => {
       const el = document.querySelector(t);
@@ -113,11 +95,9 @@ try {
   await page.close();
   await onlyTheWidgetsUsed(browser, server);
 } catch (err) {
-  failed++;
-  console.error(`FAIL: ${err.stack || err}`);
+  fail(err);
 } finally {
   if (browser) await browser.close();
   if (server) await server.close();
 }
-console.log(`readme: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+summary("readme");

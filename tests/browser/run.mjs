@@ -8,7 +8,7 @@ import http from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launch } from "./harness.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MIME = {
@@ -65,11 +65,7 @@ let browser;
 try {
   await new Promise((resolve, reject) => server.listen(0, "127.0.0.1", resolve).on("error", reject));
   const origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launch();
   const context = await browser.newContext();
   const page = await context.newPage();
   const consoleErrors = [];

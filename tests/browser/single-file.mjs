@@ -19,20 +19,11 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import http from "node:http";
-import { chromium } from "playwright-core";
+import { SITE, launch, check, echoPasses, fail, summary, open, trainWatchingFrames } from "./harness.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const BUNDLE = path.join(ROOT, "dist/site/simplexity-widgets.js");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-let passed = 0, failed = 0;
-function check(cond, what) {
-  if (cond) { passed++; console.log(`ok - ${what}`); }
-  else { failed++; console.error(`FAIL: ${what}`); }
-}
+const BUNDLE = path.join(SITE, "simplexity-widgets.js");
+echoPasses();
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -80,20 +71,13 @@ function serve(dir) {
 }
 
 async function run(browser, server, { noSimd }) {
-  const page = await browser.newPage();
-  const errors = [], foreign = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("request", (r) => { if (!r.url().startsWith(server.url)) foreign.push(r.url()); });
-  if (noSimd) {
-    // an engine without wasm SIMD: the probe module fails to validate
-    await page.addInitScript(() => {
-      const validate = WebAssembly.validate;
-      WebAssembly.validate = (b) => (b.byteLength < 64 ? false : validate(b));
-    });
-  }
+  // an engine without wasm SIMD: the probe module fails to validate
+  const before = (page) => noSimd && page.addInitScript(() => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (b) => (b.byteLength < 64 ? false : validate(b));
+  });
   server.seen.length = 0;
-  await page.goto(server.url);
+  const { page, log: { errors, foreign } } = await open(browser, server.url, server.url, { viewport: { width: 1280, height: 720 }, local: [], before });
   const tag = noSimd ? "scalar" : "SIMD";
   await page.waitForFunction(() => document.querySelector("#s")?.shadowRoot?.querySelectorAll("tbody tr").length === 2,
     null, { timeout: 15000 });
@@ -111,43 +95,14 @@ async function run(browser, server, { noSimd }) {
   await page.close();
 }
 
-// Frame timestamps (rAF) until the widget's sx-attention-trained event: { frames, worst gap,
-// duration, detail } of one training run started by a click.
-async function trainAndWatchFrames(page) {
-  const done = page.evaluate(() => new Promise((resolve, reject) => {
-    const el = document.getElementById("a");
-    const t0 = performance.now(), gaps = [];
-    let last = t0, over = false;
-    const tick = (now) => { gaps.push(now - last); last = now; if (!over) requestAnimationFrame(tick); };
-    requestAnimationFrame(tick);
-    const timer = setTimeout(() => { over = true; reject(new Error("no sx-attention-trained event in 120 s")); }, 120000);
-    el.addEventListener("sx-attention-trained", (e) => {
-      over = true;
-      clearTimeout(timer);
-      resolve({ frames: gaps.length, worst: Math.max(0, ...gaps), ms: performance.now() - t0, detail: e.detail });
-    }, { once: true });
-  }));
-  await page.locator("#a button.start").click();
-  return done;
-}
-
 const status = (page) => page.$eval("#a", (e) => e.shadowRoot.querySelector(".tstatus").textContent);
 const progress = (page) => page.$eval("#a", (e) => Number(e.shadowRoot.querySelector("progress").value));
 
 async function runAttention(browser, server, { blob }) {
   const tag = blob ? "sx-attention, worker-src blob:" : "sx-attention, strict CSP";
-  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
-  const errors = [], foreign = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("request", (r) => { const u = r.url(); if (!u.startsWith(server.url) && !u.startsWith("blob:")) foreign.push(u); });
-  await page.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
   server.seen.length = 0;
   const file = blob ? "attention-blob.html" : "attention-strict.html";
-  await page.goto(server.url + file);
+  const { page, log: { errors, foreign } } = await open(browser, server.url + file, server.url, { viewport: { width: 1000, height: 900 } });
 
   // a shipped model, fetched from models/ beside the bundle
   await page.waitForFunction(() => document.getElementById("a")?.shadowRoot?.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 20000 });
@@ -156,7 +111,7 @@ async function runAttention(browser, server, { blob }) {
 
   // a few training steps
   await page.$eval("#a", (e) => { e.trainOptions = { maxSteps: 100, evalEvery: 50, heldout: 64 }; });
-  const watched = trainAndWatchFrames(page);
+  const watched = trainWatchingFrames(page, "a");
   await page.waitForFunction(() => document.getElementById("a").trainingThread !== null, null, { timeout: 20000 });
   await page.waitForFunction(() => Number(document.getElementById("a").shadowRoot.querySelector("progress").value) > 0, null, { timeout: 60000 });
   const thread = await page.$eval("#a", (e) => e.trainingThread);
@@ -185,7 +140,7 @@ async function runAttention(browser, server, { blob }) {
   if (!blob) {
     // a second run: straight to the main thread, no second refusal
     await page.$eval("#a", (e) => { e.trainOptions = { maxSteps: 5, evalEvery: 5, heldout: 32 }; });
-    const again = await trainAndWatchFrames(page);
+    const again = await trainWatchingFrames(page, "a");
     check(again.detail.step === 5 && page.workers().length === 0, `${tag}: a second run trains on the main thread too (${JSON.stringify(again.detail)})`);
   }
   const csp = await page.evaluate(() => window.__csp);
@@ -212,7 +167,7 @@ async function main() {
   await fs.writeFile(path.join(dir, "attention-blob.html"), ATTENTION(`${STRICT}; worker-src 'self' blob:`));
   await fs.writeFile(path.join(dir, "attention-strict.html"), ATTENTION(STRICT));
   const server = await serve(dir);
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  const browser = await launch();
   try {
     await run(browser, server, { noSimd: false });
     await run(browser, server, { noSimd: true });
@@ -223,8 +178,7 @@ async function main() {
     await server.close();
     await fs.rm(dir, { recursive: true, force: true });
   }
-  console.log(`single-file: ${passed} passed, ${failed} failed`);
-  if (failed) process.exit(1);
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+await main().catch(fail);
+summary("single-file");

@@ -9,44 +9,15 @@
 // build/screenshots/.
 import fs from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { startServer } from "../../web/serve.mjs";
+import { SITE, SHOTS, launch, check, fail, summary, open as openPage, ready, frames } from "./harness.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const SITE = path.join(ROOT, "dist/site");
-const SHOTS = path.join(ROOT, "build/screenshots");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-let passed = 0, failed = 0;
-function check(cond, what) {
-  if (cond) passed++;
-  else { failed++; console.error(`FAIL: ${what}`); }
+// The built page, once ready.
+async function open(browser, url, origin, opts) {
+  const opened = await openPage(browser, url, origin, opts);
+  await ready(opened.page);
+  return opened;
 }
-
-async function open(browser, url, origin, opts = {}) {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 1000 }, ...opts });
-  const log = { errors: [], foreign: [], requests: [] };
-  page.on("console", (m) => { if (m.type() === "error") log.errors.push(m.text()); });
-  page.on("pageerror", (e) => log.errors.push(String(e)));
-  page.on("request", (r) => {
-    log.requests.push(r.url());
-    if (!r.url().startsWith(origin) && !r.url().startsWith("blob:")) log.foreign.push(r.url());
-  });
-  await page.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  await page.goto(url);
-  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
-  return { page, log };
-}
-
-const frames = (page, n = 2) => page.evaluate((k) => new Promise((r) => {
-  const step = (i) => (i ? requestAnimationFrame(() => step(i - 1)) : r());
-  step(k);
-}), n);
 
 const readout = (page, id) => page.$eval(`#${id} .readout`, (e) => e.textContent);
 const spanZ = (page) => page.$eval("#span", (e) => e.z);
@@ -312,7 +283,7 @@ async function checkMissingModel(browser, server) {
 
 try {
   const server = await startServer({ root: SITE });
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  const browser = await launch();
   try {
     const { page, log } = await open(browser, server.url, server.url);
     await checkSpan(page, log);
@@ -335,8 +306,6 @@ try {
     await server.close();
   }
 } catch (err) {
-  failed++;
-  console.error(`FAIL: ${err.stack || err}`);
+  fail(err);
 }
-console.log(`span-pooling: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+summary("span-pooling");

@@ -10,26 +10,8 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { startServer } from "../../web/serve.mjs";
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const SITE = path.join(ROOT, "dist/site");
-const SHOTS = path.join(ROOT, "build/screenshots");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-let passed = 0, failed = 0;
-function check(cond, what) {
-  if (cond) passed++;
-  else { failed++; console.error(`FAIL: ${what}`); }
-}
-
-const frames = (page, n = 2) => page.evaluate((k) => new Promise((r) => {
-  const step = (i) => (i ? requestAnimationFrame(() => step(i - 1)) : r());
-  step(k);
-}), n);
+import { SITE, SHOTS, launch, check, fail, summary, open, ready, frames, trainWatchingFrames } from "./harness.mjs";
 
 // What the widget shows, read from its shadow root.
 const state = (page, id = "attention") => page.$eval(`#${id}`, (e) => {
@@ -69,35 +51,23 @@ const trained = (page, ms) => page.evaluate((t) => new Promise((resolve, reject)
 
 async function checkSection(browser, server) {
   // a short viewport, so section 8 is far below the fold at first
-  const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
-  const log = { errors: [], foreign: [], models: [] };
-  page.on("console", (m) => { if (m.type() === "error") log.errors.push(m.text()); });
-  page.on("pageerror", (e) => log.errors.push(String(e)));
-  page.on("request", (r) => {
-    const u = r.url();
-    if (!u.startsWith(server.url) && !u.startsWith("blob:")) log.foreign.push(u);
-    if (u.endsWith(".sxm")) log.models.push(u.slice(server.url.length));
-  });
-  await page.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  await page.goto(server.url);
-  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 700 } });
+  const models = () => log.requests.filter((u) => u.endsWith(".sxm")).map((u) => u.slice(server.url.length));
+  await ready(page);
   await frames(page, 3);
 
   // ---- lazy: nothing fetched while the section is out of view
   const below = await page.$eval("#attention", (e) => e.getBoundingClientRect().top - window.innerHeight);
   check(below > 400, `section 8 starts well below the fold (${below} px)`);
   await page.waitForTimeout(300);
-  check(log.models.length === 0, `no model fetched before section 8 is shown (got ${JSON.stringify(log.models)})`);
+  check(models().length === 0, `no model fetched before section 8 is shown (got ${JSON.stringify(models())})`);
   check((await state(page)).source.includes("loads when"), "the widget says the model loads when shown");
 
   // ---- shown: the default model (reverse, learned alpha), and only its file
   await page.locator("#attention").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
   let s = await state(page);
-  check(JSON.stringify(log.models) === JSON.stringify(["models/reverse-alpha.sxm"]), `only reverse-alpha.sxm fetched (got ${JSON.stringify(log.models)})`);
+  check(JSON.stringify(models()) === JSON.stringify(["models/reverse-alpha.sxm"]), `only reverse-alpha.sxm fetched (got ${JSON.stringify(models())})`);
   check(s.panels === 24, `24 heatmaps: 3 kinds x 2 layers x 4 heads (got ${s.panels})`);
   check(s.input === "abcdefgh" && s.output === "hgfedcba" && s.io.includes("✓"), `default input reversed (got ${s.io})`);
   check(s.dots > 0, `learned alpha: exact zeros drawn as dots (${s.dots} panels with dots)`);
@@ -142,8 +112,8 @@ async function checkSection(browser, server) {
   s = await state(page);
   check(s.output === "2000-01-01" && s.io.includes("✓"), `date "1 Jan 2000" -> "2000-01-01" (got ${s.io})`);
   await page.locator("#attention").screenshot({ path: path.join(SHOTS, "attention-date-entmax15.png") });
-  check(JSON.stringify(log.models) === JSON.stringify(["models/reverse-alpha.sxm", "models/reverse-softmax.sxm", "models/reverse-entmax15.sxm", "models/date-entmax15.sxm"]),
-    `only the shown models' files fetched, once each (got ${JSON.stringify(log.models)})`);
+  check(JSON.stringify(models()) === JSON.stringify(["models/reverse-alpha.sxm", "models/reverse-softmax.sxm", "models/reverse-entmax15.sxm", "models/date-entmax15.sxm"]),
+    `only the shown models' files fetched, once each (got ${JSON.stringify(models())})`);
 
   // ---- keyboard: focus a heatmap, arrows move over its weights
   const panel = page.locator("#attention svg.maps .panel >> nth=20"); // cross-attention, layer 2, head 1
@@ -290,34 +260,12 @@ async function checkNoWorkerFile(browser) {
 }
 
 async function noWorkerFile(browser, server) {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-  const errors = [], requests = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("request", (r) => requests.push(r.url()));
-  await page.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  await page.goto(server.url + "#transformer-section");
-  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  const { page, log: { errors, requests } } = await open(browser, server.url + "#transformer-section", server.url, { viewport: { width: 1100, height: 900 } });
+  await ready(page);
   await page.locator("#attention").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
   await page.$eval("#attention", (e) => { e.trainOptions = { maxSteps: 100, evalEvery: 50, heldout: 64 }; });
-  const watched = page.evaluate(() => new Promise((resolve, reject) => {
-    const el = document.getElementById("attention");
-    const t0 = performance.now(), gaps = [];
-    let last = t0, over = false;
-    const tick = (now) => { gaps.push(now - last); last = now; if (!over) requestAnimationFrame(tick); };
-    requestAnimationFrame(tick);
-    const timer = setTimeout(() => { over = true; reject(new Error("no sx-attention-trained event in 120 s")); }, 120000);
-    el.addEventListener("sx-attention-trained", (e) => {
-      over = true;
-      clearTimeout(timer);
-      resolve({ frames: gaps.length, worst: Math.max(0, ...gaps), ms: performance.now() - t0, detail: e.detail });
-    }, { once: true });
-  }));
-  await page.locator("#attention button.start").click();
+  const watched = trainWatchingFrames(page, "attention");
   await page.waitForFunction(() => document.getElementById("attention").trainingThread === "main", null, { timeout: 20000 });
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector("progress").value > 0, null, { timeout: 60000 });
   let s = await state(page);
@@ -357,12 +305,8 @@ async function noWorkerFile(browser, server) {
 
 // Dark mode: the widget follows prefers-color-scheme.
 async function checkDark(browser, server) {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 900 }, colorScheme: "dark" });
-  const errors = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(server.url + "#transformer-section");
-  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+  const { page, log: { errors } } = await open(browser, server.url + "#transformer-section", server.url, { viewport: { width: 1100, height: 900 }, colorScheme: "dark" });
+  await ready(page);
   await page.locator("#attention").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
   const bg = await page.$eval("#attention", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
@@ -374,7 +318,7 @@ async function checkDark(browser, server) {
 
 try {
   const server = await startServer({ root: SITE });
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  const browser = await launch();
   try {
     await checkSection(browser, server);
     await checkNoWorkerFile(browser);
@@ -384,8 +328,6 @@ try {
     await server.close();
   }
 } catch (err) {
-  failed++;
-  console.error(`FAIL: ${err.stack || err}`);
+  fail(err);
 }
-console.log(`transformer: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+summary("transformer");

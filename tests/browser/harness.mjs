@@ -1,0 +1,90 @@
+// What the Chromium tests share: Debian's /usr/bin/chromium launched headless through
+// playwright-core, pass/fail counting with a "<name>: N passed, M failed" summary and exit code,
+// a page that records console errors, page errors, CSP violations (window.__csp) and requests
+// outside its origin, waits for animation frames, and the frame gaps while an sx-attention
+// trains. Each test keeps its own special cases.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const SITE = path.join(ROOT, "dist/site");
+export const SHOTS = path.join(ROOT, "build/screenshots");
+export const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+export const launch = () => chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+
+let passed = 0, failed = 0, echo = false;
+
+// Counts a check; a failure is printed at once. After echoPasses(), passes are printed too.
+export function check(cond, what) {
+  if (cond) { passed++; if (echo) console.log(`ok - ${what}`); }
+  else { failed++; console.error(`FAIL: ${what}`); }
+}
+
+export function echoPasses() { echo = true; }
+
+// An exception that ended a test early counts as one failure.
+export function fail(err) {
+  failed++;
+  console.error(`FAIL: ${err.stack || err}`);
+}
+
+// Prints "<name>: N passed, M failed" and exits, non-zero on any failure.
+export function summary(name) {
+  console.log(`${name}: ${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+// A page with error, CSP-violation and request recorders, navigated to url. log.requests holds
+// every URL asked for, log.foreign those that start neither with origin nor with one of `local`
+// (default blob:). opts go to browser.newPage (default viewport 1100 x 1000), but for `local`
+// and `before(page)`, awaited before the navigation (routes, init scripts, resets).
+export async function open(browser, url, origin, { local = ["blob:"], before, ...opts } = {}) {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1000 }, ...opts });
+  const log = { errors: [], foreign: [], requests: [] };
+  page.on("console", (m) => { if (m.type() === "error") log.errors.push(m.text()); });
+  page.on("pageerror", (e) => log.errors.push(String(e)));
+  page.on("request", (r) => {
+    const u = r.url();
+    log.requests.push(u);
+    if (!u.startsWith(origin) && !local.some((p) => u.startsWith(p))) log.foreign.push(u);
+  });
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  if (before) await before(page);
+  await page.goto(url);
+  return { page, log };
+}
+
+// The built page's ready flag (set once its widgets have rendered).
+export const ready = (page) => page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+
+// Resolves after n animation frames.
+export const frames = (page, n = 2) => page.evaluate((k) => new Promise((r) => {
+  const step = (i) => (i ? requestAnimationFrame(() => step(i - 1)) : r());
+  step(k);
+}), n);
+
+// Frame timestamps (rAF) until the sx-attention#id's sx-attention-trained event: { frames, worst
+// gap, duration ms, detail } of one training run started by a click on its start button.
+export async function trainWatchingFrames(page, id) {
+  const done = page.evaluate((i) => new Promise((resolve, reject) => {
+    const el = document.getElementById(i);
+    const t0 = performance.now(), gaps = [];
+    let last = t0, over = false;
+    const tick = (now) => { gaps.push(now - last); last = now; if (!over) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    const timer = setTimeout(() => { over = true; reject(new Error("no sx-attention-trained event in 120 s")); }, 120000);
+    el.addEventListener("sx-attention-trained", (e) => {
+      over = true;
+      clearTimeout(timer);
+      resolve({ frames: gaps.length, worst: Math.max(0, ...gaps), ms: performance.now() - t0, detail: e.detail });
+    }, { once: true });
+  }), id);
+  await page.locator(`#${id} button.start`).click();
+  return done;
+}
