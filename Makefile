@@ -42,7 +42,7 @@ JS_SRC := $(wildcard wasm/*.js)
 DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
         $(patsubst wasm/%.js,$(D)/%.js,$(JS_SRC))
 
-.PHONY: all site site-size tools-test test test-c test-js test-browser check-simd fuzz fuzz-short bench bench-attention serve clean tools
+.PHONY: all site site-size tools-test test commands-smoke test-c test-js test-browser check-simd fuzz fuzz-short bench bench-attention serve clean tools
 
 WEB_SRC := $(wildcard web/*.html web/*.css web/*.svg web/*.js web/viz/*.js web/widgets/*.js) examples/blog-post.html
 # The shipped checkpoints: <sx-span-mask model> and <sx-attention> fetch them from site/models/.
@@ -150,8 +150,20 @@ test-browser: all
 	$(NODE) tests/browser/readme.mjs
 	$(NODE) tests/browser/single-file.mjs
 
+# The README's other commands, each run once, briefly, so none of them can rot: the two
+# benchmarks (one short round; their figures mean nothing at this length and are not checked:
+# speed targets live in `make bench`), the transfer sizes, and the in-browser training timer on
+# its quickest model (it fails if the model does not reach 99%). Note: the bench runs rewrite
+# build/bench/*.md; run `make bench` again for real figures.
+commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
+	$(NODE) bench/run.mjs --quick --rounds 1 --ms 5 --maps softmax,entmax --n 3,64 > $(B)/bench/smoke-run.txt
+	$(NODE) bench/attention.mjs --quick --rounds 1 --ms 5 > $(B)/bench/smoke-attention.txt
+	$(NODE) tests/browser/sizes.mjs > $(B)/site-size.txt
+	$(NODE) tests/browser/train-time.mjs date-softmax
+	@echo "commands-smoke: make bench, make bench-attention, make site-size and train-time.mjs run"
+
 # The README's test command.
-test: all tools-test check-simd test-c fuzz-short models-check test-js test-browser
+test: all tools-test check-simd test-c fuzz-short models-check test-js test-browser commands-smoke
 	@echo "make test: all suites passed"
 
 $(B)/bench/bench_native: bench/bench_native.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
