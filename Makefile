@@ -116,7 +116,7 @@ check-simd: $(D)/simplexity-simd.wasm $(D)/simplexity.wasm
 	 test $$n -gt 100 && test $$s -eq 0
 
 # Native tests: every tests/c/test_*.c, linked with the core and the shared support files.
-$(B)/native/%: tests/c/%.c $(TEST_SUPPORT) $(CORE_SRC) $(CORE_HDR) tests/c/check.h
+$(B)/native/%: tests/c/%.c $(TEST_SUPPORT) $(CORE_SRC) $(CORE_HDR) tests/c/check.h tests/c/prng.h
 	@mkdir -p $(B)/native
 	$(CC) $(SAN_CFLAGS) -I$(B)/inc -Itests/c $< $(TEST_SUPPORT) $(CORE_SRC) -o $@ -lm
 
@@ -166,7 +166,7 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 test: all tools-test check-simd test-c fuzz-short models-check test-js test-browser commands-smoke
 	@echo "make test: all suites passed"
 
-$(B)/bench/bench_native: bench/bench_native.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+$(B)/bench/bench_native: bench/bench_native.c bench/inputs.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/bench
 	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
 
@@ -176,7 +176,7 @@ bench: all $(B)/bench/bench_native
 # Attention and model speed (issue 3): attention() per mapping at n = 128, 512 and the shipped
 # model's forward tokens/s and train steps/s, SIMD vs scalar wasm vs native, with the mul+add
 # peak probe (bench/peak.c) that relates the times to the reference machine's. Not part of the tests.
-$(B)/bench/bench_attention: bench/bench_attention.c bench/peak.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+$(B)/bench/bench_attention: bench/bench_attention.c bench/inputs.h bench/peak.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/bench
 	$(CC) $(BENCH_CFLAGS) -I$(B)/inc bench/bench_attention.c bench/peak.c $(CORE_SRC) -o $@ -lm
 

@@ -23,13 +23,13 @@
 // before it in the same engine: "% of peak" is the same-run ratio that compares across machines
 // (the reference reached 57% / 60% of its peak), and the peak-normalised time (our time x our
 // peak / 56 GFLOP/s) is the reference's time unit.
-import { Worker } from 'node:worker_threads';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { MAPS, LABELS, ALPHA, LAMBDA, HEADS, NS, DHEADS, MODEL_KINDS, TASK, BATCH, PEAK_ITERS } from './attention-common.mjs';
+import { WorkerEngine } from './common.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_MD = path.join(root, 'build/bench/attention.md');
@@ -66,25 +66,11 @@ let TASK_T = 0;   // the task's width (tasks.width, from the SIMD engine)
 const tokens = () => BATCH * (TASK_T + TASK_T - 1);   // source + decoder-input positions per forward
 
 // ------------------------------------------------------------------- engines
-class JsEngine {
-  constructor(kind) {
-    this.kind = kind;
-    this.worker = new Worker(new URL('./attention-engine.mjs', import.meta.url), {
-      workerData: { kind, api: API, peak: kind === 'simd' && existsSync(PEAK) ? pathToFileURL(PEAK).href : null,
-                    heads: HEADS, alpha: ALPHA, lambda: LAMBDA, batch: BATCH, task: TASK } });
-    this.ready = new Promise((resolve, reject) => {
-      this.worker.once('error', reject);
-      this.worker.once('message', (m) => (m.ready ? resolve() : reject(new Error(m.error))));
-    });
-  }
-  request(msg) {
-    return new Promise((resolve, reject) => {
-      this.worker.once('message', (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
-      this.worker.postMessage(msg);
-    });
-  }
-  close() { return this.worker.terminate(); }
-}
+const JsEngine = function (kind) {
+  return new WorkerEngine(new URL('./attention-engine.mjs', import.meta.url), {
+    kind, api: API, peak: kind === 'simd' && existsSync(PEAK) ? pathToFileURL(PEAK).href : null,
+    heads: HEADS, alpha: ALPHA, lambda: LAMBDA, batch: BATCH, task: TASK });
+};
 
 function runNative(ms, ids) {
   const r = spawnSync(NATIVE, ['--ms', String(ms), '--cases', ids.join(','), '--heads', String(HEADS),

@@ -29,24 +29,7 @@
 #include "simplexity.h"
 
 /* ------------------------------------------------------------------ inputs */
-/* mulberry32, as bench/common.mjs: uniform in [0, 1). */
-static uint32_t rng_state;
-static double rng_uniform(void) {
-    rng_state += 0x6D2B79F5u;
-    uint32_t t = rng_state;
-    t = (t ^ (t >> 15)) * (t | 1u);
-    t ^= t + (t ^ (t >> 7)) * (t | 61u);
-    return (double)(t ^ (t >> 14)) / 4294967296.0;
-}
-
-/* mean 0, standard deviation 1 (sum of four uniforms, exact in double), as common.mjs scores() */
-static void fill_normalish(float *x, size_t count, uint32_t seed) {
-    rng_state = seed;
-    for (size_t i = 0; i < count; i++) {
-        double s = rng_uniform() + rng_uniform() + rng_uniform() + rng_uniform();
-        x[i] = (float)((s - 2.0) * sqrt(3.0));
-    }
-}
+#include "inputs.h"
 
 static double now(clockid_t clock) {
     struct timespec ts;
@@ -142,9 +125,9 @@ static int bench_attn(const char *name, const char *map, int n, int dh, const op
     }
     /* the seeds of attention.mjs: q, k, v of (n, d_head) get 3 consecutive seeds */
     const uint32_t seed = 7000u + (uint32_t)n * 10u + (uint32_t)dh;
-    fill_normalish(a.q, count, seed);
-    fill_normalish(a.k, count, seed + 1);
-    fill_normalish(a.v, count, seed + 2);
+    fill_scores(a.q, count, seed);
+    fill_scores(a.k, count, seed + 1);
+    fill_scores(a.v, count, seed + 2);
     int st = attn_call(&a);
     double check = 0.0, scale = 0.0;
     for (size_t i = 0; i < count; i++) {

@@ -21,24 +21,7 @@
 #include "simplexity.h"
 
 /* ------------------------------------------------------------------ inputs */
-/* mulberry32, as in run.mjs: uniform in [0, 1). */
-static uint32_t rng_state;
-static double rng_uniform(void) {
-    rng_state += 0x6D2B79F5u;
-    uint32_t t = rng_state;
-    t = (t ^ (t >> 15)) * (t | 1u);
-    t ^= t + (t ^ (t >> 7)) * (t | 61u);
-    return (double)(t ^ (t >> 14)) / 4294967296.0;
-}
-
-/* Scores with mean 0 and standard deviation 1 (sum of four uniforms, exact in double). */
-static void fill_scores(float *x, size_t count, uint32_t seed) {
-    rng_state = seed;
-    for (size_t i = 0; i < count; i++) {
-        double s = rng_uniform() + rng_uniform() + rng_uniform() + rng_uniform();
-        x[i] = (float)((s - 2.0) * sqrt(3.0));
-    }
-}
+#include "inputs.h"
 
 /* --------------------------------------------------------------- mappings */
 typedef struct { float alpha, lambda, beta; } params;

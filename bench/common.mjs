@@ -1,5 +1,6 @@
 // common.mjs - what run.mjs, its engine workers and bench_native.c agree on: the mappings and
 // their parameters, the batch shapes, the input generator (bit-identical to bench_native.c's).
+import { Worker } from 'node:worker_threads';
 
 export const MAPS = ['softmax', 'sparsemax', 'entmax15', 'entmax', 'fusedmax', 'oscarmax'];
 export const NS = [3, 64, 512, 4096];
@@ -56,4 +57,25 @@ export function measure(call, rows, ms) {
   const t0 = performance.now();
   do { call(); calls++; t = performance.now(); } while (t - t0 < ms);
   return (calls * rows) / ((t - t0) / 1000);
+}
+
+// An engine in a worker thread (each its own module instance of the library): `ready` resolves
+// on the worker's { ready: true }, `request(msg)` posts one message and resolves with the reply.
+export class WorkerEngine {
+  constructor(url, workerData) {
+    this.kind = workerData.kind;
+    this.worker = new Worker(url, { workerData });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.once('error', reject);
+      this.worker.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+      this.worker.once('message', (m) => (m.ready ? resolve() : reject(new Error(m.error))));
+    });
+  }
+  request(msg) {
+    return new Promise((resolve, reject) => {
+      this.worker.once('message', (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+      this.worker.postMessage(msg);
+    });
+  }
+  close() { return this.worker.terminate(); }
 }

@@ -15,13 +15,12 @@
 // rounds; the table
 // shows the median over rounds, a ratio is the median of the per-round ratios. Each JS engine runs
 // in its own worker thread (one at a time), so the scalar build is a separate module instance.
-import { Worker } from 'node:worker_threads';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync, readFileSync as readFileSyncImported } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
-import { MAPS, NS, PARAMS, LABELS, FLOATS, ROWS3, rowsFor, checksum } from './common.mjs';
+import { MAPS, NS, PARAMS, LABELS, FLOATS, ROWS3, rowsFor, checksum, WorkerEngine } from './common.mjs';
 import { selfCheck } from './plain.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -58,26 +57,11 @@ const ENGINES = [
 ];
 const notes = [];   // printed under the table
 
-class JsEngine {
-  constructor(kind) {
-    this.kind = kind;
-    this.worker = new Worker(new URL('./engine.mjs', import.meta.url), {
-      workerData: { kind, api: API ? pathToFileURL(path.resolve(API)).href : undefined } });
-    this.pending = null;
-    this.ready = new Promise((resolve, reject) => {
-      this.worker.once('error', reject);
-      this.worker.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
-      this.worker.once('message', (m) => (m.ready ? resolve() : reject(new Error(m.error))));
-    });
-  }
-  request(msg) {
-    return new Promise((resolve, reject) => {
-      this.worker.once('message', (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
-      this.worker.postMessage(msg);
-    });
-  }
-  close() { return this.worker.terminate(); }
-}
+// One engine per worker thread (bench/engine.mjs), so every JS engine is its own module instance.
+const JsEngine = function (kind) {
+  return new WorkerEngine(new URL('./engine.mjs', import.meta.url),
+    { kind, api: API ? pathToFileURL(path.resolve(API)).href : undefined });
+};
 
 async function startEngine(kind) {
   const e = new JsEngine(kind);

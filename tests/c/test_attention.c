@@ -14,13 +14,8 @@
 #include "ref_structured.h"
 
 /* ------------------------------------------------------------------ PRNG */
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static double urand(void) { /* splitmix64 -> [0, 1) */
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
-}
+#define SX_TEST_SEED 0x2545F4914F6CDD1Dull
+#include "prng.h"
 static void fill(float *x, size_t n, double lo, double hi) {
     for (size_t i = 0; i < n; i++) x[i] = (float)(lo + (hi - lo) * urand());
 }

@@ -12,18 +12,8 @@
 #include "ref.h"
 
 /* ------------------------------------------------------------------ PRNG */
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next_u64(void) { /* splitmix64 */
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double urand(void) { return (double)(next_u64() >> 11) * 0x1p-53; }
-static double nrand(void) {
-    double u = urand(), v = urand();
-    return sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * v);
-}
+#define SX_TEST_SEED 0x9E3779B97F4A7C15ull
+#include "prng.h"
 
 /* -------------------------------------------------------------- mappings */
 enum { SOFTMAX, SPARSEMAX, ENTMAX15, ENTMAX };

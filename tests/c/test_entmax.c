@@ -14,22 +14,13 @@
 #include "check.h"
 #include "ref.h"
 
-static uint64_t rng = 0x243F6A8885A308D3ull;
-static uint64_t next_u64(void) { /* splitmix64 */
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double urand(void) { return (double)(next_u64() >> 11) * 0x1p-53; }
-static double nrand(void) {
-    double u = urand(), v = urand();
-    return sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * v);
-}
+#define SX_TEST_SEED 0x243F6A8885A308D3ull
+#include "prng.h"
 
 /* Max |p - ref| over one row (Infinity for a NaN, a nonzero masked entry or p off the simplex). */
 static double row_error(const float *p, const float *x, int n, float alpha, float t) {
     double *z = malloc(sizeof(double) * (size_t)n), *q = malloc(sizeof(double) * (size_t)n);
+    if (n < 1 || !z || !q) { free(z); free(q); return INFINITY; } /* callers pass n >= 1 */
     int all_masked = 1;
     for (int i = 0; i < n; i++) {
         z[i] = (double)x[i] / (double)t;
