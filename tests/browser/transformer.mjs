@@ -194,7 +194,7 @@ async function checkSection(browser, server) {
   const left2 = await workersAfter(page);
   check(left2 === 0, `no worker left after Stop (got ${left2})`);
   s = await state(page);
-  check(s.output !== undefined && s.source.includes("trained in this tab"), "the stopped model stays usable");
+  check(s.output !== undefined && s.source.includes("trained in this tab"), `the stopped model is shown as soon as the trained event fires (got "${s.source}")`);
   await page.locator("#attention button.back").click();
   await frames(page, 3);
   check((await state(page)).source.includes("shipped softmax"), "back to the shipped model");
@@ -292,7 +292,7 @@ async function noWorkerFile(browser, server) {
   const sd = await stopped;
   s = await state(page);
   check(sd.stopped === true && sd.step >= 5 && s.source.includes("trained in this tab") && s.tstatus.includes("Trained on the page's main thread"),
-    `404: Stop ends a main-thread run, its model kept (${JSON.stringify(sd)}, "${s.tstatus}")`);
+    `404: Stop ends a main-thread run, its model kept and shown (${JSON.stringify(sd)}, "${s.tstatus}", "${s.source}")`);
   check(await page.$eval("#attention", (e) => e.trainingThread) === null && page.workers().length === 0, "404: nothing left running after Stop");
   check(requests.filter((u) => u.endsWith("/train-worker.js")).length === 1, "404: train-worker.js asked for once (the second run did not try again)");
   // Chromium may log the 404 as "Failed to load resource" in the worker's context; the widget

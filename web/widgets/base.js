@@ -334,7 +334,9 @@ export class SxElement extends HTMLElement {
     return { s, errors };
   }
 
+  // Render at once (a frame already asked for by invalidate() is dropped: it would redo this).
   renderNow() {
+    if (this._frame) { cancelAnimationFrame(this._frame); this._frame = 0; }
     if (!this._ready || this._failure) return;
     const t0 = performance.now();
     const { s, errors } = this.settings();

@@ -14,7 +14,8 @@
 // read-only: trainingWorker (the Worker while one trains), trainingThread ("worker", "main" or null).
 // A model file is fetched only when the widget comes into view, and only the one shown.
 // Events: sx-attention-change { task, kind, input }, sx-attention-progress { step, loss,
-// accuracy }, sx-attention-trained { step, ms, accuracy, reachedAt, test, stopped }.
+// accuracy }, sx-attention-trained { step, ms, wallMs, accuracy, reachedAt, test, stopped } (fired
+// after the widget has drawn the trained or stopped model).
 import { SxElement, define, sheet, svgEl, htmlEl, svgPoint, fmt } from "./base.js";
 import { Model, tasks } from "../simplexity.js";
 import { inspect, EXAMPLES } from "../inspect.js";
@@ -694,10 +695,11 @@ export class SxAttention extends SxElement {
     run.status = msg && !msg.stopped ? "done" : "stopped";
     if (!run.model) this._showRun = false;
     this._backBtn.hidden = !run.model;
+    // draw the final state first, so a listener of the event sees the trained model on screen
+    this._drawTraining();
+    this.renderNow();
     this.emit("trained", { step: run.step, ms: run.ms, wallMs: run.reached ? run.reached.wallMs : null, accuracy: run.accuracy,
       reachedAt: run.reachedAt || null, test: run.test ?? null, stopped: run.status === "stopped" });
-    this._drawTraining();
-    this.invalidate();
   }
 
   _trainFailed(run, message) {
