@@ -92,7 +92,7 @@ async function checkSection(browser, server) {
   // ---- switching models changes the maps; softmax has no exact zero
   const alphaCells = s.cells, alphaZeros = s.zerosCol;
   await page.locator("#attention select >> nth=1").selectOption("softmax");
-  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".source").textContent.includes("softmax"), null, { timeout: 15000 });
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".source").textContent.includes("The shipped softmax"), null, { timeout: 15000 });
   await frames(page);
   s = await state(page);
   check(s.kind === "softmax" && s.output === "fgh", `softmax model answers too (got ${s.io})`);
@@ -100,7 +100,7 @@ async function checkSection(browser, server) {
   check(s.dots === 0 && s.zerosCol.every((z) => z === "0.0%"), `softmax: no exact zero anywhere (dots ${s.dots}, ${s.zerosCol.join(" ")})`);
   check(alphaZeros.some((z) => z !== "0.0%"), "learned alpha: some heads have exact zeros in the table");
   await page.locator("#attention select >> nth=1").selectOption("entmax15");
-  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".source").textContent.includes("1.5-entmax"), null, { timeout: 15000 });
+  await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelector(".source").textContent.includes("The shipped 1.5-entmax"), null, { timeout: 15000 });
   await frames(page);
   s = await state(page);
   check(s.dots > 0 && s.output === "fgh", `1.5-entmax: exact zeros, right answer (dots ${s.dots}, ${s.io})`);
@@ -114,6 +114,18 @@ async function checkSection(browser, server) {
   await page.locator("#attention").screenshot({ path: path.join(SHOTS, "attention-date-entmax15.png") });
   check(JSON.stringify(models()) === JSON.stringify(["models/reverse-alpha.sxm", "models/reverse-softmax.sxm", "models/reverse-entmax15.sxm", "models/date-entmax15.sxm"]),
     `only the shown models' files fetched, once each (got ${JSON.stringify(models())})`);
+
+  // ---- the viewport shrinks under the drawn maps: they redraw two heads a row, and back
+  const layout = () => page.$eval("#attention", (e) => ({ width: e.clientWidth, viewBox: e.shadowRoot.querySelector("svg.maps").getAttribute("viewBox").split(" ").map(Number)[2] }));
+  const wide = await layout();
+  await page.setViewportSize({ width: 480, height: 700 });
+  await frames(page, 4);
+  const thin = await layout();
+  await page.setViewportSize({ width: 1100, height: 700 });
+  await frames(page, 4);
+  const wideAgain = await layout();
+  check(wide.viewBox === 724 && thin.width < 560 && thin.viewBox === 384 && wideAgain.viewBox === 724,
+    `the maps follow the widget's width: narrow layout below 560 px, wide again after (${JSON.stringify([wide, thin, wideAgain])})`);
 
   // ---- keyboard: focus a heatmap, arrows move over its weights
   const panel = page.locator("#attention svg.maps .panel >> nth=20"); // cross-attention, layer 2, head 1

@@ -39,6 +39,7 @@ const MAP_TITLES = {
 const LIB = new URL(/\/widgets\/sx-attention\.js([?#].*)?$/.test(import.meta.url) ? "../" : "./", import.meta.url);
 const TITLE_H = 24, BLOCK_GAP = 18, LOSS_W = 720, LOSS_H = 170;
 const STOP_TIMEOUT_MS = 8000;
+const NARROW_PX = 560;
 const short = (v) => String(Number(v.toFixed(1))); // 9 rather than 9.0
 
 // Worker URLs that could not be started on this page, and why: later runs train on the main
@@ -156,11 +157,22 @@ export class SxAttention extends SxElement {
         this._observer.observe(this);
       }
     }
+    // redraw the maps in the other layout when the widget's width crosses NARROW_PX
+    if (!this._resize && typeof ResizeObserver === "function") {
+      this._resize = new ResizeObserver(() => {
+        if (this._narrow !== undefined && this._narrow !== this._isNarrow()) this.invalidate();
+      });
+      this._resize.observe(this);
+    }
   }
+
+  // Heatmaps two heads a row below this width (a phone, a narrow column), all heads a row above.
+  _isNarrow() { return this.clientWidth > 0 && this.clientWidth < NARROW_PX; }
 
   disconnectedCallback() {
     super.disconnectedCallback();
     if (this._observer) { this._observer.disconnect(); this._observer = null; }
+    if (this._resize) { this._resize.disconnect(); this._resize = null; }
     this._stopWorker();
     if (this._run && this._run.model) this._run.model.free();
     this._run = null;
@@ -356,7 +368,7 @@ export class SxAttention extends SxElement {
     const svg = this._svg;
     const focused = this.shadowRoot.activeElement;
     const hadFocus = Boolean(focused && focused.classList && focused.classList.contains("panel"));
-    const narrow = this.clientWidth > 0 && this.clientWidth < 560;
+    const narrow = this._narrow = this._isNarrow();
     const W = narrow ? 380 : 720;
     svg.replaceChildren();
     this._blocks = [];
