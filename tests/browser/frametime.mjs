@@ -7,25 +7,19 @@
 //     style + layout (document.body.offsetHeight): the work one frame has to fit in 16 ms;
 //  2. real input: mouse moves dispatched by the browser on the z_B handle, timed from the
 //     pointermove event to the end of the animation frame that redraws (with forced layout).
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+// Like the other browser tests it fails (exit code 1) on a console or page error, a CSP violation
+// or a request outside the page's origin; the figures themselves are not checked.
 import { startServer } from "../../web/serve.mjs";
+import { SITE, launch, check, fail, summary, open, ready } from "./harness.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-const server = await startServer({ root: path.join(ROOT, "dist/site") });
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
 const stats = (a) => {
   const s = [...a].sort((x, y) => x - y);
   return { median: s[Math.floor(s.length / 2)], p95: s[Math.floor(s.length * 0.95)], max: s[s.length - 1], n: s.length };
 };
-try {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
-  await page.goto(server.url);
-  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+
+async function measure(browser, server) {
+  const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 1400 } });
+  await ready(page);
 
   // 1. synchronous recompute + redraw of every widget the drag touches
   const sync = await page.evaluate(() => {
@@ -72,7 +66,23 @@ try {
   console.log(`  per widget render (median): ${Object.entries(sync.per).map(([k, v]) => `${k} ${f(v)} ms`).join(", ")}`);
   console.log(`  real mouse: pointermove -> frame rendered: median ${f(s2.median)} ms, p95 ${f(s2.p95)} ms over ${s2.n} moves`);
   console.log(`  target < 16 ms: ${s1.p95 < 16 && s2.p95 < 16 ? "met" : "NOT met"}`);
-} finally {
-  await browser.close();
-  await server.close();
+  const csp = await page.evaluate(() => window.__csp);
+  check(csp.length === 0, `zero CSP violations (got ${JSON.stringify(csp)})`);
+  check(log.errors.length === 0, `zero console errors (got ${JSON.stringify(log.errors)})`);
+  check(log.foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
+  await page.close();
 }
+
+try {
+  const server = await startServer({ root: SITE });
+  const browser = await launch();
+  try {
+    await measure(browser, server);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+} catch (err) {
+  fail(err);
+}
+summary("frametime");

@@ -1,7 +1,8 @@
 // train-time.mjs - how long "Train from scratch" (section 8, <sx-attention>) takes to reach 99%
 // held-out exact-sequence accuracy in real Chromium: SIMD wasm, one thread, in the page's Web
 // Worker, the schedule of web/trainer.js, a model of the shipped size (2 + 2 layers, d_model 32,
-// 4 heads, 44 k parameters). Not part of `make test`: run `make site` then
+// 4 heads, 44 k parameters). `make test` runs it on date-softmax (commands-smoke); by hand, run
+// `make site` then
 //   node tests/browser/train-time.mjs [task-kind ...]      (default: reverse-softmax reverse-alpha date-alpha-span)
 // Training stops when 99.5% of 500 held-out validation examples (checked every 50 steps) and of
 // 2000 more come out exactly right (the margin over 99% and the two stages: web/trainer.js).
@@ -11,41 +12,34 @@
 //   training  the worker's own time in training steps and evaluations up to that point
 //   steps     the step of that evaluation, and the two held-out accuracies there
 //   test      the final model's exact accuracy on 2000 further held-out examples: the 99% check
-// The machine is shared: the figures move with its load (printed first).
+// The machine is shared: the figures move with its load (printed first). It fails (exit code 1)
+// when a model does not reach 99%, on a console or page error, a CSP violation or a request
+// outside the page's origin, and (exit code 2) on a name that is not <task>-<kind>.
 import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { startServer } from "../../web/serve.mjs";
+import { SITE, launch, check, fail, summary, open, ready } from "./harness.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const RUNS = process.argv.slice(2).length ? process.argv.slice(2) : ["reverse-softmax", "reverse-alpha", "date-alpha-span"];
 const TASKS = ["reverse", "sort", "after_marker", "date"];
+const KINDS = ["softmax", "entmax15", "alpha", "alpha-span"];
 
-const server = await startServer({ root: path.join(ROOT, "dist/site") });
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
-let bad = 0;
-try {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  await page.goto(server.url);
-  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
+// Every run name is checked before the browser starts.
+const runs = RUNS.map((run) => {
+  const task = TASKS.find((t) => run.startsWith(`${t}-`));
+  return { run, task, kind: task && run.slice(task.length + 1) };
+});
+const badNames = runs.filter((r) => !r.task || !KINDS.includes(r.kind));
+for (const { run } of badNames) console.error(`train-time: ${run} is not <task>-<kind> (tasks ${TASKS.join(", ")}; kinds ${KINDS.join(", ")})`);
+if (badNames.length) process.exit(2);
+
+async function time(browser, server) {
+  const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 900 } });
+  await ready(page);
   await page.locator("#attention").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
   console.log(`Chromium ${browser.version()}, ${os.cpus().length} cores, load average ${os.loadavg().map((v) => v.toFixed(2)).join(" ")}`);
   console.log("run                      wall     training  steps  val (500)  confirm (2000)  test (2000)  SIMD");
-  for (const run of RUNS) {
-    const task = TASKS.find((t) => run.startsWith(`${t}-`));
-    const kind = task && run.slice(task.length + 1);
-    if (!task || !["softmax", "entmax15", "alpha", "alpha-span"].includes(kind)) {
-      console.error(`train-time: ${run} is not <task>-<kind> (tasks ${TASKS.join(", ")}; kinds softmax, entmax15, alpha, alpha-span)`);
-      bad++;
-      continue;
-    }
+  for (const { run, task, kind } of runs) {
     await page.locator("#attention select >> nth=0").selectOption(task);
     await page.locator("#attention select >> nth=1").selectOption(kind);
     const detail = await page.evaluate(() => new Promise((resolve, reject) => {
@@ -62,13 +56,27 @@ try {
       el.shadowRoot.querySelector("button.start").click();
     }));
     const r = detail.reachedAt;
-    if (!r) bad++;
     const pct = (v, w) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(2)}%`).padStart(w);
     console.log(`${run.padEnd(22)} ${r ? `${(detail.wallMs / 1000).toFixed(1)} s`.padStart(7) : "  never"}  ${r ? `${(r.ms / 1000).toFixed(1)} s`.padStart(8) : "        "}  ${String(r ? r.step : detail.step).padStart(5)}  ${pct(r ? r.accuracy : detail.accuracy, 9)}  ${pct(r ? r.confirm : null, 14)}  ${pct(detail.test, 11)}  ${detail.simd ? "yes" : "no"}`);
+    check(r, `${run}: reaches 99% (got ${pct(detail.accuracy, 0)} of the validation examples at step ${detail.step})`);
   }
-  if (errors.length) { console.error(`train-time: page errors: ${errors.join(" | ")}`); bad++; }
-} finally {
-  await browser.close();
-  await server.close();
+  const csp = await page.evaluate(() => window.__csp);
+  check(csp.length === 0, `zero CSP violations (got ${JSON.stringify(csp)})`);
+  check(log.errors.length === 0, `zero console errors (got ${JSON.stringify(log.errors)})`);
+  check(log.foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
+  await page.close();
 }
-process.exit(bad ? 1 : 0);
+
+try {
+  const server = await startServer({ root: SITE });
+  const browser = await launch();
+  try {
+    await time(browser, server);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+} catch (err) {
+  fail(err);
+}
+summary("train-time");
