@@ -8,6 +8,8 @@
 //   node bench/attention.mjs [--quick] [--rounds R] [--ms T] [--json out.json]
 //                            [--only attn|model] [--api path/to/simplexity.js]
 //                            [--native path/to/bench_attention] [--peak path/to/peak-simd.wasm]
+//                            [--out DIR]   (default build/bench: the table, attention.md)
+// An unknown option or a bad value is an error (exit code 2) naming it; --help prints the usage.
 //
 // Method (a noisy 2-core shared machine): every engine's output checked against the native one
 // on the bench inputs first; every case warmed up; then R rounds, each measuring every
@@ -24,34 +26,40 @@
 // (the reference reached 57% / 60% of its peak), and the peak-normalised time (our time x our
 // peak / 56 GFLOP/s) is the reference's time unit.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { MAPS, LABELS, ALPHA, LAMBDA, HEADS, NS, DHEADS, MODEL_KINDS, TASK, BATCH, PEAK_ITERS } from './attention-common.mjs';
-import { WorkerEngine } from './common.mjs';
+import { WorkerEngine, median, mdTable, cpuSnapshot, foreignLoad,
+         commandLine, wholeNumber, positiveNumber, existingFile, outputDir } from './common.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const RESULTS_MD = path.join(root, 'build/bench/attention.md');
 const REF = { 128: 0.53, 512: 8.0 };   // ms, softmax attention, 4 heads, d_head 64, wasm SIMD
 const REF_PEAK = 56;                    // GFLOP/s, the reference machine's 128-bit mul + add peak
 const REF_ORT = { 128: 0.84, 512: 12.4 };   // onnxruntime-web, one thread, same machine
 
 // ------------------------------------------------------------------- options
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 && i + 1 < argv.length ? argv[i + 1] : dflt; };
-const QUICK = argv.includes('--quick');
-const ROUNDS = Number(opt('--rounds', QUICK ? 1 : 3));
-const MS = Number(opt('--ms', QUICK ? 60 : 250));
-const ONLY = opt('--only', null);
-const JSON_OUT = opt('--json', null);
-const API = pathToFileURL(path.resolve(opt('--api', path.join(root, 'dist/simplexity.js')))).href;
-const NATIVE = path.resolve(opt('--native', path.join(root, 'build/bench/bench_attention')));
-const PEAK = path.resolve(opt('--peak', path.join(root, 'build/bench/peak-simd.wasm')));
-if (!(ROUNDS >= 1) || !(MS > 0) || (ONLY && !['attn', 'model'].includes(ONLY))) {
-  console.error('usage: node bench/attention.mjs [--quick] [--rounds R] [--ms T] [--json out.json] [--only attn|model]');
-  process.exit(2);
-}
+const USAGE = 'usage: node bench/attention.mjs [--quick] [--rounds R] [--ms T] [--only attn|model] [--out DIR] [--json out.json]\n' +
+  '                                [--api path/to/simplexity.js] [--native path/to/bench_attention] [--peak path/to/peak-simd.wasm]';
+const { QUICK, ROUNDS, MS, ONLY, OUT, JSON_OUT, API, NATIVE, PEAK } = commandLine('bench/attention.mjs', USAGE, {
+  quick: { type: 'boolean' }, rounds: { type: 'string' }, ms: { type: 'string' }, only: { type: 'string' },
+  out: { type: 'string' }, json: { type: 'string' }, api: { type: 'string' }, native: { type: 'string' }, peak: { type: 'string' },
+}, (v, bad) => {
+  if (v.only !== undefined && !['attn', 'model'].includes(v.only)) bad(`--only takes attn or model (got '${v.only}')`);
+  return {
+    QUICK: Boolean(v.quick),
+    ROUNDS: v.rounds === undefined ? (v.quick ? 1 : 3) : wholeNumber(v.rounds, '--rounds', bad),
+    MS: v.ms === undefined ? (v.quick ? 60 : 250) : positiveNumber(v.ms, '--ms', bad),
+    ONLY: v.only ?? null,
+    OUT: outputDir(v.out ?? path.join(root, 'build/bench'), '--out', bad),
+    JSON_OUT: v.json ?? null,
+    API: pathToFileURL(v.api === undefined ? path.join(root, 'dist/simplexity.js') : existingFile(v.api, '--api', bad)).href,
+    NATIVE: v.native === undefined ? path.join(root, 'build/bench/bench_attention') : existingFile(v.native, '--native', bad),
+    PEAK: v.peak === undefined ? path.join(root, 'build/bench/peak-simd.wasm') : existingFile(v.peak, '--peak', bad),
+  };
+});
+const RESULTS_MD = path.join(OUT, 'attention.md');
 
 // -------------------------------------------------------------------- cases
 const cases = [];
@@ -81,34 +89,9 @@ function runNative(ms, ids) {
 }
 
 // -------------------------------------------------------------- formatting
-const median = (a) => {
-  const s = (a ?? []).filter((v) => v != null && isFinite(v)).sort((p, q) => p - q);
-  if (!s.length) return null;
-  const h = s.length >> 1;
-  return s.length % 2 ? s[h] : 0.5 * (s[h - 1] + s[h]);
-};
 const fx = (v, d = 2) => (v == null || !isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(d));
 const ratio = (v) => (v == null || !isFinite(v) ? '-' : `${fx(v)}x`);
 const ms = (v) => (v == null ? '-' : v >= 100 ? `${v.toFixed(0)} ms` : v >= 1 ? `${v.toFixed(2)} ms` : `${v.toFixed(3)} ms`);
-function mdTable(head, rows, left = 2) {
-  const w = head.map((h, j) => Math.max(h.length, ...rows.map((r) => String(r[j]).length)));
-  const line = (r) => `| ${r.map((c, j) => (j < left ? String(c).padEnd(w[j]) : String(c).padStart(w[j]))).join(' | ')} |`;
-  return [line(head), `|${w.map((x, j) => (j < left ? ':' : '-') + '-'.repeat(x) + (j < left ? '-' : ':')).join('|')}|`, ...rows.map(line)].join('\n');
-}
-// Other processes' share of the machine's CPU during the run (see bench/run.mjs).
-function cpuSnapshot() {
-  try {
-    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const busy = cpu.reduce((a, b) => a + b, 0) - cpu[3] - (cpu[4] || 0);
-    const st = readFileSync('/proc/self/stat', 'utf8');
-    const f = st.slice(st.lastIndexOf(')') + 2).split(' ').map(Number);
-    return { busy, self: f[11] + f[12] + f[13] + f[14], t: performance.now() };
-  } catch { return null; }
-}
-function foreignLoad(a, b) {
-  if (!a || !b) return null;
-  return Math.max(0, (b.busy - a.busy - (b.self - a.self)) / 100 / (((b.t - a.t) / 1000) * os.cpus().length));
-}
 
 // ---------------------------------------------------------------------- main
 const t00 = performance.now();
@@ -313,6 +296,7 @@ console.log(`\n${((performance.now() - t00) / 1000).toFixed(0)} s; table written
 mkdirSync(path.dirname(RESULTS_MD), { recursive: true });
 writeFileSync(RESULTS_MD, `${header}\n${verifySummary}\n\n${text}\n`);
 if (JSON_OUT) {
+  mkdirSync(path.dirname(path.resolve(JSON_OUT)), { recursive: true });
   writeFileSync(JSON_OUT, JSON.stringify({ header, quick: QUICK, rounds: ROUNDS, ms: MS, heads: HEADS, alpha: ALPHA, lambda: LAMBDA,
     task: TASK, batch: BATCH, engines: Object.fromEntries(Object.entries(js).map(([k, e]) => [k, e.info])),
     verify, notes, foreign_cpu_share: load, results, targets }, null, 2));

@@ -1,5 +1,11 @@
 // common.mjs - what run.mjs, its engine workers and bench_native.c agree on: the mappings and
-// their parameters, the batch shapes, the input generator (bit-identical to bench_native.c's).
+// their parameters, the batch shapes, the input generator (bit-identical to bench_native.c's);
+// and what run.mjs and attention.mjs share: the worker engine, the command-line checks, the
+// median, the markdown table and the other processes' share of the CPU.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 
 export const MAPS = ['softmax', 'sparsemax', 'entmax15', 'entmax', 'fusedmax', 'oscarmax'];
@@ -78,4 +84,89 @@ export class WorkerEngine {
     });
   }
   close() { return this.worker.terminate(); }
+}
+
+// The median of the finite values of a (null when there is none).
+export const median = (a) => {
+  const s = (a ?? []).filter((v) => v != null && isFinite(v)).sort((p, q) => p - q);
+  if (!s.length) return null;
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h] : 0.5 * (s[h - 1] + s[h]);
+};
+
+// A markdown table: the first `left` columns left-aligned, the others right-aligned.
+export function mdTable(head, rows, left) {
+  const w = head.map((h, j) => Math.max(h.length, ...rows.map((r) => String(r[j]).length)));
+  const line = (r) => `| ${r.map((c, j) => (j < left ? String(c).padEnd(w[j]) : String(c).padStart(w[j]))).join(' | ')} |`;
+  return [line(head), `|${w.map((x, j) => (j < left ? ':' : '-') + '-'.repeat(x) + (j < left ? '-' : ':')).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+// Other processes' CPU use while a bench runs: (all busy CPU time) - (ours, with waited-for
+// children), as a share of the machine, from two snapshots. The machines are shared: a busy
+// neighbour spoils absolute figures (the ratios, measured in the same round, suffer less).
+export function cpuSnapshot() {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const busy = cpu.reduce((a, b) => a + b, 0) - cpu[3] - (cpu[4] || 0);   // minus idle, iowait
+    const st = readFileSync('/proc/self/stat', 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ').map(Number);   // f[11..14]: utime stime cutime cstime
+    return { busy, self: f[11] + f[12] + f[13] + f[14], t: performance.now() };
+  } catch { return null; }
+}
+export function foreignLoad(a, b) {
+  if (!a || !b) return null;
+  const hz = 100, wall = (b.t - a.t) / 1000;
+  return Math.max(0, (b.busy - a.busy - (b.self - a.self)) / hz / (wall * os.cpus().length));
+}
+
+// A bench's command line: node's parseArgs in strict mode (an unknown option, a positional
+// argument, an option without its value or a flag given a value is an error), then `check(values,
+// bad)` checks the values, calling bad(message) on the first wrong one. An error prints
+// "<script>: <message>" and the usage, and exits with code 2; --help prints the usage, exit 0.
+export function commandLine(script, usage, options, check) {
+  const bad = (msg) => {
+    console.error(`${script}: ${msg}\n${usage}`);
+    process.exit(2);
+  };
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+  } catch (err) {
+    bad(err.message.replace(/\s*\n\s*/g, ' '));
+  }
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  return check(values, bad);
+}
+
+// Value checks for commandLine: each returns the value or calls bad() with what is wrong.
+export function wholeNumber(v, name, bad) {
+  if (!/^[1-9][0-9]*$/.test(v)) bad(`${name} takes a whole number >= 1 (got '${v}')`);
+  return Number(v);
+}
+export function positiveNumber(v, name, bad) {
+  const x = /^[0-9]+(\.[0-9]+)?$/.test(v) ? Number(v) : NaN;
+  if (!(x > 0)) bad(`${name} takes a number > 0 (got '${v}')`);
+  return x;
+}
+// A comma-separated list whose items (after `parse`) are all in `allowed`.
+export function listOf(v, name, allowed, bad, parse = String) {
+  const items = v.split(',').map((s) => s.trim());
+  const wrong = items.filter((s) => s === '' || !allowed.includes(parse(s)));
+  if (wrong.length) bad(`${name} takes a comma-separated list of ${allowed.join(', ')} (got '${v}')`);
+  return [...new Set(items.map(parse))];
+}
+// A file that must exist (an explicit --api, --native or --peak).
+export function existingFile(v, name, bad) {
+  const p = path.resolve(v);
+  if (!existsSync(p) || !statSync(p).isFile()) bad(`${name}: no such file ${v}`);
+  return p;
+}
+// A folder for the outputs: absent (it is made) or a folder.
+export function outputDir(v, name, bad) {
+  const p = path.resolve(v);
+  if (existsSync(p) && !statSync(p).isDirectory()) bad(`${name}: ${v} exists and is not a folder`);
+  return p;
 }

@@ -5,8 +5,10 @@
 // PASS/MISS per performance target.
 //
 //   node bench/run.mjs [--quick] [--json out.json] [--rounds R] [--ms T] [--maps a,b] [--n 3,64]
+//                      [--out DIR]                     (default build/bench: the table, results.md)
 //                      [--api path/to/simplexity.js]   (default dist/simplexity.js)
 //                      [--native path/to/bench_native] (default build/bench/bench_native)
+// An unknown option or a bad value is an error (exit code 2) naming it; --help prints the usage.
 //
 // Method (a noisy 2-core shared machine): every implementation checked against plain.js on the
 // bench inputs first; every case warmed up (V8 tiers up after 10-40 calls); then R rounds, each
@@ -16,32 +18,35 @@
 // shows the median over rounds, a ratio is the median of the per-round ratios. Each JS engine runs
 // in its own worker thread (one at a time), so the scalar build is a separate module instance.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, readFileSync as readFileSyncImported } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
-import { MAPS, NS, PARAMS, LABELS, FLOATS, ROWS3, rowsFor, checksum, WorkerEngine } from './common.mjs';
+import { MAPS, NS, PARAMS, LABELS, FLOATS, ROWS3, rowsFor, checksum, WorkerEngine, median, mdTable, cpuSnapshot, foreignLoad,
+         commandLine, wholeNumber, positiveNumber, listOf, existingFile, outputDir } from './common.mjs';
 import { selfCheck } from './plain.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const RESULTS_MD = path.join(root, 'build/bench/results.md');
 
 // ------------------------------------------------------------------- options
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 && i + 1 < argv.length ? argv[i + 1] : dflt; };
-const QUICK = argv.includes('--quick');
-const ROUNDS = Number(opt('--rounds', QUICK ? 2 : 5));
-const MS = Number(opt('--ms', QUICK ? 30 : 150));
+const USAGE = 'usage: node bench/run.mjs [--quick] [--rounds R] [--ms T] [--maps softmax,...] [--n 3,64,512,4096]\n' +
+  '                          [--out DIR] [--json out.json] [--api path/to/simplexity.js] [--native path/to/bench_native]';
+const { QUICK, ROUNDS, MS, OUT, JSON_OUT, API, NATIVE, maps, ns } = commandLine('bench/run.mjs', USAGE, {
+  quick: { type: 'boolean' }, rounds: { type: 'string' }, ms: { type: 'string' }, maps: { type: 'string' }, n: { type: 'string' },
+  out: { type: 'string' }, json: { type: 'string' }, api: { type: 'string' }, native: { type: 'string' },
+}, (v, bad) => ({
+  QUICK: Boolean(v.quick),
+  ROUNDS: v.rounds === undefined ? (v.quick ? 2 : 5) : wholeNumber(v.rounds, '--rounds', bad),
+  MS: v.ms === undefined ? (v.quick ? 30 : 150) : positiveNumber(v.ms, '--ms', bad),
+  OUT: outputDir(v.out ?? path.join(root, 'build/bench'), '--out', bad),
+  JSON_OUT: v.json ?? null,
+  API: v.api === undefined ? null : existingFile(v.api, '--api', bad),   // another build of the JS API
+  NATIVE: v.native === undefined ? path.join(root, 'build/bench/bench_native') : existingFile(v.native, '--native', bad),
+  maps: v.maps === undefined ? MAPS : listOf(v.maps, '--maps', MAPS, bad),
+  ns: v.n === undefined ? NS : listOf(v.n, '--n', NS, bad, Number),
+}));
+const RESULTS_MD = path.join(OUT, 'results.md');
 const WARM_CALLS = QUICK ? 15 : 40, WARM_MS = QUICK ? 10 : 60, WARM_CAP = QUICK ? 60 : 400;
-const JSON_OUT = opt('--json', null);
-const API = opt('--api', null);   // another build of the JS API (a file path)
-const NATIVE = path.resolve(opt('--native', path.join(root, 'build/bench/bench_native')));
-const maps = opt('--maps', MAPS.join(',')).split(',').filter((m) => MAPS.includes(m));
-const ns = opt('--n', NS.join(',')).split(',').map(Number).filter((n) => NS.includes(n));
-if (!maps.length || !ns.length || !(ROUNDS >= 1) || !(MS > 0)) {
-  console.error('usage: node bench/run.mjs [--quick] [--json out.json] [--rounds R] [--ms T] [--maps softmax,...] [--n 3,64,512,4096]');
-  process.exit(2);
-}
 const cases = ns.flatMap((n) => maps.map((map) => ({ map, n })));
 const key = (c) => `${c.map}/${c.n}`;
 
@@ -101,36 +106,6 @@ function rate(v) {
   return v.toFixed(0);
 }
 const ratio = (v) => (v == null || !isFinite(v) ? '-' : `${v >= 10 ? v.toFixed(1) : v.toFixed(2)}x`);
-const median = (a) => {
-  const s = a.filter((v) => v != null && isFinite(v)).sort((p, q) => p - q);
-  if (!s.length) return null;
-  const h = s.length >> 1;
-  return s.length % 2 ? s[h] : 0.5 * (s[h - 1] + s[h]);
-};
-function mdTable(head, rows) {
-  const w = head.map((h, j) => Math.max(h.length, ...rows.map((r) => String(r[j]).length)));
-  const line = (r) => `| ${r.map((c, j) => (j < 2 ? String(c).padEnd(w[j]) : String(c).padStart(w[j]))).join(' | ')} |`;
-  return [line(head), `|${w.map((x, j) => (j < 2 ? ':' : '-') + '-'.repeat(x) + (j < 2 ? '-' : ':')).join('|')}|`, ...rows.map(line)].join('\n');
-}
-
-// Other processes' CPU use while we run: (all busy CPU time) - (ours, with waited-for children),
-// as a share of the machine. The machines are shared: a busy neighbour spoils absolute figures
-// (the ratios, measured in the same round, suffer less).
-function cpuSnapshot() {
-  try {
-    const readFileSync = readFileSyncImported;
-    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const busy = cpu.reduce((a, b) => a + b, 0) - cpu[3] - (cpu[4] || 0);   // minus idle, iowait
-    const st = readFileSync('/proc/self/stat', 'utf8');
-    const f = st.slice(st.lastIndexOf(')') + 2).split(' ').map(Number);   // f[11..14]: utime stime cutime cstime
-    return { busy, self: f[11] + f[12] + f[13] + f[14], t: performance.now() };
-  } catch { return null; }
-}
-function foreignLoad(a, b) {
-  if (!a || !b) return null;
-  const hz = 100, wall = (b.t - a.t) / 1000;
-  return Math.max(0, (b.busy - a.busy - (b.self - a.self)) / hz / (wall * os.cpus().length));
-}
 
 // ---------------------------------------------------------------------- main
 const t00 = performance.now();
@@ -263,7 +238,7 @@ for (const c of cases) {
                   ratio(row.ratios.simd_scalar), ratio(row.ratios.simd_plain),
                   ratio(row.ratios.simd_native), ratio(row.ratios.simd_tfjs)]);
 }
-const table = mdTable(head, tableRows);
+const table = mdTable(head, tableRows, 2);
 
 // Spread: the worst (max - min) / median over rounds of any cell.
 let worst = { v: 0 };
@@ -322,6 +297,7 @@ console.log(`\n${((performance.now() - t00) / 1000).toFixed(0)} s; table written
 mkdirSync(path.dirname(RESULTS_MD), { recursive: true });
 writeFileSync(RESULTS_MD, md);
 if (JSON_OUT) {
+  mkdirSync(path.dirname(path.resolve(JSON_OUT)), { recursive: true });
   writeFileSync(JSON_OUT, JSON.stringify({
     header, cpu, node: process.version, v8: process.versions.v8, date: new Date().toISOString(),
     quick: QUICK, rounds: ROUNDS, ms: MS, params: PARAMS, engines: Object.fromEntries(jsKinds.map((k) => [k, js[k].info])),
