@@ -9,8 +9,7 @@
 //     pointermove event to the end of the animation frame that redraws (with forced layout).
 // Like the other browser tests it fails (exit code 1) on a console or page error, a CSP violation
 // or a request outside the page's origin; the figures themselves are not checked.
-import { startServer } from "../../web/serve.mjs";
-import { SITE, launch, check, fail, summary, open, ready } from "./harness.mjs";
+import { open, ready, runSuite, checkClean } from "./harness.mjs";
 
 const stats = (a) => {
   const s = [...a].sort((x, y) => x - y);
@@ -66,23 +65,10 @@ async function measure(browser, server) {
   console.log(`  per widget render (median): ${Object.entries(sync.per).map(([k, v]) => `${k} ${f(v)} ms`).join(", ")}`);
   console.log(`  real mouse: pointermove -> frame rendered: median ${f(s2.median)} ms, p95 ${f(s2.p95)} ms over ${s2.n} moves`);
   console.log(`  target < 16 ms: ${s1.p95 < 16 && s2.p95 < 16 ? "met" : "NOT met"}`);
-  const csp = await page.evaluate(() => window.__csp);
-  check(csp.length === 0, `zero CSP violations (got ${JSON.stringify(csp)})`);
-  check(log.errors.length === 0, `zero console errors (got ${JSON.stringify(log.errors)})`);
-  check(log.foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
+  await checkClean(page, log);
   await page.close();
 }
 
-try {
-  const server = await startServer({ root: SITE });
-  const browser = await launch();
-  try {
-    await measure(browser, server);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-} catch (err) {
-  fail(err);
-}
-summary("frametime");
+await runSuite("frametime", async (browser, server) => {
+  await measure(browser, server);
+});

@@ -6,6 +6,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { startServer } from "../../web/serve.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const SITE = path.join(ROOT, "dist/site");
@@ -58,6 +59,33 @@ export async function open(browser, url, origin, { local = ["blob:"], before, ..
   if (before) await before(page);
   await page.goto(url);
   return { page, log };
+}
+
+// The checks every page ends with: zero CSP violations, zero console or page errors, no request
+// outside its origin (prefix: what the messages start with, e.g. "blog post: ").
+export async function checkClean(page, log, prefix = "") {
+  const csp = await page.evaluate(() => window.__csp);
+  check(csp.length === 0, `${prefix}zero CSP violations (got ${JSON.stringify(csp)})`);
+  check(log.errors.length === 0, `${prefix}zero console errors (got ${JSON.stringify(log.errors)})`);
+  check(log.foreign.length === 0, `${prefix}no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
+}
+
+// A test's main: serves `root` (default dist/site), launches Chromium, awaits body(browser,
+// server), closes both; an exception counts as a failure; then the summary line and exit code.
+export async function runSuite(name, body, { root = SITE } = {}) {
+  try {
+    const server = await startServer({ root });
+    const browser = await launch();
+    try {
+      await body(browser, server);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  } catch (err) {
+    fail(err);
+  }
+  summary(name);
 }
 
 // The built page's ready flag (set once its widgets have rendered).

@@ -7,8 +7,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { startServer } from "../../web/serve.mjs";
-import { ROOT, SITE, SHOTS, launch, check, fail, summary, open, ready, frames } from "./harness.mjs";
+import { ROOT, SITE, SHOTS, check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
 
 const TALL = { width: 1100, height: 1400 };
 
@@ -184,10 +183,7 @@ async function checkPage(browser, server) {
   for (const id of ["simplex", "entropy", "trajectory", "two-choice", "fused"]) {
     await page.locator(`#${id}`).screenshot({ path: path.join(SHOTS, `widget-${id}.png`) });
   }
-  const csp = await page.evaluate(() => window.__csp);
-  check(csp.length === 0, `zero CSP violations (got ${JSON.stringify(csp)})`);
-  check(log.errors.length === 0, `zero console errors (got ${JSON.stringify(log.errors)})`);
-  check(log.foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
+  await checkClean(page, log);
   await page.close();
 }
 
@@ -210,7 +206,7 @@ async function checkDarkAndNarrow(browser, server) {
   const t1 = await page.$eval("#two-choice", (e) => e.t);
   check(t1 > 1.5 && t1 !== t0, `a tap moves the two-choice cursor (t ${t0} -> ${t1})`);
   await page.screenshot({ path: path.join(SHOTS, "page-dark-narrow.png"), fullPage: true });
-  check(log.errors.length === 0, `dark/narrow: zero console errors (got ${JSON.stringify(log.errors)})`);
+  await checkClean(page, log, "dark/narrow: ");
   await page.close();
 }
 
@@ -246,26 +242,13 @@ async function checkBlogPost(browser, server) {
   check(att.io.includes("2026-11-22") && att.io.includes("✓") && att.panels === 16 && att.dots > 0 && att.source.includes("date-alpha.sxm"),
     `the blog's Transformer rewrites the date with the learned-alpha model, cross + encoder maps, exact zeros (${JSON.stringify(att)})`);
   await page.screenshot({ path: path.join(SHOTS, "blog-post.png"), fullPage: true });
-  const csp = await page.evaluate(() => window.__csp);
-  check(csp.length === 0, `blog post: zero CSP violations (got ${JSON.stringify(csp)})`);
-  check(log.errors.length === 0, `blog post: zero console errors (got ${JSON.stringify(log.errors)})`);
-  check(log.foreign.length === 0, `blog post: no foreign request (got ${JSON.stringify(log.foreign)})`);
+  await checkClean(page, log, "blog post: ");
   await page.close();
 }
 
-try {
+await runSuite("page", async (browser, server) => {
   await checkServeCommand();
-  const server = await startServer({ root: SITE });
-  const browser = await launch();
-  try {
-    await checkPage(browser, server);
-    await checkDarkAndNarrow(browser, server);
-    await checkBlogPost(browser, server);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-} catch (err) {
-  fail(err);
-}
-summary("page");
+  await checkPage(browser, server);
+  await checkDarkAndNarrow(browser, server);
+  await checkBlogPost(browser, server);
+});

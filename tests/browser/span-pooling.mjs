@@ -9,8 +9,7 @@
 // build/screenshots/.
 import fs from "node:fs/promises";
 import path from "node:path";
-import { startServer } from "../../web/serve.mjs";
-import { SITE, SHOTS, launch, check, fail, summary, open as openPage, ready, frames } from "./harness.mjs";
+import { SHOTS, check, open as openPage, ready, frames, runSuite, checkClean } from "./harness.mjs";
 
 // The built page, once ready.
 async function open(browser, url, origin, opts) {
@@ -281,31 +280,18 @@ async function checkMissingModel(browser, server) {
   await page.close();
 }
 
-try {
-  const server = await startServer({ root: SITE });
-  const browser = await launch();
-  try {
-    const { page, log } = await open(browser, server.url, server.url);
-    await checkSpan(page, log);
-    await checkPooling(page);
-    await checkBadAndExport(page);
-    await fs.mkdir(SHOTS, { recursive: true });
-    await page.evaluate(() => { const e = document.getElementById("span"); e.z = 4; e.ramp = 3; });
-    await frames(page, 3);
-    await page.locator("#span").screenshot({ path: path.join(SHOTS, "widget-span.png") });
-    await page.locator("#pooling").screenshot({ path: path.join(SHOTS, "widget-pooling.png") });
-    const csp = await page.evaluate(() => window.__csp);
-    check(csp.length === 0, `zero CSP violations (got ${JSON.stringify(csp)})`);
-    check(log.errors.length === 0, `zero console errors (got ${JSON.stringify(log.errors)})`);
-    check(log.foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
-    await page.close();
-    await checkTouch(browser, server);
-    await checkMissingModel(browser, server);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-} catch (err) {
-  fail(err);
-}
-summary("span-pooling");
+await runSuite("span-pooling", async (browser, server) => {
+  const { page, log } = await openPage(browser, server.url, server.url);
+  await checkSpan(page, log);
+  await checkPooling(page);
+  await checkBadAndExport(page);
+  await fs.mkdir(SHOTS, { recursive: true });
+  await page.evaluate(() => { const e = document.getElementById("span"); e.z = 4; e.ramp = 3; });
+  await frames(page, 3);
+  await page.locator("#span").screenshot({ path: path.join(SHOTS, "widget-span.png") });
+  await page.locator("#pooling").screenshot({ path: path.join(SHOTS, "widget-pooling.png") });
+  await checkClean(page, log);
+  await page.close();
+  await checkTouch(browser, server);
+  await checkMissingModel(browser, server);
+});

@@ -16,8 +16,7 @@
 // when a model does not reach 99%, on a console or page error, a CSP violation or a request
 // outside the page's origin, and (exit code 2) on a name that is not <task>-<kind>.
 import os from "node:os";
-import { startServer } from "../../web/serve.mjs";
-import { SITE, launch, check, fail, summary, open, ready } from "./harness.mjs";
+import { check, open, ready, runSuite, checkClean } from "./harness.mjs";
 
 const RUNS = process.argv.slice(2).length ? process.argv.slice(2) : ["reverse-softmax", "reverse-alpha", "date-alpha-span"];
 const TASKS = ["reverse", "sort", "after_marker", "date"];
@@ -60,23 +59,10 @@ async function time(browser, server) {
     console.log(`${run.padEnd(22)} ${r ? `${(detail.wallMs / 1000).toFixed(1)} s`.padStart(7) : "  never"}  ${r ? `${(r.ms / 1000).toFixed(1)} s`.padStart(8) : "        "}  ${String(r ? r.step : detail.step).padStart(5)}  ${pct(r ? r.accuracy : detail.accuracy, 9)}  ${pct(r ? r.confirm : null, 14)}  ${pct(detail.test, 11)}  ${detail.simd ? "yes" : "no"}`);
     check(r, `${run}: reaches 99% (got ${pct(detail.accuracy, 0)} of the validation examples at step ${detail.step})`);
   }
-  const csp = await page.evaluate(() => window.__csp);
-  check(csp.length === 0, `zero CSP violations (got ${JSON.stringify(csp)})`);
-  check(log.errors.length === 0, `zero console errors (got ${JSON.stringify(log.errors)})`);
-  check(log.foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
+  await checkClean(page, log);
   await page.close();
 }
 
-try {
-  const server = await startServer({ root: SITE });
-  const browser = await launch();
-  try {
-    await time(browser, server);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-} catch (err) {
-  fail(err);
-}
-summary("train-time");
+await runSuite("train-time", async (browser, server) => {
+  await time(browser, server);
+});

@@ -11,7 +11,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startServer } from "../../web/serve.mjs";
-import { SITE, SHOTS, launch, check, fail, summary, open, ready, frames, trainWatchingFrames } from "./harness.mjs";
+import { SITE, SHOTS, check, open, ready, frames, trainWatchingFrames, runSuite, checkClean } from "./harness.mjs";
 
 // What the widget shows, read from its shadow root.
 const state = (page, id = "attention") => page.$eval(`#${id}`, (e) => {
@@ -248,10 +248,7 @@ async function checkSection(browser, server) {
   check(bad.task === "reverse" && bad.kind === "alpha" && bad.panels === 24 && bad.io.includes("hgfedcba"), `and fall back to the defaults (${JSON.stringify(bad)})`);
   await page.evaluate(() => document.getElementById("bad-attention").remove());
 
-  const csp = await page.evaluate(() => window.__csp);
-  check(csp.length === 0, `zero CSP violations (got ${JSON.stringify(csp)})`);
-  check(log.errors.length === 0, `zero console errors (got ${JSON.stringify(log.errors)})`);
-  check(log.foreign.length === 0, `no request outside the page's origin (got ${JSON.stringify(log.foreign)})`);
+  await checkClean(page, log);
   await page.close();
 }
 
@@ -328,18 +325,8 @@ async function checkDark(browser, server) {
   await page.close();
 }
 
-try {
-  const server = await startServer({ root: SITE });
-  const browser = await launch();
-  try {
-    await checkSection(browser, server);
-    await checkNoWorkerFile(browser);
-    await checkDark(browser, server);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-} catch (err) {
-  fail(err);
-}
-summary("transformer");
+await runSuite("transformer", async (browser, server) => {
+  await checkSection(browser, server);
+  await checkNoWorkerFile(browser);
+  await checkDark(browser, server);
+});
