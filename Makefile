@@ -149,6 +149,7 @@ test-browser: all
 	$(NODE) tests/browser/transformer.mjs
 	$(NODE) tests/browser/readme.mjs
 	$(NODE) tests/browser/single-file.mjs
+	$(NODE) tests/browser/a11y.mjs
 
 # The README's other commands, each run once, briefly, so none of them can rot: the two
 # benchmarks (one short round; their figures mean nothing at this length and are not checked:

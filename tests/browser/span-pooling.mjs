@@ -35,11 +35,11 @@ async function checkSpan(page, log) {
   const modelReqs = log.requests.filter((u) => u.includes(".sxm"));
   check(modelReqs.some((u) => u.endsWith("/models/reverse-alpha-span.sxm")), `span: the model is fetched from models/ beside the library (got ${JSON.stringify(modelReqs)})`);
   const heads = await page.$$eval("#span [role=button]", (b) => b.map((x) => x.getAttribute("aria-label")));
-  check(heads.length === 16 && heads[0].startsWith("encoder layer 1 head 1: span "), `span: 16 heads listed (got ${heads.length}: ${heads[0]})`);
+  check(heads.length === 16 && /^enc L1 h1 [\d.]+: encoder layer 1 head 1, span [\d.]+ positions; apply it to the row$/.test(heads[0]), `span: 16 heads listed (got ${heads.length}: ${heads[0]})`);
   const modelText = await page.$eval("#span [part=model-readout]", (e) => e.textContent);
   check(/^16 self-attention heads: encoder spans [\d.]+–[\d.]+, decoder spans [\d.]+–[\d.]+ positions/.test(modelText), `span: the spans summary (got ${modelText})`);
   // click a head: its span becomes z, the model's ramp R
-  const label = heads.find((h) => h.startsWith("decoder layer 2 head 2"));
+  const label = heads.find((h) => h.includes(": decoder layer 2 head 2, "));
   const headSpan = Number(label.match(/span ([\d.]+)/)[1]);
   await page.locator(`#span [role=button][aria-label="${label}"]`).click();
   await frames(page);

@@ -43,7 +43,7 @@ export const MAPPINGS = {
 // ------------------------------------------------------------------ styles
 const LIGHT = {
   bg: "#fdfdfc", fg: "#1d1d1f", muted: "#6b6b70", grid: "#d8d8dc", accent: "#b4432f", panel: "#f3f2ee",
-  softmax: "#3b6fb6", sparsemax: "#c0392b", entmax15: "#2e8b57", entmax: "#8e44ad", fusedmax: "#d68910", oscarmax: "#16878a",
+  softmax: "#3b6fb6", sparsemax: "#c0392b", entmax15: "#237a4a", entmax: "#8e44ad", fusedmax: "#d68910", oscarmax: "#16878a",
   "map-0": "#f7f6f0", "map-1": "#cfe1dc", "map-2": "#6fa3b5",
 };
 const DARK = {

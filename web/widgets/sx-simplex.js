@@ -237,7 +237,8 @@ export class SxSimplex extends SxElement {
     let [sx, sy] = ternaryXY(q, S, 0);
     const cx = Math.min(W - OX - 8, Math.max(8 - OX, sx)), cy = Math.min(HT - OY - 8, Math.max(8 - OY, sy));
     this._score.setAttribute("transform", `translate(${cx.toFixed(2)},${cy.toFixed(2)})`);
-    this._score.setAttribute("aria-valuetext", `scores ${Array.from(z, (v) => fmt(v)).join(", ")}`);
+    // a 2-D handle has no aria-value*: the scores go into its name
+    this._score.setAttribute("aria-label", `score point z / T, scores ${Array.from(z, (v) => fmt(v)).join(", ")}; arrow keys move it`);
     const sp = results.find((r) => r.name === "sparsemax");
     if (sp) {
       const [px, py] = ternaryXY(sp.p, S, 0);

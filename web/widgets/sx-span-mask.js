@@ -62,6 +62,7 @@ svg.picture { max-width: 720px; }
 .label { font-weight: 600; stroke: none; }
 .small { font-size: 11px; }
 .head { cursor: pointer; }
+.row-label { pointer-events: none; }
 .head .hit { fill: transparent; }
 .head:hover .hit, .head.on .hit { fill: var(--_accent); fill-opacity: 0.1; }
 .head:focus { outline: none; }
@@ -303,10 +304,13 @@ export class SxSpanMask extends SxElement {
     rows.forEach((r, i) => {
       const y = top + i * RH, on = Math.abs(r.span - s.z) < 0.005 && Math.abs(data.R - s.ramp) < 0.005;
       const label = `${r.kind === "encoder" ? "encoder" : "decoder"} layer ${r.l + 1} head ${r.h + 1}`;
-      const g = svgEl("g", { class: `head${on ? " on" : ""}`, role: "button", tabindex: 0, "aria-pressed": String(on), "aria-label": `${label}: span ${fmt(r.span)} positions; apply it to the row` }, svg);
+      const short = `${r.kind === "encoder" ? "enc" : "dec"} L${r.l + 1} h${r.h + 1}`; // what the row shows
+      const g = svgEl("g", { class: `head${on ? " on" : ""}`, role: "button", tabindex: 0, "aria-pressed": String(on), "aria-label": `${short} ${fmt(r.span, 1)}: ${label}, span ${fmt(r.span)} positions; apply it to the row` }, svg);
       svgEl("rect", { class: "hit", x: 2, y: y, width: W - 14, height: RH - 1, rx: 3 }, g);
-      svgEl("text", { x: 8, y: y + 12, class: "small" }, g).textContent = `${r.kind === "encoder" ? "enc" : "dec"} L${r.l + 1} h${r.h + 1}`;
-      svgEl("text", { x: x0 - 8, y: y + 12, "text-anchor": "end", class: "small" }, g).textContent = fmt(r.span, 1);
+      // the row's words sit beside the button, not in it: its name (which starts with them) is its
+      // aria-label alone, not the labels run together ("enc L1 h17.4")
+      svgEl("text", { x: 8, y: y + 12, class: "small row-label", "aria-hidden": "true" }, svg).textContent = short;
+      svgEl("text", { x: x0 - 8, y: y + 12, "text-anchor": "end", class: "small row-label", "aria-hidden": "true" }, svg).textContent = fmt(r.span, 1);
       const b = y + 3, hh = RH - 7;
       svgEl("rect", { class: "span-bar", x: xs(0), y: b, width: Math.max(0, xs(r.span) - xs(0)), height: hh }, g);
       svgEl("path", { class: "span-ramp", d: `M${xs(r.span).toFixed(1)},${b}L${xs(r.span + data.R).toFixed(1)},${b + hh}L${xs(r.span).toFixed(1)},${b + hh}Z` }, g);

@@ -34,7 +34,7 @@ export class SxTwoChoice extends SxElement {
   static sheets = [CSS];
 
   build(body) {
-    const svg = this._svg = svgEl("svg", { class: "picture", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "alpha-entmax of [t, 0], first weight, against t" }, body);
+    const svg = this._svg = svgEl("svg", { class: "picture", viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": "alpha-entmax of [t, 0], first weight, against t" }, body);
     this._sx = linear([-TR, TR], [L, W - R]);
     this._sy = linear([0, 1], [H - B, T]);
     const { _sx: sx, _sy: sy } = this;
