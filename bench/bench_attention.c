@@ -38,11 +38,11 @@ static double now(clockid_t clock) {
 }
 
 static int mapping_of(const char *name) {
-    if (!strcmp(name, "softmax")) return SX_ATTN_SOFTMAX;
-    if (!strcmp(name, "sparsemax")) return SX_ATTN_SPARSEMAX;
-    if (!strcmp(name, "entmax15")) return SX_ATTN_ENTMAX15;
-    if (!strcmp(name, "entmax")) return SX_ATTN_ENTMAX;
-    if (!strcmp(name, "fusedmax")) return SX_ATTN_FUSEDMAX;
+    if (!strcmp(name, "softmax")) return SX_MAP_SOFTMAX;
+    if (!strcmp(name, "sparsemax")) return SX_MAP_SPARSEMAX;
+    if (!strcmp(name, "entmax15")) return SX_MAP_ENTMAX15;
+    if (!strcmp(name, "entmax")) return SX_MAP_ENTMAX;
+    if (!strcmp(name, "fusedmax")) return SX_MAP_FUSEDMAX;
     return -1;
 }
 
@@ -110,7 +110,7 @@ static int bench_attn(const char *name, const char *map, int n, int dh, const op
     a.heads = o->heads;
     a.dh = dh;
     a.mapping = mapping_of(map);
-    a.param = a.mapping == SX_ATTN_ENTMAX ? (float)o->alpha : a.mapping == SX_ATTN_FUSEDMAX ? (float)o->lambda : 0.0f;
+    a.param = a.mapping == SX_MAP_ENTMAX ? (float)o->alpha : a.mapping == SX_MAP_FUSEDMAX ? (float)o->lambda : 0.0f;
     if (a.mapping < 0) {
         fprintf(stderr, "bench_attention: unknown mapping %s\n", map);
         return 1;
@@ -162,10 +162,10 @@ static int bench_model(const char *name, const char *kind, const char *what, con
     for (int t = 0; t < sx_task_count(); t++)
         if (!strcmp(o->task, sx_task_name(t))) task = t;
     int map, span;
-    if (!strcmp(kind, "softmax")) map = SX_MODEL_SOFTMAX, span = 0;
-    else if (!strcmp(kind, "entmax15")) map = SX_MODEL_ENTMAX15, span = 0;
-    else if (!strcmp(kind, "alpha")) map = SX_MODEL_ENTMAX_LEARNED, span = 0;
-    else if (!strcmp(kind, "alpha-span")) map = SX_MODEL_ENTMAX_LEARNED, span = 1;
+    if (!strcmp(kind, "softmax")) map = SX_MAP_SOFTMAX, span = 0;
+    else if (!strcmp(kind, "entmax15")) map = SX_MAP_ENTMAX15, span = 0;
+    else if (!strcmp(kind, "alpha")) map = SX_MAP_ENTMAX_LEARNED, span = 0;
+    else if (!strcmp(kind, "alpha-span")) map = SX_MAP_ENTMAX_LEARNED, span = 1;
     else map = -1, span = 0;
     if (task < 0 || map < 0 || (strcmp(what, "forward") && strcmp(what, "train"))) {
         fprintf(stderr, "bench_attention: bad model case %s (task %s)\n", name, o->task);

@@ -182,10 +182,10 @@ int main(int argc, char **argv) {
     const int task = task_of(o.task_name);
     int map, span;
     if (task < 0) usage();
-    if (!strcmp(o.kind, "softmax")) map = SX_MODEL_SOFTMAX, span = 0;
-    else if (!strcmp(o.kind, "entmax15")) map = SX_MODEL_ENTMAX15, span = 0;
-    else if (!strcmp(o.kind, "alpha")) map = SX_MODEL_ENTMAX_LEARNED, span = 0;
-    else if (!strcmp(o.kind, "alpha-span")) map = SX_MODEL_ENTMAX_LEARNED, span = 1;
+    if (!strcmp(o.kind, "softmax")) map = SX_MAP_SOFTMAX, span = 0;
+    else if (!strcmp(o.kind, "entmax15")) map = SX_MAP_ENTMAX15, span = 0;
+    else if (!strcmp(o.kind, "alpha")) map = SX_MAP_ENTMAX_LEARNED, span = 0;
+    else if (!strcmp(o.kind, "alpha-span")) map = SX_MAP_ENTMAX_LEARNED, span = 1;
     else usage();
 
     const int T = sx_task_width(task), B = o.batch, L = o.layers, NH = o.heads;

@@ -14,7 +14,7 @@
 // fetched again after every call into wasm (core.f32() etc.); results are copies.
 
 // ------------------------------------------------------------------ names, constants
-/** Mapping kinds, indexed by the C enum (SX_MODEL_SOFTMAX = 0 ... SX_MODEL_FUSEDMAX = 5). */
+/** Mapping kinds, indexed by the C mapping code (SX_MAP_SOFTMAX = 0 ... SX_MAP_FUSEDMAX = 5). */
 const MAPPINGS = ["softmax", "sparsemax", "entmax15", "entmax", "entmax-learned", "fusedmax"];
 const ENTMAX = 3;
 const FUSEDMAX = 5;

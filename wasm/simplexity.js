@@ -496,6 +496,7 @@ function mappingArg(fn, o, table) {
   return { mapping, param };
 }
 
+// The mapping codes of sx_attention: SX_MAP_* in simplexity.h (4, learned alpha, is for models).
 const ATTN_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fusedmax: 5 };
 
 /** A size option: an integer in [min, 2^31 - 1]; `dflt` undefined makes it required. */
@@ -628,8 +629,8 @@ export function spanMask(distances, opts) {
   return copyOut(out, at, len);
 }
 
-// The kernels of attention pooling: SX_POOL_* in simplexity.h.
-const POOL_MAPPINGS = ATTN_MAPPINGS; // SX_POOL_* has the values of SX_ATTN_*
+// The kernels of attention pooling: SX_MAP_* in simplexity.h, as for attention.
+const POOL_MAPPINGS = ATTN_MAPPINGS;
 const POOL_MAX_WEIGHTS = Math.floor(0x7fffffff / 32); // the C core's bound on nq * nk
 
 /** Checks the arguments shared by attentionPooling and its backward pass. */

@@ -1,6 +1,6 @@
 /* simplexity.h - sparse attention mappings onto the simplex, in C99, and a tiny Transformer
-   that uses them (sections: mappings, backward passes, entropies, span and pooling, attention, tasks,
-   model, memory).
+   that uses them (sections: mappings, backward passes, entropies, mapping codes, span and
+   pooling, attention, tasks, model, memory).
 
    One public header. Every mapping takes `rows` rows of `n` scores, row-major,
    and writes `rows * n` probabilities. Every function that can fail returns an
@@ -107,6 +107,38 @@ int sx_entmax_alpha_grad(float *dalpha, const float *x, const float *dy, int row
    value continuous in alpha even when float rounding leaves a row off the simplex). */
 int sx_tsallis_entropy(float *h, const float *p, int rows, int n, float alpha);
 
+/* =========================================================== mapping codes */
+/* The `mapping` argument of sx_nw_pooling and sx_attention, and a model layer's mapping (the
+   config ints SX_MODEL_MAP + layer): one set of codes for all three. The values are fixed (the
+   JS API and the checkpoint format store them). `param` is the mapping's parameter where it has
+   one, ignored otherwise. A function given a code it does not support fails with SX_EINVAL. */
+enum {
+    SX_MAP_SOFTMAX = 0,
+    SX_MAP_SPARSEMAX = 1,
+    SX_MAP_ENTMAX15 = 2,
+    SX_MAP_ENTMAX = 3,         /* alpha-entmax, param = alpha >= 1 (a model layer: in [1, 8]) */
+    SX_MAP_ENTMAX_LEARNED = 4, /* model layers only: alpha = 1 + sigmoid(a), a learned per head */
+    SX_MAP_FUSEDMAX = 5        /* param = lambda >= 0 */
+};
+/* Deprecated: the former per-function names, aliases of SX_MAP_* kept so that existing code
+   compiles (same values). New code uses SX_MAP_*. */
+#define SX_POOL_SOFTMAX SX_MAP_SOFTMAX
+#define SX_POOL_SPARSEMAX SX_MAP_SPARSEMAX
+#define SX_POOL_ENTMAX15 SX_MAP_ENTMAX15
+#define SX_POOL_ENTMAX SX_MAP_ENTMAX
+#define SX_POOL_FUSEDMAX SX_MAP_FUSEDMAX
+#define SX_ATTN_SOFTMAX SX_MAP_SOFTMAX
+#define SX_ATTN_SPARSEMAX SX_MAP_SPARSEMAX
+#define SX_ATTN_ENTMAX15 SX_MAP_ENTMAX15
+#define SX_ATTN_ENTMAX SX_MAP_ENTMAX
+#define SX_ATTN_FUSEDMAX SX_MAP_FUSEDMAX
+#define SX_MODEL_SOFTMAX SX_MAP_SOFTMAX
+#define SX_MODEL_SPARSEMAX SX_MAP_SPARSEMAX
+#define SX_MODEL_ENTMAX15 SX_MAP_ENTMAX15
+#define SX_MODEL_ENTMAX SX_MAP_ENTMAX
+#define SX_MODEL_ENTMAX_LEARNED SX_MAP_ENTMAX_LEARNED
+#define SX_MODEL_FUSEDMAX SX_MAP_FUSEDMAX
+
 /* ====================================================== span and pooling */
 /* Two attention pieces on their own, for pictures and experiments.
 
@@ -124,20 +156,14 @@ int sx_span_mask(float *m, const float *distances, int n, float z, float ramp, f
    softmax, compact kernels (exact zeros) for the sparse mappings. w = 0 gives uniform weights;
    huge w tends to the nearest key(s). Scores are computed in double and shifted by their row
    max, so no finite w overflows; keys whose shifted score falls below -FLT_MAX get weight
-   exactly 0. mapping: SX_POOL_* (param: alpha >= 1 for SX_POOL_ENTMAX, lambda >= 0 for
-   SX_POOL_FUSEDMAX, ignored otherwise). leave_one_out = 1 (needs nq == nk: the queries are the
-   keys, as when w is trained on the data) masks key i for query i, so a point never predicts
-   itself; a query with no visible key (nk = 1) gets zero weights and out 0.
+   exactly 0. mapping: SX_MAP_* except SX_MAP_ENTMAX_LEARNED (param: alpha >= 1 for
+   SX_MAP_ENTMAX, lambda >= 0 for SX_MAP_FUSEDMAX, ignored otherwise). leave_one_out = 1
+   (needs nq == nk: the queries are the keys, as when w is trained on the data) masks key i for
+   query i, so a point never predicts itself; a query with no visible key (nk = 1) gets zero
+   weights and out 0.
    out (nq); weights (nq * nk, row-major) may be NULL. nq >= 0, nk >= 1; queries, keys and
    values finite (SX_ENONFINITE naming the array and the index). Allocates nq * nk floats of
    scratch per call (2 nq nk without weights): SX_ENOMEM if it cannot. */
-enum {
-    SX_POOL_SOFTMAX = 0,
-    SX_POOL_SPARSEMAX = 1,
-    SX_POOL_ENTMAX15 = 2,
-    SX_POOL_ENTMAX = 3,   /* alpha-entmax, param = alpha */
-    SX_POOL_FUSEDMAX = 5  /* param = lambda (the values of SX_MODEL_*; 4, learned alpha, is not one) */
-};
 int sx_nw_pooling(float *out, float *weights, const float *queries, const float *keys,
                   const float *values, int nq, int nk, float w, int mapping, float param,
                   int leave_one_out);
@@ -155,8 +181,8 @@ int sx_nw_pooling_backward(float *dw, const float *dy, const float *queries, con
      out_bh = map(q_bh k_bh^T / sqrt(dh)) v_bh,
    where q_bh is the (Tq, dh) block of columns [h dh, (h + 1) dh) of q (B, Tq, H dh), k_bh and
    v_bh those of k and v (B, Tk, H dh), and out (B, Tq, H dh) holds the heads side by side; all
-   row-major and contiguous. mapping: SX_ATTN_* (param: alpha >= 1 for SX_ATTN_ENTMAX, lambda
-   >= 0 for SX_ATTN_FUSEDMAX, ignored otherwise).
+   row-major and contiguous. mapping: SX_MAP_* except SX_MAP_ENTMAX_LEARNED (param: alpha >= 1
+   for SX_MAP_ENTMAX, lambda >= 0 for SX_MAP_FUSEDMAX, ignored otherwise).
    Masks: causal != 0 lets query i see keys j <= i only; k_len (B entries in [0, Tk], or NULL
    for none) marks keys j >= k_len[b] of batch element b as padding. Masked keys get exactly
    0 weight: their scores are -INFINITY before the mapping (and are never computed). A query
@@ -166,14 +192,7 @@ int sx_nw_pooling_backward(float *dw, const float *dy, const float *queries, con
    B, Tq, Tk >= 0, H, dh >= 1. q, k, v must be finite (SX_ENONFINITE names the array and the
    index); scores that overflow float are SX_ENONFINITE too. Allocates H Tq Tk floats of
    scratch per call (twice that when att is NULL): SX_ENOMEM if it cannot. The model's
-   attention (SX_MODEL_*) runs the same kernels. */
-enum {
-    SX_ATTN_SOFTMAX = 0,
-    SX_ATTN_SPARSEMAX = 1,
-    SX_ATTN_ENTMAX15 = 2,
-    SX_ATTN_ENTMAX = 3,   /* alpha-entmax, param = alpha */
-    SX_ATTN_FUSEDMAX = 5  /* param = lambda (the values of SX_MODEL_*; 4, learned alpha, is not one) */
-};
+   attention runs the same kernels. */
 int sx_attention(float *out, float *att, const float *q, const float *k, const float *v,
                  const int *k_len, int B, int Tq, int Tk, int H, int dh, int mapping, float param,
                  int causal);
@@ -251,18 +270,12 @@ enum {
     SX_MODEL_SEED = 8,      /* parameter initialisation seed (any int) */
     SX_MODEL_MAX_BATCH = 9, /* rows per call the activation block holds: 1..4096 */
     SX_MODEL_ACT = 10,      /* feed-forward activation: 0 = ReLU, 1 = GELU */
-    SX_MODEL_MAP = 11,      /* first of n_layer mapping kinds, one per layer (SX_MODEL_SOFTMAX...) */
+    SX_MODEL_MAP = 11,      /* first of n_layer mapping codes, one per layer (SX_MAP_*) */
     SX_MODEL_MAX_LAYERS = 8
 };
-/* Mapping kinds (the values of nn.h's SX_NN_*). */
-enum {
-    SX_MODEL_SOFTMAX = 0,
-    SX_MODEL_SPARSEMAX = 1,
-    SX_MODEL_ENTMAX15 = 2,
-    SX_MODEL_ENTMAX = 3,         /* fixed alpha = the layer's float parameter (>= 1) */
-    SX_MODEL_ENTMAX_LEARNED = 4, /* alpha = 1 + sigmoid(a), a learned per head */
-    SX_MODEL_FUSEDMAX = 5        /* lambda = the layer's float parameter (>= 0) */
-};
+/* A layer's mapping code is SX_MAP_* (the values of nn.h's SX_NN_*): SX_MAP_ENTMAX takes its
+   fixed alpha, SX_MAP_FUSEDMAX its lambda from the layer's float parameter; SX_MAP_ENTMAX_LEARNED
+   learns alpha = 1 + sigmoid(a) per head. */
 /* Float config: up to SX_MODEL_F_PARAM + n_layer floats; missing entries take the defaults. */
 enum {
     SX_MODEL_F_SPAN_PENALTY = 0, /* L1 coefficient on z (default 0.002; >= 0) */

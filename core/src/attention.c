@@ -72,9 +72,39 @@ static void entmax_alpha_backward_p(float *dx, const float *p, const float *g, i
     }
 }
 
+/* The second sweep of the backward passes from p below, dx = s (g - mean) with the weights s
+   in dx (overwritten), in double: for a row with |g| > 2^126, where the float difference
+   g - mean can overflow (then 0 * Infinity = NaN at the entries with s = 0, and +-Infinity on
+   the support where the true value fits float). g is taken relative to one support entry's
+   (exact in double), so g equal on the support gives exactly 0; entries with s = 0 get exactly
+   0; the result is clamped to +-FLT_MAX, as entmax_alpha_backward_p does. Rows with smaller g
+   never come here: their arithmetic is the float sweep's, bit for bit. */
+static void backward_p_row_double(float *dx, const float *g, int n) {
+    int ref = 0;
+    while (ref < n && !(dx[ref] > 0.0f)) ref++;
+    if (ref == n) {
+        memset(dx, 0, sizeof(float) * (size_t)n);
+        return;
+    }
+    const double g0 = g[ref];
+    double ssum = 0.0, sg = 0.0;
+    for (int i = 0; i < n; i++)
+        if (dx[i] > 0.0f) {
+            ssum += dx[i];
+            sg += (double)dx[i] * ((double)g[i] - g0);
+        }
+    const double mean = sg / ssum; /* relative to g0 */
+    for (int i = 0; i < n; i++) {
+        if (!(dx[i] > 0.0f)) { dx[i] = 0.0f; continue; }
+        const double v = (double)dx[i] * (((double)g[i] - g0) - mean);
+        dx[i] = (float)(v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v);
+    }
+}
+
 /* Backward of softmax / sparsemax / alpha-entmax from the output p of one row (the cheap path:
    no recomputation of the forward). s_i = p_i^(2 - alpha) on the support (p itself for
-   softmax, 1 for sparsemax, sqrt p for 1.5); dx = s g - (sum s g / sum s) s. */
+   softmax, 1 for sparsemax, sqrt p for 1.5); dx = s g - (sum s g / sum s) s, in float, or in
+   backward_p_row_double when some |g| > 2^126 (|g - mean| then may exceed FLT_MAX). */
 static void entmax_backward_p(float *dx, const float *p, const float *g, int n, int kind,
                               float alpha) {
     if (kind != SX_NN_SOFTMAX && kind != SX_NN_SPARSEMAX && kind != SX_NN_ENTMAX15 &&
@@ -83,6 +113,7 @@ static void entmax_backward_p(float *dx, const float *p, const float *g, int n, 
         return;
     }
     double ssum = 0.0, sg = 0.0;
+    float gmax = 0.0f;
     for (int i = 0; i < n; i++) {
         float s = 0.0f;
         if (p[i] > 0.0f) {
@@ -96,6 +127,11 @@ static void entmax_backward_p(float *dx, const float *p, const float *g, int n, 
         dx[i] = s; /* s kept in dx until the second sweep */
         ssum += s;
         sg += (double)s * g[i];
+        gmax = fmaxf(gmax, fabsf(g[i]));
+    }
+    if (gmax > 0x1p126f) {
+        backward_p_row_double(dx, g, n);
+        return;
     }
     const float c = ssum > 0.0 ? (float)(sg / ssum) : 0.0f;
     for (int i = 0; i < n; i++) dx[i] = dx[i] * (g[i] - c);
@@ -123,7 +159,9 @@ static double entmax_learned_backward_p(float *dx, const float *p, const float *
     const double inv = 1.0 / sum, eps = (double)alpha - 1.0;
     double ent = 0.0, m2 = 0.0, A = 0.0, sgp = 0.0, sgpa = 0.0, sgpl = 0.0, sgpll = 0.0;
     double ssum = 0.0, sg = 0.0;
+    float gmax = 0.0f;
     for (int i = 0; i < n; i++) {
+        gmax = fmaxf(gmax, fabsf(g[i]));
         if (!(p[i] > 0.0f)) {
             if (dx) dx[i] = 0.0f;
             continue;
@@ -141,7 +179,8 @@ static double entmax_learned_backward_p(float *dx, const float *p, const float *
         sg += si * g[i];
         if (dx) dx[i] = (float)si; /* s kept in dx until the second sweep */
     }
-    if (dx) {
+    if (dx && gmax > 0x1p126f) backward_p_row_double(dx, g, n); /* as entmax_backward_p */
+    else if (dx) {
         const float c = (float)(sg / ssum);
         for (int i = 0; i < n; i++) dx[i] = dx[i] * (g[i] - c);
     }
@@ -520,8 +559,10 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
                     const double inv = 1.0 / sum;
                     for (int j = lo; j < hi; j++) {
                         const float m = row_mask(&w, i, j);
-                        const double c = (g_i[j] - dot) * inv;
-                        dp_i[j] = (float)(m * c);
+                        const double c = (g_i[j] - dot) * inv, mc = m * c;
+                        /* clamped: an Infinity here (datt near FLT_MAX over S < 1) would give
+                           Infinity - Infinity = NaN in the mapping backward */
+                        dp_i[j] = (float)(mc > FLT_MAX ? FLT_MAX : mc < -FLT_MAX ? -FLT_MAX : mc);
                         const int x = i >= j ? i - j : j - i;
                         const float ramp = (w.R + w.z * w.L - (float)x) / w.R;
                         if (ramp > 0.0f && ramp < 1.0f) dz += p_i[j] * c * (w.L / w.R);

@@ -14,22 +14,22 @@
 
 static int check_mapping(int mapping, float param) {
     switch (mapping) {
-    case SX_ATTN_SOFTMAX:
-    case SX_ATTN_SPARSEMAX:
-    case SX_ATTN_ENTMAX15: return SX_OK;
-    case SX_ATTN_ENTMAX:
+    case SX_MAP_SOFTMAX:
+    case SX_MAP_SPARSEMAX:
+    case SX_MAP_ENTMAX15: return SX_OK;
+    case SX_MAP_ENTMAX:
         if (!(param >= 1.0f) || param == INFINITY)
             return sx__fail(SX_EINVAL, -1, "alpha must be finite and >= 1 (got %g)",
                             (double)param);
         return SX_OK;
-    case SX_ATTN_FUSEDMAX:
+    case SX_MAP_FUSEDMAX:
         if (!(param >= 0.0f) || param == INFINITY)
             return sx__fail(SX_EINVAL, -1, "lambda must be finite and >= 0 (got %g)",
                             (double)param);
         return SX_OK;
     default:
         return sx__fail(SX_EINVAL, -1,
-                        "unknown mapping %d (SX_ATTN_SOFTMAX 0, SPARSEMAX 1, ENTMAX15 2, "
+                        "unknown mapping %d (SX_MAP_SOFTMAX 0, SPARSEMAX 1, ENTMAX15 2, "
                         "ENTMAX 3, FUSEDMAX 5)", mapping);
     }
 }

@@ -9,7 +9,7 @@
      cfg[SX_MODEL_VOCAB] = 13; cfg[SX_MODEL_D_MODEL] = 32; cfg[SX_MODEL_N_HEAD] = 4;
      cfg[SX_MODEL_N_LAYER] = 2; cfg[SX_MODEL_D_FF] = 64; cfg[SX_MODEL_MAX_LEN] = 12;
      cfg[SX_MODEL_SEED] = 1; cfg[SX_MODEL_MAX_BATCH] = 32;
-     cfg[SX_MODEL_MAP + 0] = cfg[SX_MODEL_MAP + 1] = SX_MODEL_ENTMAX_LEARNED;
+     cfg[SX_MODEL_MAP + 0] = cfg[SX_MODEL_MAP + 1] = SX_MAP_ENTMAX_LEARNED;
      sx_model *m;
      if (sx_model_create(&m, cfg, SX_MODEL_MAP + 2, NULL, 0)) fail(sx_last_error());
      for (step ...) sx_model_train_step(m, &loss, src, 12, tgt, 12, 32, 1e-3f);
@@ -68,7 +68,7 @@
 
 #include "simplexity.h"
 
-/* The declarations (sx_model_*, SX_MODEL_* config indices and kinds) are public: they live in
-   simplexity.h, section "model". */
+/* The declarations (sx_model_*, SX_MODEL_* config indices, SX_MAP_* mapping codes) are public:
+   they live in simplexity.h, sections "model" and "mapping codes". */
 
 #endif

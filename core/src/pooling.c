@@ -37,11 +37,11 @@ int sx_span_mask(float *m, const float *distances, int n, float z, float ramp, f
 /* The nn.h mapping kind of a pooling mapping, -1 when unknown. */
 static int pool_kind(int mapping) {
     switch (mapping) {
-    case SX_POOL_SOFTMAX: return SX_NN_SOFTMAX;
-    case SX_POOL_SPARSEMAX: return SX_NN_SPARSEMAX;
-    case SX_POOL_ENTMAX15: return SX_NN_ENTMAX15;
-    case SX_POOL_ENTMAX: return SX_NN_ENTMAX;
-    case SX_POOL_FUSEDMAX: return SX_NN_FUSEDMAX;
+    case SX_MAP_SOFTMAX: return SX_NN_SOFTMAX;
+    case SX_MAP_SPARSEMAX: return SX_NN_SPARSEMAX;
+    case SX_MAP_ENTMAX15: return SX_NN_ENTMAX15;
+    case SX_MAP_ENTMAX: return SX_NN_ENTMAX;
+    case SX_MAP_FUSEDMAX: return SX_NN_FUSEDMAX;
     default: return -1;
     }
 }

@@ -2,7 +2,9 @@
    against a float64 naive reference (scores in double, the masks by their definition, the
    reference mappings of ref.c / ref_structured.c, out = att v in double), causal and padding
    masks (exact zeros, empty rows), att = NULL, the long-row paths of the kernel (per-row
-   windows, tiled scores), and every error path. */
+   windows, tiled scores), and every error path; and the kernel's backward (nn.h) under
+   incoming gradients near FLT_MAX. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "check.h"
 #include "ref.h"
 #include "ref_structured.h"
+#include "nn.h"
 
 /* ------------------------------------------------------------------ PRNG */
 #define SX_TEST_SEED 0x2545F4914F6CDD1Dull
@@ -21,12 +24,32 @@ static void fill(float *x, size_t n, double lo, double hi) {
 }
 static float *falloc(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
 
+/* The mapping codes, at compile time (an array of size -1 does not compile): the fixed values
+   (the JS API and the checkpoints store them), the deprecated aliases of the former
+   per-function families, and the kernel's kinds (nn.h) that sx_attention hands them to. */
+#define STATIC_CHECK(name, cond) typedef char static_check_##name[(cond) ? 1 : -1]
+STATIC_CHECK(map_values, SX_MAP_SOFTMAX == 0 && SX_MAP_SPARSEMAX == 1 && SX_MAP_ENTMAX15 == 2 &&
+                         SX_MAP_ENTMAX == 3 && SX_MAP_ENTMAX_LEARNED == 4 && SX_MAP_FUSEDMAX == 5);
+STATIC_CHECK(attn_aliases, SX_ATTN_SOFTMAX == SX_MAP_SOFTMAX && SX_ATTN_SPARSEMAX == SX_MAP_SPARSEMAX &&
+                           SX_ATTN_ENTMAX15 == SX_MAP_ENTMAX15 && SX_ATTN_ENTMAX == SX_MAP_ENTMAX &&
+                           SX_ATTN_FUSEDMAX == SX_MAP_FUSEDMAX);
+STATIC_CHECK(pool_aliases, SX_POOL_SOFTMAX == SX_MAP_SOFTMAX && SX_POOL_SPARSEMAX == SX_MAP_SPARSEMAX &&
+                           SX_POOL_ENTMAX15 == SX_MAP_ENTMAX15 && SX_POOL_ENTMAX == SX_MAP_ENTMAX &&
+                           SX_POOL_FUSEDMAX == SX_MAP_FUSEDMAX);
+STATIC_CHECK(model_aliases, SX_MODEL_SOFTMAX == SX_MAP_SOFTMAX && SX_MODEL_SPARSEMAX == SX_MAP_SPARSEMAX &&
+                            SX_MODEL_ENTMAX15 == SX_MAP_ENTMAX15 && SX_MODEL_ENTMAX == SX_MAP_ENTMAX &&
+                            SX_MODEL_ENTMAX_LEARNED == SX_MAP_ENTMAX_LEARNED &&
+                            SX_MODEL_FUSEDMAX == SX_MAP_FUSEDMAX);
+STATIC_CHECK(nn_kinds, SX_NN_SOFTMAX == 0 && SX_NN_SPARSEMAX == 1 && SX_NN_ENTMAX15 == 2 &&
+                       SX_NN_ENTMAX == 3 && SX_NN_ENTMAX_LEARNED == 4 && SX_NN_FUSEDMAX == 5 &&
+                       SX_NN_MAP_COUNT == 6); /* (other enums: against the values, no -Wenum-compare) */
+
 static const char *map_name(int m) {
     switch (m) {
-    case SX_ATTN_SOFTMAX: return "softmax";
-    case SX_ATTN_SPARSEMAX: return "sparsemax";
-    case SX_ATTN_ENTMAX15: return "entmax15";
-    case SX_ATTN_ENTMAX: return "entmax";
+    case SX_MAP_SOFTMAX: return "softmax";
+    case SX_MAP_SPARSEMAX: return "sparsemax";
+    case SX_MAP_ENTMAX15: return "entmax15";
+    case SX_MAP_ENTMAX: return "entmax";
     default: return "fusedmax";
     }
 }
@@ -35,10 +58,10 @@ static const char *map_name(int m) {
 /* One row of scores (Tk, -INFINITY where masked) through the float64 reference mapping. */
 static void ref_map(double *p, const double *s, int n, int mapping, double param) {
     switch (mapping) {
-    case SX_ATTN_SOFTMAX: ref_softmax(p, s, n); break;
-    case SX_ATTN_SPARSEMAX: ref_sparsemax(p, s, n); break;
-    case SX_ATTN_ENTMAX15: ref_entmax15(p, s, n); break;
-    case SX_ATTN_ENTMAX: ref_entmax(p, s, n, param); break;
+    case SX_MAP_SOFTMAX: ref_softmax(p, s, n); break;
+    case SX_MAP_SPARSEMAX: ref_sparsemax(p, s, n); break;
+    case SX_MAP_ENTMAX15: ref_entmax15(p, s, n); break;
+    case SX_MAP_ENTMAX: ref_entmax(p, s, n, param); break;
     default: rs_fusedmax(p, s, n, param, 1.0); break; /* Tk <= 64 (rs_tv_prox) */
     }
 }
@@ -123,10 +146,10 @@ static double check_case(const char *what, int B, int Tq, int Tk, int H, int dh,
     return worst > worst_out ? worst : worst_out;
 }
 
-static const int MAPPINGS[5] = { SX_ATTN_SOFTMAX, SX_ATTN_SPARSEMAX, SX_ATTN_ENTMAX15, SX_ATTN_ENTMAX,
-                                 SX_ATTN_FUSEDMAX };
+static const int MAPPINGS[5] = { SX_MAP_SOFTMAX, SX_MAP_SPARSEMAX, SX_MAP_ENTMAX15, SX_MAP_ENTMAX,
+                                 SX_MAP_FUSEDMAX };
 static float param_of(int mapping) {
-    return mapping == SX_ATTN_ENTMAX ? 1.3f : mapping == SX_ATTN_FUSEDMAX ? 0.3f : 0.0f;
+    return mapping == SX_MAP_ENTMAX ? 1.3f : mapping == SX_MAP_FUSEDMAX ? 0.3f : 0.0f;
 }
 
 static void test_against_reference(void) {
@@ -148,31 +171,31 @@ static void test_against_reference(void) {
         worst = w > worst ? w : worst;
         /* long rows: the kernel's tiles and per-row windows (Tk >= 64); the fusedmax reference
            takes at most 64 entries per row */
-        const int T = map == SX_ATTN_FUSEDMAX ? 64 : 80;
+        const int T = map == SX_MAP_FUSEDMAX ? 64 : 80;
         static const int long_len[2] = { 80, 51 };
-        w = check_case("long causal", 1, T, T, map == SX_ATTN_FUSEDMAX ? 1 : 2, 16, map, par, 1, NULL,
+        w = check_case("long causal", 1, T, T, map == SX_MAP_FUSEDMAX ? 1 : 2, 16, map, par, 1, NULL,
                        3.0, 5e-5);
         worst = w > worst ? w : worst;
-        if (map != SX_ATTN_FUSEDMAX) { /* (the slow fusedmax reference: the causal case only) */
+        if (map != SX_MAP_FUSEDMAX) { /* (the slow fusedmax reference: the causal case only) */
             w = check_case("long", 1, T, T, 2, 16, map, par, 0, NULL, 3.0, 5e-5);
             worst = w > worst ? w : worst;
             w = check_case("long causal+padding", 2, T, T, 1, 8, map, par, 1, long_len, 3.0, 5e-5);
             worst = w > worst ? w : worst;
         }
         /* the benchmark's shape (4 heads of 64), smaller n */
-        if (map != SX_ATTN_FUSEDMAX) {
+        if (map != SX_MAP_FUSEDMAX) {
             w = check_case("bench shape", 1, 48, 48, 4, 64, map, par, 0, NULL, 1.0, 5e-5);
             worst = w > worst ? w : worst;
         }
     }
     /* fixed alpha at the special values goes to the exact algorithms */
-    w = check_case("alpha 1", 1, 5, 9, 2, 4, SX_ATTN_ENTMAX, 1.0f, 0, NULL, 2.0, 2e-5);
+    w = check_case("alpha 1", 1, 5, 9, 2, 4, SX_MAP_ENTMAX, 1.0f, 0, NULL, 2.0, 2e-5);
     worst = w > worst ? w : worst;
-    w = check_case("alpha 2", 1, 5, 9, 2, 4, SX_ATTN_ENTMAX, 2.0f, 1, NULL, 2.0, 2e-5);
+    w = check_case("alpha 2", 1, 5, 9, 2, 4, SX_MAP_ENTMAX, 2.0f, 1, NULL, 2.0, 2e-5);
     worst = w > worst ? w : worst;
-    w = check_case("alpha 3", 1, 5, 9, 2, 4, SX_ATTN_ENTMAX, 3.0f, 0, NULL, 2.0, 2e-5);
+    w = check_case("alpha 3", 1, 5, 9, 2, 4, SX_MAP_ENTMAX, 3.0f, 0, NULL, 2.0, 2e-5);
     worst = w > worst ? w : worst;
-    w = check_case("lambda 0", 1, 5, 9, 2, 4, SX_ATTN_FUSEDMAX, 0.0f, 0, NULL, 2.0, 2e-5);
+    w = check_case("lambda 0", 1, 5, 9, 2, 4, SX_MAP_FUSEDMAX, 0.0f, 0, NULL, 2.0, 2e-5);
     worst = w > worst ? w : worst;
     printf("test_attention: every mapping vs the float64 reference, worst |error| %.2g\n", worst);
 }
@@ -189,7 +212,7 @@ static void test_sparsity(void) {
         int zeros = 0;
         for (int i = 0; i < T * T; i++) zeros += att[i] == 0.0f;
         CHECK(st == SX_OK, "sparsity %s: status %d", map_name(MAPPINGS[m]), st);
-        if (MAPPINGS[m] == SX_ATTN_SOFTMAX) CHECK(zeros == 0, "softmax has %d exact zeros", zeros);
+        if (MAPPINGS[m] == SX_MAP_SOFTMAX) CHECK(zeros == 0, "softmax has %d exact zeros", zeros);
         else CHECK(zeros > T * T / 4, "%s: only %d of %d weights are exact zeros", map_name(MAPPINGS[m]),
                    zeros, T * T);
     }
@@ -200,11 +223,11 @@ static void test_edges(void) {
     float q[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, k[8] = { 1, 0, 0, 1, 1, 1, 0, 0 }, v[8] = { 0 };
     float out[8], att[8];
     for (int i = 0; i < 8; i++) out[i] = 42.0f;
-    CHECK(sx_attention(out, att, q, k, v, NULL, 0, 2, 2, 1, 2, SX_ATTN_SOFTMAX, 0, 0) == SX_OK &&
+    CHECK(sx_attention(out, att, q, k, v, NULL, 0, 2, 2, 1, 2, SX_MAP_SOFTMAX, 0, 0) == SX_OK &&
               out[0] == 42.0f, "B = 0 is a no-op");
-    CHECK(sx_attention(out, att, q, k, v, NULL, 1, 0, 2, 1, 2, SX_ATTN_SOFTMAX, 0, 0) == SX_OK &&
+    CHECK(sx_attention(out, att, q, k, v, NULL, 1, 0, 2, 1, 2, SX_MAP_SOFTMAX, 0, 0) == SX_OK &&
               out[0] == 42.0f, "Tq = 0 is a no-op");
-    CHECK(sx_attention(out, att, q, NULL, NULL, NULL, 2, 2, 0, 1, 2, SX_ATTN_SPARSEMAX, 0, 0) == SX_OK,
+    CHECK(sx_attention(out, att, q, NULL, NULL, NULL, 2, 2, 0, 1, 2, SX_MAP_SPARSEMAX, 0, 0) == SX_OK,
           "Tk = 0 needs no k, v (%s)", sx_last_error());
     int zero = 1;
     for (int i = 0; i < 8; i++) zero &= out[i] == 0.0f;
@@ -246,17 +269,17 @@ static void test_errors(void) {
               "%s: status %d, message \"%s\", expected %d with \"%s\"", #call, st, sx_last_error(), \
               status, msg);                                                                    \
     } while (0)
-    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, 4, 1.5f, 0), SX_EINVAL,
-           "unknown mapping 4 (SX_ATTN_SOFTMAX 0");
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_MAP_ENTMAX_LEARNED, 1.5f, 0),
+           SX_EINVAL, "unknown mapping 4 (SX_MAP_SOFTMAX 0");
     EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, 6, 0, 0), SX_EINVAL, "unknown mapping 6");
     EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, -1, 0, 0), SX_EINVAL, "unknown mapping -1");
-    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_ENTMAX, 0.5f, 0), SX_EINVAL,
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_MAP_ENTMAX, 0.5f, 0), SX_EINVAL,
            "alpha must be finite and >= 1 (got 0.5)");
-    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_ENTMAX, NAN, 0), SX_EINVAL,
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_MAP_ENTMAX, NAN, 0), SX_EINVAL,
            "alpha must be finite and >= 1 (got NaN)");
-    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_ENTMAX, INFINITY, 0), SX_EINVAL,
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_MAP_ENTMAX, INFINITY, 0), SX_EINVAL,
            "(got Infinity)");
-    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_FUSEDMAX, -0.1f, 0), SX_EINVAL,
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_MAP_FUSEDMAX, -0.1f, 0), SX_EINVAL,
            "lambda must be finite and >= 0 (got -0.1)");
     EXPECT(sx_attention(out, att, q, k, v, NULL, -1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL,
            "B, Tq and Tk must be >= 0 (got -1, 2, 2)");
@@ -286,11 +309,11 @@ static void test_errors(void) {
            "q[3] must be finite (got -Infinity)");
     q[3] = 0.0f;
     k[2] = INFINITY;
-    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_SPARSEMAX, 0, 0), SX_ENONFINITE,
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_MAP_SPARSEMAX, 0, 0), SX_ENONFINITE,
            "k[2] must be finite (got Infinity)");
     k[2] = 0.0f;
     v[1] = NAN;
-    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_ATTN_ENTMAX15, 0, 1), SX_ENONFINITE,
+    EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 2, SX_MAP_ENTMAX15, 0, 1), SX_ENONFINITE,
            "v[1] must be finite (got NaN)");
     v[1] = 0.0f;
     /* finite inputs whose score overflows */
@@ -318,7 +341,7 @@ static void test_overflow_scores(void) {
     static float q[T * DH], k[T * DH], v[T * DH], out[T * DH], att[T * T];
     for (int m = 0; m < 5; m++) {
         const int map = MAPPINGS[m];
-        const float par = map == SX_ATTN_FUSEDMAX ? 0.0f : param_of(map); /* lambda 0 as found */
+        const float par = map == SX_MAP_FUSEDMAX ? 0.0f : param_of(map); /* lambda 0 as found */
         for (int causal = 0; causal < 2; causal++) {
             /* the fuzzer's find: Tq 1, Tk 2, dh 1, every score about -1e52 */
             const float q1[1] = { -8.40766e21f }, k1[2] = { 3.03388e30f, 4.79369e30f }, v1[2] = { 1, 2 };
@@ -368,11 +391,110 @@ static void test_overflow_scores(void) {
     }
 }
 
+/* The kernel's mapping backward from the saved weights p (attention.c; softmax, sparsemax,
+   1.5-entmax, entmax at alpha 1 and 2, learned alpha) under incoming gradients near FLT_MAX:
+   the float difference dy - mean overflowed, giving 0 * Infinity = NaN at the exact zeros of p
+   (masked keys, keys cut by a sparse mapping) and +-Infinity on the support where the true
+   value fits float. Now finite, exact zeros kept, equal to s (dy - <s, dy> / sum s) in double
+   (clamped to +-FLT_MAX), and a row whose dy is equal on the support gives exactly 0. */
+static void test_huge_dy_backward_p(void) {
+    enum { R = 3, N = 6 };
+    const float M = FLT_MAX, NI = -INFINITY;
+    const float x[R * N] = { 2, 0, NI, 1, 0.5f, -1,   0, 0, 0, NI, NI, 0,   3, -3, 0.1f, 0.2f, NI, 1 };
+    const float g[R * N] = { 3e38f, -3e38f, -M, M, -1e38f, M,   M, M, M, -M, -M, M,
+                             -3e38f, 3e38f, -3e38f, 3e38f, 3e38f, -M };
+    static const struct { int kind; float param; const char *name; } cases[6] = {
+        { SX_NN_SOFTMAX, 0.0f, "softmax" }, { SX_NN_SPARSEMAX, 0.0f, "sparsemax" },
+        { SX_NN_ENTMAX15, 0.0f, "entmax15" }, { SX_NN_ENTMAX, 1.0f, "entmax alpha 1" },
+        { SX_NN_ENTMAX, 2.0f, "entmax alpha 2" }, { SX_NN_ENTMAX_LEARNED, 1.37f, "learned alpha 1.37" }
+    };
+    for (int t = 0; t < 6; t++) {
+        const int kind = cases[t].kind;
+        const float par = cases[t].param;
+        float p[R * N], dx[R * N], dalpha = 0.0f;
+        CHECK(sx_nn_map_forward(p, x, R, N, kind, par) == SX_OK, "%s: forward", cases[t].name);
+        int st = sx_nn_map_backward(dx, kind == SX_NN_ENTMAX_LEARNED ? &dalpha : NULL, x, p, g, R,
+                                    N, kind, par);
+        CHECK(st == SX_OK, "%s: backward status %d", cases[t].name, st);
+        int bad = 0, zeros = 0, p_zeros = 0;
+        double worst = 0.0;
+        for (int r = 0; r < R; r++) {
+            const float *p_r = p + r * N, *g_r = g + r * N, *d_r = dx + r * N;
+            double s[N], ssum = 0.0, sg = 0.0;
+            for (int i = 0; i < N; i++) {
+                const double pi = p_r[i];
+                s[i] = !(pi > 0.0) ? 0.0 : kind == SX_NN_SOFTMAX ? pi
+                     : kind == SX_NN_SPARSEMAX ? 1.0 : kind == SX_NN_ENTMAX15 ? sqrt(pi)
+                     : pow(pi, 2.0 - par);
+                ssum += s[i];
+                sg += s[i] * g_r[i];
+            }
+            for (int i = 0; i < N; i++) {
+                double want = s[i] * (g_r[i] - sg / ssum);
+                want = want > FLT_MAX ? FLT_MAX : want < -FLT_MAX ? -FLT_MAX : want;
+                if (!isfinite(d_r[i])) bad++;
+                else worst = fmax(worst, fabs(d_r[i] - want) / FLT_MAX);
+                if (p_r[i] == 0.0f) {
+                    p_zeros++;
+                    zeros += d_r[i] == 0.0f;
+                }
+                if (r == 1) zeros += d_r[i] == 0.0f; /* dy equal on the support: exactly 0 */
+            }
+        }
+        CHECK(bad == 0, "%s: %d entries of dx are NaN or Infinity", cases[t].name, bad);
+        CHECK(zeros == p_zeros + N, "%s: %d of %d entries with p = 0 or equal dy not exactly 0",
+              cases[t].name, p_zeros + N - zeros, p_zeros + N);
+        CHECK(worst <= 1e-6, "%s: dx off s (dy - mean) in double by %g FLT_MAX", cases[t].name, worst);
+        CHECK(dalpha == dalpha, "%s: d alpha is NaN", cases[t].name);
+    }
+}
+
+/* The kernel's backward with adaptive span: dp = m / S (datt - <datt, att>) is computed in
+   double and could exceed float (S = sum p m < 1 divides a datt near FLT_MAX); it came out as
+   Infinity, then Infinity - Infinity = NaN in the mapping backward and in dq. dp is clamped to
+   +-FLT_MAX: dq, dk, dv stay finite and d z is never NaN. Queries and keys all 0 (uniform
+   weights), values 1, -1, -1, d out 3e38 on query 0 (datt 3e38, -3e38, -3e38), z L = 1.5 and
+   ramp 2 (key 2 of query 0 has m = 0.75, S = 0.92): dp_0 = 4.2e38. (fusedmax is left out:
+   its backward is the public sx_fusedmax_backward, whose run averages see +-Infinity from the
+   sparsemax backward when |dy - mean| exceeds FLT_MAX.) */
+static void test_huge_dy_backward_span(void) {
+    enum { T = 3 };
+    static const struct { int kind; float param; const char *name; } cases[5] = {
+        { SX_NN_SOFTMAX, 0.0f, "softmax" }, { SX_NN_SPARSEMAX, 0.0f, "sparsemax" },
+        { SX_NN_ENTMAX15, 0.0f, "entmax15" }, { SX_NN_ENTMAX, 1.3f, "entmax alpha 1.3" },
+        { SX_NN_ENTMAX_LEARNED, 0.0f, "learned alpha" }
+    };
+    for (int t = 0; t < 5; t++) {
+        const int kind[1] = { cases[t].kind };
+        const float par[1] = { cases[t].param }, alpha_a[1] = { 0.0f }, z[1] = { 0.5f };
+        const sx_nn_attn_cfg cfg = { 1, 1, 0, kind, par, 3, 2.0f };
+        const float q[T] = { 0, 0, 0 }, k[T] = { 0, 0, 0 }, v[T] = { 1, -1, -1 };
+        const float dout[T] = { 3e38f, 0, 0 };
+        float out[T], score[T * T], prob[T * T], att[T * T], dq[T] = { 0 }, dk[T] = { 0 },
+              dv[T] = { 0 }, da[1] = { 0 }, dz[1] = { 0 }, scratch[4 * T * T];
+        CHECK(sx_nn_attention_scratch_size(&cfg, T, T) <= 4 * T * T, "scratch size");
+        int st = sx_nn_attention_forward(out, score, prob, att, q, 1, k, v, 1, alpha_a, z, NULL, 1,
+                                         T, T, &cfg);
+        CHECK(st == SX_OK, "%s span: forward status %d (%s)", cases[t].name, st, sx_last_error());
+        st = sx_nn_attention_backward(dq, dk, dv, da, dz, scratch, dout, score, prob, att, q, 1, k,
+                                      v, 1, alpha_a, z, NULL, 1, T, T, &cfg);
+        CHECK(st == SX_OK, "%s span: backward status %d (%s)", cases[t].name, st, sx_last_error());
+        int bad = 0;
+        for (int i = 0; i < T; i++) bad += !isfinite(dq[i]) + !isfinite(dk[i]) + !isfinite(dv[i]);
+        CHECK(bad == 0 && dz[0] == dz[0] && da[0] == da[0],
+              "%s span: huge d out: dq %g %g %g, dk %g %g %g, dv %g %g %g, dz %g, da %g",
+              cases[t].name, dq[0], dq[1], dq[2], dk[0], dk[1], dk[2], dv[0], dv[1], dv[2], dz[0],
+              da[0]);
+    }
+}
+
 int main(void) {
     test_against_reference();
     test_sparsity();
     test_edges();
     test_errors();
     test_overflow_scores();
+    test_huge_dy_backward_p();
+    test_huge_dy_backward_span();
     return sx_test_summary("test_attention");
 }

@@ -134,14 +134,14 @@ static void test_gradients(void) {
         int L, span, act, maps[2];
         float fparam[2];
     } cases[] = {
-        { "softmax + span", 1, 5, 1, { SX_MODEL_SOFTMAX }, { 0 } },
-        { "sparsemax", 1, 0, 1, { SX_MODEL_SPARSEMAX }, { 0 } },
-        { "entmax15", 1, 0, 0, { SX_MODEL_ENTMAX15 }, { 0 } },
-        { "entmax alpha 1.3", 1, 0, 1, { SX_MODEL_ENTMAX }, { 1.3f } },
-        { "learned alpha", 1, 0, 1, { SX_MODEL_ENTMAX_LEARNED }, { 0 } },
+        { "softmax + span", 1, 5, 1, { SX_MAP_SOFTMAX }, { 0 } },
+        { "sparsemax", 1, 0, 1, { SX_MAP_SPARSEMAX }, { 0 } },
+        { "entmax15", 1, 0, 0, { SX_MAP_ENTMAX15 }, { 0 } },
+        { "entmax alpha 1.3", 1, 0, 1, { SX_MAP_ENTMAX }, { 1.3f } },
+        { "learned alpha", 1, 0, 1, { SX_MAP_ENTMAX_LEARNED }, { 0 } },
         { "learned alpha + span, 2 layers", 2, 6, 1,
-          { SX_MODEL_ENTMAX_LEARNED, SX_MODEL_SOFTMAX }, { 0, 0 } },
-        { "fusedmax + learned", 2, 0, 1, { SX_MODEL_FUSEDMAX, SX_MODEL_ENTMAX_LEARNED }, { 0.2f, 0 } },
+          { SX_MAP_ENTMAX_LEARNED, SX_MAP_SOFTMAX }, { 0, 0 } },
+        { "fusedmax + learned", 2, 0, 1, { SX_MAP_FUSEDMAX, SX_MAP_ENTMAX_LEARNED }, { 0.2f, 0 } },
     };
     double worst_all = 0.0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -183,7 +183,7 @@ static void test_gradients(void) {
             const int off = sx_model_tensor_offset(m, t);
             double s = 0.0;
             for (int i = 0; i < NH; i++) s += fabs(g[off + i]);
-            if (!strcmp(name, "alpha_a") && cases[k].maps[0] == SX_MODEL_ENTMAX_LEARNED)
+            if (!strcmp(name, "alpha_a") && cases[k].maps[0] == SX_MAP_ENTMAX_LEARNED)
                 CHECK(s > 1e-6, "%s: alpha gradient is zero", cases[k].name);
             if (!strcmp(name, "span_z") && cases[k].span)
                 CHECK(s > 1e-6, "%s: span gradient is zero", cases[k].name);
@@ -197,7 +197,7 @@ static void test_gradients(void) {
 static void test_checkpoint(void) {
     enum { V = 9, T = 7, B = 4 };
     int cfg[MAXC], src[B * T], tgt[B * T];
-    const int maps[2] = { SX_MODEL_ENTMAX_LEARNED, SX_MODEL_FUSEDMAX };
+    const int maps[2] = { SX_MAP_ENTMAX_LEARNED, SX_MAP_FUSEDMAX };
     const int n = make_cfg(cfg, V, 8, 2, 2, 16, T, 4, 2, 3, B, 0, maps);
     const float fcfg[SX_MODEL_F_PARAM + 2] = { 0.01f, 0.5f, 4.0f, 1.5f, 0.3f };
     sx_model *m = NULL, *r = NULL;
@@ -293,7 +293,7 @@ static void resign(unsigned char *b, int size) {
 
 static void test_checkpoint_content(void) {
     int cfg[MAXC];
-    const int maps[1] = { SX_MODEL_SOFTMAX };
+    const int maps[1] = { SX_MAP_SOFTMAX };
     const int n = make_cfg(cfg, 6, 4, 1, 1, 4, 5, 0, 1, 1, 2, 0, maps);
     sx_model *m = NULL, *r = NULL;
     CHECK(sx_model_create(&m, cfg, n, NULL, 0) == SX_OK, "%s", sx_last_error());
@@ -324,7 +324,7 @@ static void test_checkpoint_content(void) {
 /* ---------------------------------------------------------------- errors */
 static void test_errors(void) {
     int cfg[MAXC];
-    const int maps[2] = { SX_MODEL_SOFTMAX, SX_MODEL_ENTMAX };
+    const int maps[2] = { SX_MAP_SOFTMAX, SX_MAP_ENTMAX };
     sx_model *m = (sx_model *)&cfg; /* must be overwritten with NULL */
     int n = make_cfg(cfg, 13, 16, 4, 2, 32, 12, 0, 1, 1, 4, 0, maps);
     struct { int field, value; const char *msg; } bad[] = {
@@ -416,7 +416,7 @@ static void test_errors(void) {
 static void test_adam_split(void) {
     enum { V = 7, T = 6, B = 3 };
     int cfg[MAXC], src[B * T], tgt[B * T];
-    const int maps[1] = { SX_MODEL_ENTMAX_LEARNED };
+    const int maps[1] = { SX_MAP_ENTMAX_LEARNED };
     const int n = make_cfg(cfg, V, 8, 2, 1, 12, T, 5, 2, 11, B, 1, maps);
     const float fcfg[3] = { 0.01f, 0.05f, 1.0f }; /* clip 0.05: binds */
     sx_model *a = NULL, *b = NULL;
@@ -452,7 +452,7 @@ static void test_adam_split(void) {
 static void test_train(void) {
     enum { B = 16, T = 12, STEPS = 500 };
     int cfg[MAXC], src[B * T], tgt[B * T];
-    const int maps[1] = { SX_MODEL_ENTMAX_LEARNED };
+    const int maps[1] = { SX_MAP_ENTMAX_LEARNED };
     const int n = make_cfg(cfg, sx_task_vocab_size(SX_TASK_REVERSE), 16, 2, 1, 32, T, T, 2, 1, B, 0, maps);
     sx_model *m = NULL;
     CHECK(sx_model_create(&m, cfg, n, NULL, 0) == SX_OK, "%s", sx_last_error());

@@ -31,7 +31,7 @@ static int cmp_float(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static const int MAPS[5] = { SX_POOL_SOFTMAX, SX_POOL_SPARSEMAX, SX_POOL_ENTMAX15, SX_POOL_ENTMAX, SX_POOL_FUSEDMAX };
+static const int MAPS[5] = { SX_MAP_SOFTMAX, SX_MAP_SPARSEMAX, SX_MAP_ENTMAX15, SX_MAP_ENTMAX, SX_MAP_FUSEDMAX };
 static const float PARAMS[5] = { 0.0f, 0.0f, 0.0f, 1.3f, 0.05f };
 static const char *NAMES[5] = { "softmax", "sparsemax", "entmax15", "entmax 1.3", "fusedmax 0.05" };
 
@@ -116,10 +116,10 @@ static void ref_pool(double *out, double *att, const float *xq, const float *xk,
             s[j] = loo && i == j ? -INFINITY : -0.5 * d * d;
         }
         switch (MAPS[t]) {
-        case SX_POOL_SOFTMAX: ref_softmax(a, s, nk); break;
-        case SX_POOL_SPARSEMAX: ref_sparsemax(a, s, nk); break;
-        case SX_POOL_ENTMAX15: ref_entmax15(a, s, nk); break;
-        case SX_POOL_ENTMAX: ref_entmax(a, s, nk, PARAMS[t]); break;
+        case SX_MAP_SOFTMAX: ref_softmax(a, s, nk); break;
+        case SX_MAP_SPARSEMAX: ref_sparsemax(a, s, nk); break;
+        case SX_MAP_ENTMAX15: ref_entmax15(a, s, nk); break;
+        case SX_MAP_ENTMAX: ref_entmax(a, s, nk, PARAMS[t]); break;
         default: rs_fusedmax(a, s, nk, PARAMS[t], 1.0); break;
         }
         double o = 0.0;
@@ -267,15 +267,15 @@ static void test_pooling_edges(void) {
     }
     /* nq = 0: nothing to do */
     dw = 9.0f;
-    CHECK(sx_nw_pooling(NULL, NULL, NULL, xk, yk, 0, N, 1.0f, SX_POOL_SOFTMAX, 0, 0) == SX_OK, "nq = 0");
-    CHECK(sx_nw_pooling_backward(&dw, NULL, NULL, xk, yk, 0, N, 1.0f, SX_POOL_SOFTMAX, 0, 0) == SX_OK && dw == 0.0f, "nq = 0 backward");
+    CHECK(sx_nw_pooling(NULL, NULL, NULL, xk, yk, 0, N, 1.0f, SX_MAP_SOFTMAX, 0, 0) == SX_OK, "nq = 0");
+    CHECK(sx_nw_pooling_backward(&dw, NULL, NULL, xk, yk, 0, N, 1.0f, SX_MAP_SOFTMAX, 0, 0) == SX_OK && dw == 0.0f, "nq = 0 backward");
 }
 
 /* ------------------------------------------------------------ errors */
 static void test_pooling_errors(void) {
     float xk[4] = { 0, 1, 2, 3 }, yk[4] = { 1, 2, 3, 4 }, xq[2] = { 0.5f, 1.5f }, out[2] = { 7, 7 }, att[8], g[2] = { 1, 1 };
     float dw = 7.0f;
-    const int S = SX_POOL_SOFTMAX;
+    const int S = SX_MAP_SOFTMAX;
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, -1, 4, 1, S, 0, 0), SX_EINVAL, "nq must be >= 0 (got -1)", "nq < 0");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 0, 1, S, 0, 0), SX_EINVAL, "nk must be >= 1 (got 0)", "nk 0");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 100000, 100000, 1, S, 0, 0), SX_EINVAL, "nq * nk too large (100000 * 100000)", "too large");
@@ -284,10 +284,10 @@ static void test_pooling_errors(void) {
     expect_error(sx_nw_pooling(out, att, xq, xk, NULL, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer", "null values");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, NAN, S, 0, 0), SX_EINVAL, "w must be finite (got NaN)", "w NaN");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, -INFINITY, S, 0, 0), SX_EINVAL, "w must be finite (got -Infinity)", "w -inf");
-    expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, 4, 0, 0), SX_EINVAL, "unknown pooling mapping 4", "mapping 4");
+    expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, SX_MAP_ENTMAX_LEARNED, 1.5f, 0), SX_EINVAL, "unknown pooling mapping 4", "learned alpha");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, -1, 0, 0), SX_EINVAL, "unknown pooling mapping -1", "mapping -1");
-    expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, SX_POOL_ENTMAX, 0.5f, 0), SX_EINVAL, "alpha must be finite and >= 1 (got 0.5)", "alpha");
-    expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, SX_POOL_FUSEDMAX, -1, 0), SX_EINVAL, "lambda must be finite and >= 0 (got -1)", "lambda");
+    expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, SX_MAP_ENTMAX, 0.5f, 0), SX_EINVAL, "alpha must be finite and >= 1 (got 0.5)", "alpha");
+    expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, SX_MAP_FUSEDMAX, -1, 0), SX_EINVAL, "lambda must be finite and >= 0 (got -1)", "lambda");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, S, 0, 2), SX_EINVAL, "leave_one_out must be 0 or 1 (got 2)", "loo 2");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, S, 0, 1), SX_EINVAL, "leave_one_out needs nq == nk (got 2 and 4)", "loo shape");
     xq[1] = NAN;
@@ -308,6 +308,7 @@ static void test_pooling_errors(void) {
     expect_error(sx_nw_pooling_backward(NULL, g, xq, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer", "null dw");
     expect_error(sx_nw_pooling_backward(&dw, NULL, xq, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer", "null dy");
     expect_error(sx_nw_pooling_backward(&dw, g, xq, xk, yk, 2, 4, 1, 9, 0, 0), SX_EINVAL, "unknown pooling mapping 9", "backward mapping");
+    expect_error(sx_nw_pooling_backward(&dw, g, xq, xk, yk, 2, 4, 1, SX_MAP_ENTMAX_LEARNED, 1.5f, 0), SX_EINVAL, "unknown pooling mapping 4", "backward learned alpha");
     CHECK(dw == 7.0f, "failed backward calls leave dw untouched");
     CHECK(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, S, 0, 0) == SX_OK, "a later valid call works");
 }
@@ -334,7 +335,7 @@ static void test_large_alpha(void) {
         }
         CHECK(!nan && d1[3] == 0.0f, "alpha %g: no NaN, masked entry 0", (double)alphas[a]);
         float xk[5] = { 0, 1, 2, 3, 4 }, yk[5] = { 1, -2, 3, 0.5f, 2 }, xq[2] = { 0.3f, 2.6f }, dy[2] = { 1, -1 }, dw = 0.0f;
-        CHECK(sx_nw_pooling_backward(&dw, dy, xq, xk, yk, 2, 5, 1e-3f, SX_POOL_ENTMAX, alphas[a], 0) == SX_OK && dw == dw,
+        CHECK(sx_nw_pooling_backward(&dw, dy, xq, xk, yk, 2, 5, 1e-3f, SX_MAP_ENTMAX, alphas[a], 0) == SX_OK && dw == dw,
               "alpha %g: pooling dw is not NaN (got %g)", (double)alphas[a], (double)dw);
     }
     CHECK(worst < 1e-4, "alpha > 2: backward from p vs sx_entmax_backward, worst relative %.3g", worst);

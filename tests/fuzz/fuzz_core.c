@@ -183,7 +183,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case OP_POOL_B: {
         /* nq = rows (queries from x), nk = n keys from dy with values from the next scores;
            leave-one-out (nq = nk) when shape has bit 1; mapping and alpha/lambda from shape */
-        static const int maps[6] = { SX_POOL_SOFTMAX, SX_POOL_SPARSEMAX, SX_POOL_ENTMAX15, SX_POOL_ENTMAX, SX_POOL_FUSEDMAX, 4 };
+        static const int maps[6] = { SX_MAP_SOFTMAX, SX_MAP_SPARSEMAX, SX_MAP_ENTMAX15, SX_MAP_ENTMAX, SX_MAP_FUSEDMAX,
+                                     SX_MAP_ENTMAX_LEARNED /* rejected */ };
         const int loo = (shape >> 1) & 1, mapping = maps[(shape >> 2) % 6];
         int nq = rows, nk = n < 16 * 17 ? n : 16 * 17;
         if (loo && nq > 0) nk = nq;
@@ -225,9 +226,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     case OP_ATTENTION: {
-        /* B 1..3, H 1..3, dh 1..8, Tq = rows (0..16), Tk 1..40; mapping (4: invalid) and causal
-           from shape; k_len NULL or from the bytes (sometimes out of range); att NULL at 0xF8 */
-        static const int maps[6] = { SX_ATTN_SOFTMAX, SX_ATTN_SPARSEMAX, SX_ATTN_ENTMAX15, SX_ATTN_ENTMAX, SX_ATTN_FUSEDMAX, 4 };
+        /* B 1..3, H 1..3, dh 1..8, Tq = rows (0..16), Tk 1..40; mapping (learned alpha: invalid)
+           and causal from shape; k_len NULL or from the bytes (sometimes out of range); att NULL
+           at 0xF8 */
+        static const int maps[6] = { SX_MAP_SOFTMAX, SX_MAP_SPARSEMAX, SX_MAP_ENTMAX15, SX_MAP_ENTMAX, SX_MAP_FUSEDMAX,
+                                     SX_MAP_ENTMAX_LEARNED /* rejected */ };
         static int k_len[3];
         const int B = 1 + rd_u8(&rd) % 3, H = 1 + rd_u8(&rd) % 3, dh = 1 + rd_u8(&rd) % 8;
         const int Tq = rows < 0 ? -1 : rows, Tk = n < 1 ? n : 1 + n % 40, C = H * dh;
