@@ -354,11 +354,23 @@ int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, c
 int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int src_len, int count);
 
 /* ------------------------------------------------------------- checkpoints */
-/* Bytes sx_model_save writes. */
+/* How a checkpoint stores the parameters (the config is always exact). SX_SAVE_FLOAT32 is
+   lossless: a loaded model predicts, and trains on, exactly as the saved one (format version
+   1). SX_SAVE_FLOAT16 (format version 2) halves the file: each parameter rounded to the nearest
+   IEEE float16 (ties to even; relative error <= 2^-11 from 2^-14 up, subnormal steps of 2^-24
+   below, signed zeros),
+   for shipping trained models; it does not saturate: a parameter of magnitude >= 65520 makes
+   the save fail with SX_EINVAL (naming it). Loading reads both versions (float16 widened to
+   float32 exactly). Layout: core/src/model.h. */
+enum { SX_SAVE_FLOAT16 = 16, SX_SAVE_FLOAT32 = 32 };
+/* Bytes sx_model_save_as writes at that precision; 0 for a NULL model or another precision. */
+int sx_model_save_size_as(const sx_model *m, int precision);
+/* Writes the checkpoint into buf (cap >= sx_model_save_size_as bytes); nothing on failure. */
+int sx_model_save_as(const sx_model *m, unsigned char *buf, int cap, int precision);
+/* The same at SX_SAVE_FLOAT32 (lossless). */
 int sx_model_save_size(const sx_model *m);
-/* Writes the checkpoint into buf (cap >= sx_model_save_size bytes). */
 int sx_model_save(const sx_model *m, unsigned char *buf, int cap);
-/* *out = the model in buf (size bytes); NULL on failure. */
+/* *out = the model in buf (size bytes, either version); NULL on failure. */
 int sx_model_load(sx_model **out, const unsigned char *buf, int size);
 
 /* ------------------------------------------------------------------- memory */

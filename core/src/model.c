@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "half.h"
 #include "internal.h"
 #include "model.h"
 #include "nn.h"
@@ -858,7 +859,8 @@ int sx_model_spans(const sx_model *m, float *out) {
 
 /* ============================================================= checkpoints */
 #define SXM_MAGIC "SXMD"
-#define SXM_VERSION 1u
+#define SXM_VERSION_F32 1u /* parameters as float32 */
+#define SXM_VERSION_F16 2u /* parameters as IEEE float16 (half.h) */
 #define SXM_HEADER 20 /* magic, version, n_cfg, n_fcfg, n_params */
 
 static void put_u32(unsigned char *b, uint32_t v) {
@@ -876,29 +878,65 @@ static uint32_t fnv1a(const unsigned char *b, size_t n) {
 static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
-int sx_model_save_size(const sx_model *m) {
-    if (!m) return 0;
-    return (int)(SXM_HEADER + 4 * ((size_t)m->n_cfg + m->n_fcfg_given + m->n_params) + 4);
+/* Bytes per stored parameter: 4 (SX_SAVE_FLOAT32), 2 (SX_SAVE_FLOAT16), 0 for anything else. */
+static size_t param_bytes(int precision) {
+    return precision == SX_SAVE_FLOAT32 ? 4 : precision == SX_SAVE_FLOAT16 ? 2 : 0;
 }
 
-int sx_model_save(const sx_model *m, unsigned char *buf, int cap) {
-    if (!m || !buf) return sx__fail(SX_EINVAL, -1, "model_save: model or buffer is NULL");
-    const int size = sx_model_save_size(m);
+int sx_model_save_size_as(const sx_model *m, int precision) {
+    const size_t pb = param_bytes(precision);
+    if (!m || !pb) return 0;
+    return (int)(SXM_HEADER + 4 * ((size_t)m->n_cfg + m->n_fcfg_given) + pb * m->n_params + 4);
+}
+
+int sx_model_save_size(const sx_model *m) { return sx_model_save_size_as(m, SX_SAVE_FLOAT32); }
+
+int sx_model_save_as(const sx_model *m, unsigned char *buf, int cap, int precision) {
+    static const char fn[] = "model_save";
+    if (!m || !buf) return sx__fail(SX_EINVAL, -1, "%s: model or buffer is NULL", fn);
+    const size_t pb = param_bytes(precision);
+    if (!pb)
+        return sx__fail(SX_EINVAL, -1, "%s: precision must be SX_SAVE_FLOAT32 (32) or "
+                        "SX_SAVE_FLOAT16 (16) (got %d)", fn, precision);
+    const int size = sx_model_save_size_as(m, precision);
     if (cap < size)
-        return sx__fail(SX_EINVAL, -1, "model_save: buffer holds %d bytes, the checkpoint needs %d",
+        return sx__fail(SX_EINVAL, -1, "%s: buffer holds %d bytes, the checkpoint needs %d", fn,
                         cap, size);
+    /* float16 does not saturate: a parameter it cannot hold is an error, before any byte is
+       written (save such a model as float32) */
+    for (size_t i = 0; pb == 2 && i < m->n_params; i++) {
+        if (sx__f16_fits(m->params[i])) continue;
+        int t = P_COUNT - 1;
+        while (t > 0 && (size_t)(m->p[t] - m->params) > i) t--;
+        return sx__fail(SX_EINVAL, (int)i, "%s: parameter %d (%s[%d]) is %g, beyond float16 "
+                        "(finite, magnitude below 65520): save as float32", fn, (int)i,
+                        tensor_name[t], (int)(i - (size_t)(m->p[t] - m->params)),
+                        (double)m->params[i]);
+    }
     unsigned char *b = buf;
     memcpy(b, SXM_MAGIC, 4);
-    put_u32(b + 4, SXM_VERSION);
+    put_u32(b + 4, pb == 2 ? SXM_VERSION_F16 : SXM_VERSION_F32);
     put_u32(b + 8, (uint32_t)m->n_cfg);
     put_u32(b + 12, (uint32_t)m->n_fcfg_given);
     put_u32(b + 16, (uint32_t)m->n_params);
     b += SXM_HEADER;
     for (int i = 0; i < m->n_cfg; i++, b += 4) put_u32(b, (uint32_t)m->cfg[i]);
     for (int i = 0; i < m->n_fcfg_given; i++, b += 4) put_u32(b, f2u(m->fcfg[i]));
-    for (size_t i = 0; i < m->n_params; i++, b += 4) put_u32(b, f2u(m->params[i]));
+    if (pb == 4) {
+        for (size_t i = 0; i < m->n_params; i++, b += 4) put_u32(b, f2u(m->params[i]));
+    } else {
+        for (size_t i = 0; i < m->n_params; i++, b += 2) {
+            const uint16_t h = sx__f16_from_f32(m->params[i]);
+            b[0] = (unsigned char)h;
+            b[1] = (unsigned char)(h >> 8);
+        }
+    }
     put_u32(b, fnv1a(buf, (size_t)(b - buf)));
     return SX_OK;
+}
+
+int sx_model_save(const sx_model *m, unsigned char *buf, int cap) {
+    return sx_model_save_as(m, buf, cap, SX_SAVE_FLOAT32);
 }
 
 int sx_model_load(sx_model **out, const unsigned char *buf, int size) {
@@ -911,16 +949,18 @@ int sx_model_load(sx_model **out, const unsigned char *buf, int size) {
     if (memcmp(buf, SXM_MAGIC, 4) != 0)
         return sx__fail(SX_EINVAL, -1, "%s: not a Simplexity model (bad magic)", fn);
     const uint32_t version = get_u32(buf + 4);
-    if (version != SXM_VERSION)
+    if (version != SXM_VERSION_F32 && version != SXM_VERSION_F16)
         return sx__fail(SX_EINVAL, -1, "%s: format version %d is not supported (this build reads "
-                        "version %d)", fn, (int)(version > 0x7fffffffu ? -1 : (int)version),
-                        (int)SXM_VERSION);
+                        "versions %d (float32) and %d (float16))", fn,
+                        (int)(version > 0x7fffffffu ? -1 : (int)version), (int)SXM_VERSION_F32,
+                        (int)SXM_VERSION_F16);
+    const size_t pb = version == SXM_VERSION_F16 ? 2 : 4;
     const uint32_t n_cfg = get_u32(buf + 8), n_fcfg = get_u32(buf + 12), n_params = get_u32(buf + 16);
     if (n_cfg > N_CFG_MAX || n_fcfg > N_FCFG_MAX || n_params > (1u << 26))
         return sx__fail(SX_EINVAL, -1, "%s: corrupted header (n_cfg %d, n_fcfg %d, n_params %d)",
                         fn, (int)(n_cfg & 0x7fffffff), (int)(n_fcfg & 0x7fffffff),
                         (int)(n_params & 0x7fffffff));
-    const size_t want = SXM_HEADER + 4 * ((size_t)n_cfg + n_fcfg + n_params) + 4;
+    const size_t want = SXM_HEADER + 4 * ((size_t)n_cfg + n_fcfg) + pb * n_params + 4;
     if ((size_t)size < want)
         return sx__fail(SX_EINVAL, -1, "%s: truncated: %d bytes, the header promises %d", fn, size,
                         (int)want);
@@ -943,8 +983,8 @@ int sx_model_load(sx_model **out, const unsigned char *buf, int size) {
         sx_model_free(m);
         return st;
     }
-    for (uint32_t i = 0; i < n_params; i++, b += 4) {
-        const float v = u2f(get_u32(b));
+    for (uint32_t i = 0; i < n_params; i++, b += pb) {
+        const float v = pb == 4 ? u2f(get_u32(b)) : sx__f32_from_f16((uint16_t)(b[0] | b[1] << 8));
         if (!(v > -INFINITY && v < INFINITY)) {
             st = sx__fail(SX_EINVAL, (int)i, "%s: parameter %d is not finite (%g)", fn, (int)i,
                           (double)v);

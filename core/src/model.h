@@ -50,14 +50,20 @@
    heads, unused elsewhere). Weights are initialised from splitmix64 (SX_MODEL_SEED) with
    N(0, 1/fan_in), biases 0, layernorm weights 1, a = 0 (alpha 1.5), z = 1.
 
-   CHECKPOINTS (sx_model_save / sx_model_load), all little-endian 32-bit words:
-     "SXMD" magic | u32 format version (1) | u32 n_cfg | u32 n_fcfg | u32 n_params |
-     i32 cfg[n_cfg] | f32 fcfg[n_fcfg] | f32 params[n_params] | u32 FNV-1a checksum of all the
-     bytes before it.
-   Only the parameters are stored (not Adam's moments): a loaded model predicts bit for bit like
-   the saved one; training it further restarts Adam. Loading checks, in order: size, magic,
-   version, declared sizes against the byte count, checksum, the config (as sx_model_create), the
-   parameter count, finite parameters; each failure is SX_EINVAL with a message.
+   CHECKPOINTS (sx_model_save_as / sx_model_load), little-endian, no padding:
+     "SXMD" magic | u32 format version | u32 n_cfg | u32 n_fcfg | u32 n_params |
+     i32 cfg[n_cfg] | f32 fcfg[n_fcfg] | params[n_params] | u32 FNV-1a checksum of all the
+     bytes before it,
+   the parameters as f32 (4 bytes each) in version 1 (SX_SAVE_FLOAT32, what sx_model_save
+   writes) or as IEEE binary16 (2 bytes each, half.h) in version 2 (SX_SAVE_FLOAT16); the
+   config is exact in both. Only the parameters are stored (not Adam's moments): a model loaded
+   from version 1 predicts bit for bit like the saved one, from version 2 like the saved one
+   with every parameter rounded to float16 (nearest, ties to even); training it further
+   restarts Adam. Saving as float16 fails (SX_EINVAL, naming the tensor) when a parameter rounds
+   past 65504 (|x| >= 65520). Loading checks, in order: size, magic, version (1 or 2), declared
+   sizes against the byte count, checksum, the config (as sx_model_create), the parameter count,
+   finite parameters (a float16 infinity or NaN included); each failure is SX_EINVAL with a
+   message.
 
    CONVENTIONS (as simplexity.h): calls return an SX_* status and sx_last_error() names the
    field, the row and the value of a failure. Token rows are (count, len) row-major as tasks.h

@@ -1,14 +1,18 @@
 /* test_model.c - the tiny encoder-decoder Transformer (core/src/model.h): the whole model's
    gradient against central differences on tiny configs (every parameter tensor, including the
-   learned alpha a and the span z, one config per mapping kind), checkpoint round trips (bit for
-   bit), corrupted / truncated / wrong-magic / wrong-version loads and their messages, bad
-   configs and bad token ids, greedy decoding's format, and a short deterministic training run
-   on sequence reversal that must reach a loss bound. */
+   learned alpha a and the span z, one config per mapping kind), the float16 conversions (every
+   half, every rounding tie, against a float64 reference), checkpoint round trips (float32: bit
+   for bit; float16: each parameter its nearest half), corrupted / truncated / wrong-magic /
+   wrong-version loads of both format versions and their messages, a version-1 file written
+   before version 2 existed, bad configs and bad token ids, greedy decoding's format, and a
+   short deterministic training run on sequence reversal that must reach a loss bound and
+   decode identically after a float16 round trip. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "half.h"
 #include "simplexity.h"
 #include "model.h"
 #include "tasks.h"
@@ -193,6 +197,79 @@ static void test_gradients(void) {
     printf("test_model: whole-model gradient check, worst |error| over all configs %.2e\n", worst_all);
 }
 
+/* ------------------------------------------------------------------ float16 */
+/* The nearest half to x by float64 arithmetic (rint: ties to even): an independent reference
+   for half.c's integer code. */
+static uint16_t ref_half(float x) {
+    const uint16_t s = signbit(x) ? 0x8000u : 0u;
+    const double a = fabs((double)x);
+    if (isnan(x)) return (uint16_t)(s | 0x7e00u);
+    if (a >= 65520.0) return (uint16_t)(s | 0x7c00u);
+    if (a < ldexp(1.0, -14)) return (uint16_t)(s | (uint16_t)rint(a * ldexp(1.0, 24)));
+    int e;
+    frexp(a, &e); /* a in [2^(e-1), 2^e): 11 significant bits are steps of 2^(e-11) */
+    const int q = (int)rint(a / ldexp(1.0, e - 11)); /* 1024..2048 (2048 carries) */
+    return (uint16_t)(s | (((e + 14) << 10) + q - 1024));
+}
+static double half_value(uint16_t h) { /* float64 decoding, from the definition */
+    const int e = (h >> 10) & 31, m = h & 1023;
+    const double v = e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+    return h & 0x8000u ? -v : v;
+}
+static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+static void test_half(void) {
+    int bad_decode = 0, bad_encode = 0, bad_ties = 0, bad_random = 0, n_ties = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        const float v = sx__f32_from_f16((uint16_t)h);
+        const int e = (h >> 10) & 31;
+        if (e == 31) {
+            bad_decode += (h & 1023) ? !isnan(v) : !(isinf(v) && (v < 0) == !!(h & 0x8000u));
+            continue;
+        }
+        bad_decode += (double)v != half_value((uint16_t)h) || !!signbit(v) != !!(h & 0x8000u);
+        bad_encode += sx__f16_from_f32(v) != h;
+        if ((h & 0x7fffu) == 0x7bffu) continue; /* 65504: the tie above it is the overflow */
+        /* the midpoint to the next half of larger magnitude (exact in a float: 12 bits), and
+           the floats on either side of it */
+        const float w = sx__f32_from_f16((uint16_t)(h + 1));
+        const float mid = (float)(((double)v + (double)w) / 2);
+        const uint16_t even = (h & 1u) ? (uint16_t)(h + 1) : (uint16_t)h;
+        bad_ties += sx__f16_from_f32(mid) != even;
+        n_ties++;
+        bad_ties += sx__f16_from_f32(nextafterf(mid, 2 * w)) != (uint16_t)(h + 1);
+        bad_ties += sx__f16_from_f32(nextafterf(mid, 0.0f)) != (uint16_t)h;
+    }
+    CHECK(!bad_decode, "%d halves decode wrongly", bad_decode);
+    CHECK(!bad_encode, "%d finite halves do not survive float -> half", bad_encode);
+    CHECK(!bad_ties, "%d midpoints (or their neighbours) round wrongly", bad_ties);
+    for (int i = 0; i < 1000000; i++) { /* random float bit patterns, every exponent */
+        uint32_t u = (uint32_t)(urand() * 4294967296.0);
+        float x;
+        memcpy(&x, &u, 4);
+        const uint16_t got = sx__f16_from_f32(x), want = ref_half(x);
+        bad_random += isnan(x) ? (got & 0x7c00u) != 0x7c00u || !(got & 0x3ffu) : got != want;
+    }
+    CHECK(!bad_random, "%d random floats round differently from the float64 reference", bad_random);
+    /* the documented edges */
+    CHECK(sx__f16_from_f32(0.0f) == 0x0000u && sx__f16_from_f32(-0.0f) == 0x8000u, "signed zeros");
+    CHECK(signbit(sx__f32_from_f16(0x8000u)) && sx__f32_from_f16(0x8000u) == 0.0f, "-0 decodes to -0");
+    CHECK(sx__f16_from_f32(65504.0f) == 0x7bffu && sx__f16_from_f32(65519.996f) == 0x7bffu, "65504");
+    CHECK(sx__f16_from_f32(65520.0f) == 0x7c00u && sx__f16_from_f32(-1e6f) == 0xfc00u, "overflow: infinity");
+    CHECK(sx__f16_fits(65519.996f) && !sx__f16_fits(65520.0f) && !sx__f16_fits(-65520.0f) &&
+          !sx__f16_fits(INFINITY) && !sx__f16_fits(NAN) && sx__f16_fits(-0.0f), "fits");
+    CHECK(sx__f16_from_f32(ldexpf(1.0f, -24)) == 0x0001u, "smallest subnormal");
+    CHECK(sx__f16_from_f32(ldexpf(1.0f, -25)) == 0x0000u && sx__f16_from_f32(-ldexpf(1.0f, -25)) == 0x8000u,
+          "2^-25 ties to the even zero, keeping the sign");
+    CHECK(sx__f16_from_f32(nextafterf(ldexpf(1.0f, -25), 1.0f)) == 0x0001u, "just above 2^-25");
+    CHECK(sx__f16_from_f32(ldexpf(1023.5f, -24)) == 0x0400u, "the largest subnormal rounds up to 2^-14");
+    CHECK(sx__f16_from_f32(1.0f + ldexpf(1.0f, -11)) == 0x3c00u &&
+          sx__f16_from_f32(1.0f + 3 * ldexpf(1.0f, -11)) == 0x3c02u, "ties to even at 1");
+    CHECK(bits(sx__f32_from_f16(0x3555u)) == bits(0.333251953125f), "1/3 in half");
+    printf("test_model: float16: all 65536 halves, %d rounding ties (and the floats beside each) "
+           "and 1e6 random floats checked\n", n_ties);
+}
+
 /* ------------------------------------------------------------- checkpoints */
 static void test_checkpoint(void) {
     enum { V = 9, T = 7, B = 4 };
@@ -257,8 +334,11 @@ static void test_checkpoint(void) {
     bad[0] = 'X';
     CHECK_MSG(sx_model_load(&r, bad, size), SX_EINVAL, "not a Simplexity model (bad magic)");
     memcpy(bad, buf, (size_t)size);
-    bad[4] = 2;
-    CHECK_MSG(sx_model_load(&r, bad, size), SX_EINVAL, "format version 2 is not supported");
+    bad[4] = 3;
+    CHECK_MSG(sx_model_load(&r, bad, size), SX_EINVAL,
+              "format version 3 is not supported (this build reads versions 1 (float32) and 2 (float16))");
+    bad[4] = 2; /* version 2 promises 2 bytes per parameter */
+    CHECK_MSG(sx_model_load(&r, bad, size), SX_EINVAL, "bytes after the checkpoint's end");
     memcpy(bad, buf, (size_t)size);
     bad[16] = 0xff; bad[17] = 0xff; bad[18] = 0xff; bad[19] = 0x7f;
     CHECK_MSG(sx_model_load(&r, bad, size), SX_EINVAL, "corrupted header");
@@ -274,6 +354,73 @@ static void test_checkpoint(void) {
         all_fail &= sx_model_load(&r, buf, i) == SX_EINVAL && r == NULL;
     }
     CHECK(all_fail, "a corrupted or truncated checkpoint loaded");
+
+    /* float16, format version 2: the same header and config, each parameter its nearest half */
+    const int np = sx_model_num_params(m), nf = SX_MODEL_F_PARAM + 2;
+    const int size16 = sx_model_save_size_as(m, SX_SAVE_FLOAT16);
+    CHECK(size16 == 20 + 4 * (n + nf) + 2 * np + 4, "float16 size %d", size16);
+    CHECK(sx_model_save_size_as(m, SX_SAVE_FLOAT32) == size && sx_model_save_size_as(m, 64) == 0 &&
+          sx_model_save_size_as(NULL, SX_SAVE_FLOAT16) == 0, "save_size_as");
+    unsigned char *h = malloc((size_t)size16 + 8), *h2 = malloc((size_t)size16);
+    CHECK_MSG(sx_model_save_as(m, h, size16, 64), SX_EINVAL,
+              "model_save: precision must be SX_SAVE_FLOAT32 (32) or SX_SAVE_FLOAT16 (16) (got 64)");
+    CHECK_MSG(sx_model_save_as(m, h, size16 - 1, SX_SAVE_FLOAT16), SX_EINVAL, "buffer holds");
+    CHECK(sx_model_save_as(m, h, size16, SX_SAVE_FLOAT16) == SX_OK, "save float16: %s", sx_last_error());
+    CHECK(h[4] == 2 && !h[5] && !h[6] && !h[7] && !memcmp(h, buf, 4) &&
+          !memcmp(h + 8, buf + 8, (size_t)(12 + 4 * (n + nf))), "version 2, same header and config");
+    CHECK(sx_model_save_as(m, buf2, size, SX_SAVE_FLOAT32) == SX_OK && !memcmp(buf, buf2, (size_t)size),
+          "save_as float32 differs from save");
+    CHECK(sx_model_load(&r, h, size16) == SX_OK, "load float16: %s", sx_last_error());
+    if (r) {
+        const float *p = sx_model_params(m), *q = sx_model_params(r);
+        int nearest = 1, moved = 0;
+        double worst = 0.0;
+        for (int i = 0; i < np; i++) {
+            nearest &= bits(q[i]) == bits(sx__f32_from_f16(ref_half(p[i])));
+            moved += q[i] != p[i];
+            if (fabsf(p[i]) >= ldexpf(1.0f, -14)) {
+                const double rel = fabs((double)q[i] - p[i]) / fabs((double)p[i]);
+                worst = rel > worst ? rel : worst;
+            } else {
+                CHECK(fabs((double)q[i] - p[i]) <= ldexp(1.0, -25), "subnormal parameter %d", i);
+            }
+        }
+        CHECK(nearest, "a loaded parameter is not the nearest half of the saved one");
+        CHECK(worst <= ldexp(1.0, -11) && moved > np / 2, "float16 relative error %.3g (<= 2^-11), %d of %d moved",
+              worst, moved, np);
+        for (int i = 0; i < n; i++) CHECK(sx_model_config(r, i) == sx_model_config(m, i), "cfg %d", i);
+        for (int i = 0; i < nf; i++) CHECK(sx_model_fconfig(r, i) == sx_model_fconfig(m, i), "fcfg %d", i);
+        /* halves survive both precisions: resaving is idempotent */
+        CHECK(sx_model_save_as(r, h2, size16, SX_SAVE_FLOAT16) == SX_OK && !memcmp(h, h2, (size_t)size16),
+              "float16 resave differs");
+        sx_model *r32 = NULL;
+        CHECK(sx_model_save(r, buf2, size) == SX_OK && sx_model_load(&r32, buf2, size) == SX_OK &&
+              !memcmp(sx_model_params(r32), q, (size_t)np * sizeof(float)), "float16 values through float32");
+        sx_model_free(r32);
+        sx_model_free(r);
+        r = NULL;
+    }
+    /* version 2's error paths */
+    CHECK_MSG(sx_model_load(&r, h, size16 - 1), SX_EINVAL, "truncated");
+    CHECK_MSG(sx_model_load(&r, h, size16 - 2), SX_EINVAL, "truncated");
+    memset(h + size16, 0, 8);
+    CHECK_MSG(sx_model_load(&r, h, size16 + 8), SX_EINVAL, "8 bytes after the checkpoint's end");
+    memcpy(h2, h, (size_t)size16);
+    h2[4] = 1; /* version 1 promises 4 bytes per parameter */
+    CHECK_MSG(sx_model_load(&r, h2, size16), SX_EINVAL, "truncated");
+    memcpy(h2, h, (size_t)size16);
+    h2[size16 - 10] ^= 0x01; /* one bit of the last parameters */
+    CHECK_MSG(sx_model_load(&r, h2, size16), SX_EINVAL, "checksum mismatch");
+    all_fail = 1;
+    for (int i = 0; i < size16; i += 5) {
+        memcpy(h2, h, (size_t)size16);
+        h2[i] ^= 0x5a;
+        all_fail &= sx_model_load(&r, h2, size16) == SX_EINVAL && r == NULL;
+        all_fail &= sx_model_load(&r, h, i) == SX_EINVAL && r == NULL;
+    }
+    CHECK(all_fail, "a corrupted or truncated float16 checkpoint loaded");
+    free(h);
+    free(h2);
     free(buf);
     free(buf2);
     free(bad);
@@ -315,10 +462,127 @@ static void test_checkpoint_content(void) {
     resign(bad, size);
     CHECK_MSG(sx_model_load(&r, bad, size), SX_EINVAL, "parameter 3 is not finite");
     CHECK(r == NULL, "a failed load leaves *out NULL");
+
+    /* float16: a half infinity or NaN is refused like a float one; a correctly signed file
+       with any 2-byte parameter value either loads finite or fails cleanly */
+    const int np = sx_model_num_params(m), size16 = sx_model_save_size_as(m, SX_SAVE_FLOAT16);
+    const int at16 = 20 + 4 * n; /* the first parameter (no float config) */
+    unsigned char *h = malloc((size_t)size16), *hbad = malloc((size_t)size16);
+    CHECK(sx_model_save_as(m, h, size16, SX_SAVE_FLOAT16) == SX_OK, "%s", sx_last_error());
+    const uint16_t nonfinite[4] = { 0x7c00u, 0xfc00u, 0x7e00u, 0xfc01u };
+    const char *const shown[4] = { "(Infinity)", "(-Infinity)", "(NaN)", "(NaN)" };
+    for (int k = 0; k < 4; k++) {
+        memcpy(hbad, h, (size_t)size16);
+        hbad[at16 + 2 * 3] = (unsigned char)nonfinite[k];
+        hbad[at16 + 2 * 3 + 1] = (unsigned char)(nonfinite[k] >> 8);
+        resign(hbad, size16);
+        CHECK_MSG(sx_model_load(&r, hbad, size16), SX_EINVAL, "model_load: parameter 3 is not finite");
+        CHECK(strstr(sx_last_error(), shown[k]) != NULL && sx_last_error_index() == 3, "%s", sx_last_error());
+    }
+    int ok_or_clean = 1;
+    for (uint32_t v = 0; v < 65536; v += 13) {
+        memcpy(hbad, h, (size_t)size16);
+        hbad[at16 + 2 * (np - 1)] = (unsigned char)v;
+        hbad[at16 + 2 * (np - 1) + 1] = (unsigned char)(v >> 8);
+        resign(hbad, size16);
+        const int st = sx_model_load(&r, hbad, size16);
+        const int finite = ((v >> 10) & 31) != 31;
+        ok_or_clean &= finite ? st == SX_OK && r && sx_model_params(r)[np - 1] == (float)half_value((uint16_t)v)
+                              : st == SX_EINVAL && !r;
+        sx_model_free(r);
+        r = NULL;
+    }
+    CHECK(ok_or_clean, "a re-signed float16 checkpoint with a changed parameter loaded wrongly");
+
+    /* saving as float16: the edges, and the parameters float16 cannot hold */
+    float *p = sx_model_params(m);
+    const float edges[8] = { -0.0f, 65519.0f, -65504.0f, 1e-7f, -ldexpf(1.0f, -25),
+                             1.0f + ldexpf(1.0f, -11), 0.1f, 3e-5f };
+    memcpy(p, edges, sizeof edges);
+    CHECK(sx_model_save_as(m, h, size16, SX_SAVE_FLOAT16) == SX_OK, "%s", sx_last_error());
+    CHECK(sx_model_load(&r, h, size16) == SX_OK, "%s", sx_last_error());
+    if (r) {
+        const float *q = sx_model_params(r);
+        CHECK(q[0] == 0.0f && signbit(q[0]), "-0 stays -0 (got %g)", (double)q[0]);
+        CHECK(q[1] == 65504.0f && q[2] == -65504.0f, "65519 -> 65504 (got %g, %g)", (double)q[1], (double)q[2]);
+        CHECK(q[3] == ldexpf(1.0f, -23), "1e-7 -> the subnormal 2^-23 (got %g)", (double)q[3]);
+        CHECK(q[4] == 0.0f && signbit(q[4]), "-2^-25 -> -0 (got %g)", (double)q[4]);
+        CHECK(q[5] == 1.0f, "1 + 2^-11 ties to 1 (got %.9g)", (double)q[5]);
+        CHECK(q[6] == 0.0999755859375f && q[7] == (float)half_value(ref_half(3e-5f)), "0.1, 3e-5 (got %.9g, %.9g)",
+              (double)q[6], (double)q[7]);
+        sx_model_free(r);
+        r = NULL;
+    }
+    const struct { int at; float v; const char *msg; } over[4] = {
+        { 0, 65520.0f, "model_save: parameter 0 (wte[0]) is 65520, beyond float16 (finite, magnitude below 65520): save as float32" },
+        { 5, -1e6f, "model_save: parameter 5 (wte[5]) is -1000000, beyond float16" },
+        { np - 1, 1e30f, "(alpha_a[2]) is 1e+30, beyond float16" },
+        { np - 4, NAN, "(span_z[2]) is NaN, beyond float16" },
+    };
+    for (int k = 0; k < 4; k++) {
+        const float keep = p[over[k].at];
+        p[over[k].at] = over[k].v;
+        memset(hbad, 0xab, (size_t)size16);
+        memcpy(h, hbad, (size_t)size16);
+        CHECK_MSG(sx_model_save_as(m, hbad, size16, SX_SAVE_FLOAT16), SX_EINVAL, over[k].msg);
+        CHECK(sx_last_error_index() == over[k].at && !memcmp(h, hbad, (size_t)size16),
+              "index %d, buffer untouched", sx_last_error_index());
+        CHECK(sx_model_save(m, buf, size) == SX_OK, "float32 still saves: %s", sx_last_error());
+        p[over[k].at] = keep;
+    }
+    free(h);
+    free(hbad);
     free(buf);
     free(bad);
     sx_model_free(m);
     sx_model_free(NULL); /* no-op */
+}
+
+/* A version-1 (float32) checkpoint written before version 2 existed (tests/golden/
+   gen_model_v1.c): it loads, sx_model_save writes it back byte for byte, and its float16 save
+   is its nearest halves and decodes the same. */
+static void test_checkpoint_v1_file(void) {
+    const char *paths[] = { "tests/golden/model-v1.sxm", "../tests/golden/model-v1.sxm",
+                            "../../tests/golden/model-v1.sxm" };
+    FILE *f = NULL;
+    for (int i = 0; i < 3 && !f; i++) f = fopen(paths[i], "rb");
+    CHECK(f != NULL, "cannot open tests/golden/model-v1.sxm (run from the repository root)");
+    if (!f) return;
+    static unsigned char file[16384];
+    const int size = (int)fread(file, 1, sizeof file, f);
+    fclose(f);
+    CHECK(size == 7160 && file[4] == 1, "model-v1.sxm: %d bytes, version %d", size, file[4]);
+    sx_model *m = NULL, *r = NULL;
+    CHECK(sx_model_load(&m, file, size) == SX_OK, "load model-v1.sxm: %s", sx_last_error());
+    if (!m) return;
+    const int np = sx_model_num_params(m);
+    CHECK(np == 1769 && sx_model_config(m, SX_MODEL_D_MODEL) == 8 && sx_model_config(m, SX_MODEL_SPAN) == 12,
+          "model-v1.sxm: %d parameters", np);
+    unsigned char *buf = malloc((size_t)size);
+    CHECK(sx_model_save_size(m) == size && sx_model_save(m, buf, size) == SX_OK && !memcmp(buf, file, (size_t)size),
+          "model-v1.sxm does not save back byte for byte");
+    const int size16 = sx_model_save_size_as(m, SX_SAVE_FLOAT16);
+    CHECK(size16 == size - 2 * np, "float16 size %d", size16);
+    CHECK(sx_model_save_as(m, buf, size16, SX_SAVE_FLOAT16) == SX_OK && sx_model_load(&r, buf, size16) == SX_OK,
+          "%s", sx_last_error());
+    if (r) {
+        int nearest = 1;
+        for (int i = 0; i < np; i++)
+            nearest &= bits(sx_model_params(r)[i]) == bits(sx__f32_from_f16(ref_half(sx_model_params(m)[i])));
+        CHECK(nearest, "model-v1.sxm: float16 parameters are not the nearest halves");
+        enum { B = 16, T = 12 }; /* the model's max_batch */
+        static int src[B * T], tgt[B * T], o1[B * T], o2[B * T];
+        sx_task_generate(src, tgt, SX_TASK_REVERSE, SX_TASK_HELDOUT, 3, 0, B, T);
+        CHECK(sx_model_generate(m, o1, T, src, T, B) == SX_OK && sx_model_generate(r, o2, T, src, T, B) == SX_OK,
+              "%s", sx_last_error());
+        int same = 0;
+        for (int b = 0; b < B; b++) same += !memcmp(o1 + b * T, o2 + b * T, T * sizeof(int));
+        printf("test_model: model-v1.sxm (version 1, %d bytes) loads; float16 (%d bytes) decodes %d of %d "
+               "held-out rows identically\n", size, size16, same, B);
+        sx_model_free(r);
+    }
+    free(buf);
+    sx_model_free(m);
 }
 
 /* ---------------------------------------------------------------- errors */
@@ -448,7 +712,8 @@ static void test_adam_split(void) {
 
 /* ------------------------------------------------------------ training */
 /* A small model learns sequence reversal from the task generator: a deterministic run (fixed
-   seeds) whose loss must fall below a bound. */
+   seeds) whose loss must fall below a bound; trained on, it must decode the same greedy rows
+   from a float16 checkpoint. */
 static void test_train(void) {
     enum { B = 16, T = 12, STEPS = 500 };
     int cfg[MAXC], src[B * T], tgt[B * T];
@@ -473,13 +738,56 @@ static void test_train(void) {
            (double)loss, STEPS, alphas[0], alphas[1], alphas[2], alphas[3], alphas[4], alphas[5],
            spans[0], spans[1], spans[2], spans[3]);
     CHECK(loss < 0.35f, "reversal loss %g after %d steps", (double)loss, STEPS);
+    /* trained further (a decaying rate), through a float16 checkpoint: greedy decoding is
+       unchanged on 256 held-out rows, and the float32 checkpoint is exact */
+    for (int s = STEPS; s < 2 * STEPS && st == SX_OK; s++) {
+        sx_task_generate(src, tgt, SX_TASK_REVERSE, SX_TASK_TRAIN, 5, s * B, B, T);
+        st = sx_model_train_step(m, &loss, src, T, tgt, T, B, 1e-2f * (float)(2 * STEPS - s) / STEPS);
+    }
+    CHECK(st == SX_OK, "training: %s", sx_last_error());
+    enum { H = 256 };
+    static int hs[H * T], ht[H * T], o1[H * T], o2[H * T];
+    const int size16 = sx_model_save_size_as(m, SX_SAVE_FLOAT16), size = sx_model_save_size(m);
+    unsigned char *buf = malloc((size_t)size);
+    sx_model *r = NULL, *r32 = NULL;
+    CHECK(sx_model_save_as(m, buf, size16, SX_SAVE_FLOAT16) == SX_OK && sx_model_load(&r, buf, size16) == SX_OK,
+          "%s", sx_last_error());
+    CHECK(sx_model_save(m, buf, size) == SX_OK && sx_model_load(&r32, buf, size) == SX_OK, "%s", sx_last_error());
+    if (r && r32) {
+        CHECK(!memcmp(sx_model_params(r32), sx_model_params(m), (size_t)sx_model_num_params(m) * sizeof(float)),
+              "float32 round trip is not exact");
+        sx_task_generate(hs, ht, SX_TASK_REVERSE, SX_TASK_HELDOUT, 9, 0, H, T);
+        int right = 0, same = 0;
+        for (int b0 = 0; b0 < H; b0 += B) { /* the activation block holds B rows */
+            CHECK(sx_model_generate(m, o1 + b0 * T, T, hs + b0 * T, T, B) == SX_OK &&
+                  sx_model_generate(r, o2 + b0 * T, T, hs + b0 * T, T, B) == SX_OK, "%s", sx_last_error());
+        }
+        for (int b = 0; b < H; b++) {
+            same += !memcmp(o1 + b * T, o2 + b * T, T * sizeof(int));
+            int ok = 1;
+            for (int t = 0; t < T && ok; t++) {
+                ok = o1[b * T + t] == ht[b * T + t];
+                if (ht[b * T + t] == SX_TOKEN_EOS) break;
+            }
+            right += ok;
+        }
+        printf("test_model: reversal model, %d of %d held-out rows right; float16 (%d bytes, float32 %d) "
+               "decodes %d identically\n", right, H, size16, size, same);
+        CHECK(right >= H * 95 / 100, "the model is not trained: %d of %d held-out rows right", right, H);
+        CHECK(same == H, "float16 changed greedy decoding on %d of %d rows", H - same, H);
+    }
+    sx_model_free(r);
+    sx_model_free(r32);
+    free(buf);
     sx_model_free(m);
 }
 
 int main(void) {
     test_errors();
+    test_half();
     test_checkpoint_content();
     test_checkpoint();
+    test_checkpoint_v1_file();
     test_adam_split();
     test_gradients();
     test_train();
