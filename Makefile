@@ -198,8 +198,9 @@ clean:
 	rm -rf $(B) $(D)
 
 # ---------------------------------------------------------------- models (issue 3)
-# build/tools/train trains one (task, attention kind) natively and deterministically;
-# `make models` trains every pair into build/models/<task>-<kind>.sxm (and its JSON line), then
+# build/tools/train trains one (task, attention kind) natively and deterministically and writes
+# its checkpoint in float16 (format version 2; its JSON line measures the model as loaded back
+# from those bytes); `make models` trains every pair into build/models/<task>-<kind>.sxm, then
 # copies them to web/models/ and writes web/models/summary.json and the README table. Not part
 # of `make test`. The committed web/models/ files have no rule of their own, so nothing else
 # (the site, a fresh clone's build) ever retrains them behind your back.

@@ -11,10 +11,22 @@
    steps, stops once it reaches --stop (0.995, a margin over the target) or at --max-steps,
    then reports the accuracy on a separate test slice of the held-out split (--test examples,
    another seed; the exit status is 3 if it is below --target, 0.99), writes the checkpoint and prints one line of JSON
-   on stdout: task, kind, steps, seconds, loss, accuracy, parameters, bytes, config, per-head
-   alphas and spans per attention kind, and the fraction of exact zeros among the attention
-   weights a query may see (padding and causal masks excluded) on the test slice, teacher forced.
-   Progress goes to stderr. Same seed, same binary flags: same bytes. */
+   on stdout: task, kind, steps, seconds, loss, accuracy, parameters, bytes, precision, config,
+   per-head alphas and spans per attention kind, and the fraction of exact zeros among the
+   attention weights a query may see (padding and causal masks excluded) on the test slice,
+   teacher forced. Progress goes to stderr. Same seed, same binary flags: same bytes.
+
+   The checkpoint stores the parameters as float16 (format version 2: half the bytes, each
+   weight its nearest half), or as float32 with --float32. Everything after training (the test
+   accuracy, the zeros, the alphas and spans) is measured on the model loaded back from the
+   checkpoint's bytes, i.e. on the weights that ship; stderr also gives the float32 weights'
+   test accuracy and how many greedy outputs the rounding changed.
+
+   --from FILE loads a checkpoint instead of training (FILE's model must be --task's and
+   --kind's; --seed must be the one it was trained with, for the test slice), then does the
+   same: writes it to --out at the chosen precision and measures it. The JSON's steps, seconds,
+   loss and val_accuracy are then 0, and its training options are this run's, not FILE's.
+   Converting a float32 checkpoint this way writes the very bytes its training run would. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +39,8 @@
 typedef struct {
     const char *task_name, *kind, *out;
     int seed, max_steps, eval_every, batch, d_model, heads, layers, d_ff, ramp, act, warmup;
-    int n_val, n_test, quiet;
+    int n_val, n_test, quiet, float32;
+    const char *from;
     float lr, lr_min, target, stop, span_penalty, clip, alpha_lr;
 } options;
 
@@ -37,7 +50,7 @@ static void usage(void) {
             "             [--seed N] [--max-steps N] [--eval N] [--batch N] [--d-model N] [--heads N]\n"
             "             [--layers N] [--d-ff N] [--ramp N] [--gelu] [--lr X] [--lr-min X]\n"
             "             [--warmup N] [--target X] [--stop X] [--span-penalty X] [--clip X] [--alpha-lr X] [--val N]\n"
-            "             [--test N] [--out FILE] [--quiet]\n");
+            "             [--test N] [--out FILE] [--float32] [--from FILE] [--quiet]\n");
     exit(2);
 }
 
@@ -47,28 +60,54 @@ static int task_of(const char *name) {
     return -1;
 }
 
-/* Greedy exact-sequence accuracy over n held-out examples (seed), in chunks of the model's
-   batch. Rows are compared up to and including EOS. */
-static double accuracy(sx_model *m, int task, unsigned seed, int n, int T, int B, int *src,
-                       int *tgt, int *out) {
-    int right = 0;
+/* Greedy exact-sequence accuracy over n held-out examples (seed), in chunks of B rows, of two
+   models on the same rows: acc[k] for m[k]. Rows are compared with the reference up to and
+   including EOS. Returns how many rows the two models decode differently (whole rows). */
+static int accuracy2(sx_model *const m[2], double acc[2], int task, unsigned seed, int n, int T,
+                     int B, int *src, int *tgt, int *const out[2]) {
+    int right[2] = { 0, 0 }, differ = 0;
     for (int s = 0; s < n; s += B) {
         const int cnt = n - s < B ? n - s : B;
         sx_task_generate(src, tgt, task, SX_TASK_HELDOUT, seed, s, cnt, T);
-        if (sx_model_generate(m, out, T, src, T, cnt) != SX_OK) {
-            fprintf(stderr, "train: generate: %s\n", sx_last_error());
-            exit(1);
-        }
-        for (int r = 0; r < cnt; r++) {
-            int ok = 1;
-            for (int t = 0; t < T; t++) {
-                ok &= out[r * T + t] == tgt[r * T + t];
-                if (tgt[r * T + t] == SX_TOKEN_EOS) break;
+        for (int k = 0; k < 2; k++) {
+            if (sx_model_generate(m[k], out[k], T, src, T, cnt) != SX_OK) {
+                fprintf(stderr, "train: generate: %s\n", sx_last_error());
+                exit(1);
             }
-            right += ok;
+            for (int r = 0; r < cnt; r++) {
+                int ok = 1;
+                for (int t = 0; t < T; t++) {
+                    ok &= out[k][r * T + t] == tgt[r * T + t];
+                    if (tgt[r * T + t] == SX_TOKEN_EOS) break;
+                }
+                right[k] += ok;
+            }
         }
+        for (int r = 0; r < cnt; r++)
+            differ += memcmp(out[0] + r * T, out[1] + r * T, sizeof(int) * T) != 0;
     }
-    return (double)right / n;
+    for (int k = 0; k < 2; k++) acc[k] = (double)right[k] / n;
+    return differ;
+}
+
+/* The checkpoint in a file (exits on failure). */
+static sx_model *load_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    long size = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+    unsigned char *buf = size > 0 && size < (1L << 30) ? malloc((size_t)size) : NULL;
+    sx_model *m = NULL;
+    if (!f || !buf || fseek(f, 0, SEEK_SET) != 0 || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        fprintf(stderr, "train: cannot read %s\n", path);
+        exit(1);
+    }
+    fclose(f);
+    if (sx_model_load(&m, buf, (int)size) != SX_OK) {
+        fprintf(stderr, "train: %s: %s\n", path, sx_last_error());
+        exit(1);
+    }
+    free(buf);
+    return m;
 }
 
 /* Teacher-forced forward pass on full target rows: the decoder reads tgt[:, :T-1], packed
@@ -160,13 +199,13 @@ static void json_heads(FILE *f, const float *v, int L, int NH, int digits) {
 
 int main(int argc, char **argv) {
     options o = { NULL, NULL, NULL, 1, 2000, 100, 64, 32, 4, 2, 64, 3, 0, 0, 2000, 2000, 0,
-                  3e-3f, 3e-4f, 0.99f, 0.995f, 0.002f, 1.0f, 10.0f };
+                  0, NULL, 3e-3f, 3e-4f, 0.99f, 0.995f, 0.002f, 1.0f, 10.0f };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT_I(name, field) if (!strcmp(a, name) && v) { o.field = atoi(v); i++; continue; }
 #define OPT_F(name, field) if (!strcmp(a, name) && v) { o.field = (float)atof(v); i++; continue; }
 #define OPT_S(name, field) if (!strcmp(a, name) && v) { o.field = v; i++; continue; }
-        OPT_S("--task", task_name) OPT_S("--kind", kind) OPT_S("--out", out)
+        OPT_S("--task", task_name) OPT_S("--kind", kind) OPT_S("--out", out) OPT_S("--from", from)
         OPT_I("--seed", seed) OPT_I("--max-steps", max_steps) OPT_I("--eval", eval_every)
         OPT_I("--batch", batch) OPT_I("--d-model", d_model) OPT_I("--heads", heads)
         OPT_I("--layers", layers) OPT_I("--d-ff", d_ff) OPT_I("--ramp", ramp)
@@ -176,6 +215,7 @@ int main(int argc, char **argv) {
         OPT_F("--alpha-lr", alpha_lr)
         if (!strcmp(a, "--gelu")) { o.act = 1; continue; }
         if (!strcmp(a, "--quiet")) { o.quiet = 1; continue; }
+        if (!strcmp(a, "--float32")) { o.float32 = 1; continue; }
         usage();
     }
     if (!o.task_name || !o.kind) usage();
@@ -188,34 +228,47 @@ int main(int argc, char **argv) {
     else if (!strcmp(o.kind, "alpha-span")) map = SX_MAP_ENTMAX_LEARNED, span = 1;
     else usage();
 
-    const int T = sx_task_width(task), B = o.batch, L = o.layers, NH = o.heads;
-    int cfg[SX_MODEL_MAP + SX_MODEL_MAX_LAYERS] = { 0 };
-    cfg[SX_MODEL_VOCAB] = sx_task_vocab_size(task);
-    cfg[SX_MODEL_D_MODEL] = o.d_model;
-    cfg[SX_MODEL_N_HEAD] = NH;
-    cfg[SX_MODEL_N_LAYER] = L;
-    cfg[SX_MODEL_D_FF] = o.d_ff;
-    cfg[SX_MODEL_MAX_LEN] = T;
-    cfg[SX_MODEL_SPAN] = span ? T : 0;
-    cfg[SX_MODEL_SPAN_RAMP] = o.ramp;
-    cfg[SX_MODEL_SEED] = o.seed;
-    cfg[SX_MODEL_MAX_BATCH] = B;
-    cfg[SX_MODEL_ACT] = o.act;
-    for (int l = 0; l < L && l < SX_MODEL_MAX_LAYERS; l++) cfg[SX_MODEL_MAP + l] = map;
-    const float fcfg[3] = { o.span_penalty, o.clip, o.alpha_lr };
+    const int T = sx_task_width(task);
+    int B = o.batch;
     sx_model *m = NULL;
-    if (sx_model_create(&m, cfg, SX_MODEL_MAP + L, fcfg, 3) != SX_OK) {
-        fprintf(stderr, "train: %s\n", sx_last_error());
-        return 1;
+    if (o.from) {
+        m = load_file(o.from);
+        if (sx_model_config(m, SX_MODEL_VOCAB) != sx_task_vocab_size(task) ||
+            sx_model_config(m, SX_MODEL_MAX_LEN) != T || sx_model_config(m, SX_MODEL_MAP) != map ||
+            (sx_model_config(m, SX_MODEL_SPAN) != 0) != span) {
+            fprintf(stderr, "train: %s is not a %s %s model\n", o.from, o.task_name, o.kind);
+            return 1;
+        }
+        B = sx_model_config(m, SX_MODEL_MAX_BATCH);
+    } else {
+        int cfg[SX_MODEL_MAP + SX_MODEL_MAX_LAYERS] = { 0 };
+        cfg[SX_MODEL_VOCAB] = sx_task_vocab_size(task);
+        cfg[SX_MODEL_D_MODEL] = o.d_model;
+        cfg[SX_MODEL_N_HEAD] = o.heads;
+        cfg[SX_MODEL_N_LAYER] = o.layers;
+        cfg[SX_MODEL_D_FF] = o.d_ff;
+        cfg[SX_MODEL_MAX_LEN] = T;
+        cfg[SX_MODEL_SPAN] = span ? T : 0;
+        cfg[SX_MODEL_SPAN_RAMP] = o.ramp;
+        cfg[SX_MODEL_SEED] = o.seed;
+        cfg[SX_MODEL_MAX_BATCH] = B;
+        cfg[SX_MODEL_ACT] = o.act;
+        for (int l = 0; l < o.layers && l < SX_MODEL_MAX_LAYERS; l++) cfg[SX_MODEL_MAP + l] = map;
+        const float fcfg[3] = { o.span_penalty, o.clip, o.alpha_lr };
+        if (sx_model_create(&m, cfg, SX_MODEL_MAP + o.layers, fcfg, 3) != SX_OK) {
+            fprintf(stderr, "train: %s\n", sx_last_error());
+            return 1;
+        }
     }
+    const int L = sx_model_config(m, SX_MODEL_N_LAYER), NH = sx_model_config(m, SX_MODEL_N_HEAD);
     int *src = malloc(sizeof(int) * B * T), *tgt = malloc(sizeof(int) * B * T);
-    int *out = malloc(sizeof(int) * B * T);
+    int *out = malloc(sizeof(int) * B * T), *out2 = malloc(sizeof(int) * B * T);
     const unsigned val_seed = 1000u + (unsigned)o.seed, test_seed = 2000u + (unsigned)o.seed;
     const clock_t t0 = clock();
     double acc = 0.0, ema = 0.0;
     float loss = 0.0f;
     int step = 0;
-    while (step < o.max_steps) {
+    while (!o.from && step < o.max_steps) {
         /* linear warm-up, then cosine decay to lr_min over max_steps */
         const double prog = (double)step / o.max_steps;
         double lr = o.lr_min + 0.5 * (o.lr - o.lr_min) * (1.0 + cos(3.14159265358979 * prog));
@@ -235,35 +288,53 @@ int main(int argc, char **argv) {
             if (acc >= o.stop) break;
         }
     }
-    const double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    const double test_acc = accuracy(m, task, test_seed, o.n_test, T, B, src, tgt, out);
-    const double test_tf = accuracy_tf(m, task, test_seed, o.n_test, T, B, src, tgt, out);
+    const double seconds = o.from ? 0.0 : (double)(clock() - t0) / CLOCKS_PER_SEC;
+    /* The checkpoint's bytes and the model they hold (the shipped weights): all that follows
+       measures that model. */
+    const int precision = o.float32 ? SX_SAVE_FLOAT32 : SX_SAVE_FLOAT16;
+    const int size = sx_model_save_size_as(m, precision);
+    unsigned char *buf = malloc((size_t)size);
+    sx_model *shipped = NULL;
+    if (!buf || sx_model_save_as(m, buf, size, precision) != SX_OK ||
+        sx_model_load(&shipped, buf, size) != SX_OK) {
+        fprintf(stderr, "train: checkpoint: %s\n", sx_last_error());
+        return 1;
+    }
+    sx_model *const pair[2] = { m, shipped };
+    int *const outs[2] = { out, out2 };
+    double accs[2];
+    const int differ = accuracy2(pair, accs, task, test_seed, o.n_test, T, B, src, tgt, outs);
+    const double test_acc = accs[1];
+    fprintf(stderr, "%s %s %s checkpoint, %d bytes: test %.2f%% (float32 weights %.2f%%), %d of %d "
+            "greedy outputs differ\n", o.task_name, o.kind, o.float32 ? "float32" : "float16",
+            size, 100.0 * accs[1], 100.0 * accs[0], differ, o.n_test);
+    const double test_tf = accuracy_tf(shipped, task, test_seed, o.n_test, T, B, src, tgt, out);
     if (test_tf != test_acc) /* the equivalence accuracy_tf relies on */
         fprintf(stderr, "train: warning: greedy %.4f != teacher-forced %.4f\n", test_acc, test_tf);
     double zeros[3];
-    sparsity(m, zeros, task, test_seed, o.n_test, T, B, src, tgt, out);
+    sparsity(shipped, zeros, task, test_seed, o.n_test, T, B, src, tgt, out);
     float *alphas = malloc(sizeof(float) * 3 * L * NH), *spans = malloc(sizeof(float) * 3 * L * NH);
-    sx_model_alphas(m, alphas);
-    sx_model_spans(m, spans);
-    const int size = sx_model_save_size(m);
+    sx_model_alphas(shipped, alphas);
+    sx_model_spans(shipped, spans);
     if (o.out) {
-        unsigned char *buf = malloc((size_t)size);
-        FILE *f = NULL;
-        if (sx_model_save(m, buf, size) != SX_OK || !(f = fopen(o.out, "wb")) ||
-            fwrite(buf, 1, (size_t)size, f) != (size_t)size || fclose(f) != 0) {
+        FILE *f = fopen(o.out, "wb");
+        if (!f || fwrite(buf, 1, (size_t)size, f) != (size_t)size || fclose(f) != 0) {
             fprintf(stderr, "train: cannot write %s\n", o.out);
             return 1;
         }
-        free(buf);
     }
+    const int span_len = sx_model_config(m, SX_MODEL_SPAN);
     printf("{\"task\":\"%s\",\"kind\":\"%s\",\"seed\":%d,\"steps\":%d,\"seconds\":%.1f,"
            "\"loss\":%.5f,\"val_accuracy\":%.4f,\"accuracy\":%.4f,\"test_examples\":%d,"
-           "\"params\":%d,\"bytes\":%d,\"config\":{\"d_model\":%d,\"heads\":%d,\"layers\":%d,"
-           "\"d_ff\":%d,\"max_len\":%d,\"span\":%d,\"ramp\":%d,\"batch\":%d,\"lr\":%g,"
-           "\"alpha_lr\":%g,\"span_penalty\":%g},\"alphas\":",
+           "\"params\":%d,\"bytes\":%d,\"precision\":\"%s\",\"config\":{\"d_model\":%d,"
+           "\"heads\":%d,\"layers\":%d,\"d_ff\":%d,\"max_len\":%d,\"span\":%d,\"ramp\":%d,"
+           "\"batch\":%d,\"lr\":%g,\"alpha_lr\":%g,\"span_penalty\":%g},\"alphas\":",
            o.task_name, o.kind, o.seed, step, seconds, ema, acc, test_acc, o.n_test,
-           sx_model_num_params(m), size, o.d_model, NH, L, o.d_ff, T, span ? T : 0,
-           span ? o.ramp : 0, B, (double)o.lr, (double)o.alpha_lr, (double)o.span_penalty);
+           sx_model_num_params(m), size, o.float32 ? "float32" : "float16",
+           sx_model_config(m, SX_MODEL_D_MODEL), NH, L, sx_model_config(m, SX_MODEL_D_FF), T,
+           span_len, span_len ? sx_model_config(m, SX_MODEL_SPAN_RAMP) : 0, B, (double)o.lr,
+           (double)sx_model_fconfig(m, SX_MODEL_F_ALPHA_LR),
+           (double)sx_model_fconfig(m, SX_MODEL_F_SPAN_PENALTY));
     json_heads(stdout, alphas, L, NH, 3);
     printf(",\"spans\":");
     json_heads(stdout, spans, L, NH, 2);
@@ -274,6 +345,9 @@ int main(int argc, char **argv) {
     free(src);
     free(tgt);
     free(out);
+    free(out2);
+    free(buf);
+    sx_model_free(shipped);
     sx_model_free(m);
     return test_acc >= o.target ? 0 : 3;
 }

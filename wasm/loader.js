@@ -27,7 +27,7 @@ export const REQUIRED_EXPORTS = [
   "sx_model_create", "sx_model_free", "sx_model_reserve", "sx_model_config", "sx_model_fconfig",
   "sx_model_num_params", "sx_model_steps", "sx_model_alphas", "sx_model_spans", "sx_model_forward",
   "sx_model_logits", "sx_model_attention", "sx_model_attention_shape", "sx_model_loss",
-  "sx_model_train_step", "sx_model_generate", "sx_model_save_size", "sx_model_save",
+  "sx_model_train_step", "sx_model_generate", "sx_model_save_size_as", "sx_model_save_as",
   "sx_model_load",
 ];
 

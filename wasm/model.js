@@ -21,6 +21,8 @@ const FUSEDMAX = 5;
 /** Attention kinds, indexed by the C enum (ENC_SELF, DEC_SELF, CROSS). */
 const KINDS = ["encoder", "decoder", "cross"];
 const SPLITS = ["train", "heldout"];
+/** model.save()'s precisions: the C SX_SAVE_FLOAT32 / SX_SAVE_FLOAT16 (bits per parameter). */
+const SAVE_PRECISION = Object.freeze({ float32: 32, float16: 16 });
 
 // The integer config (model.h): field indices and the float config's.
 const C_VOCAB = 0, C_D_MODEL = 1, C_N_HEAD = 2, C_N_LAYER = 3, C_D_FF = 4, C_MAX_LEN = 5,
@@ -711,13 +713,25 @@ export function modelApi(core) {
     }
 
     // --------------------------------------------------------- checkpoints
-    /** The checkpoint bytes (config + parameters, checksummed), for Model.load. */
-    save() {
+    /**
+     * The checkpoint bytes (config + parameters, checksummed), for Model.load. precision
+     * "float32" (default) is lossless; "float16" halves the bytes, each parameter rounded to the
+     * nearest float16 (a parameter of magnitude >= 65520 is a SimplexityError: save as float32).
+     */
+    save(opts) {
       const fn = "model.save";
       const ex = this.#live(fn);
-      const n = ex.sx_model_save_size(this.#handle);
+      const o = objectArg(fn, "options", opts, true);
+      knownKeys(fn, "options", o, ["precision"]);
+      const precision = o.precision === undefined ? "float32" : o.precision;
+      if (typeof precision !== "string" || !Object.hasOwn(SAVE_PRECISION, precision)) {
+        const E = typeof precision === "string" ? RangeError : TypeError;
+        throw new E(`${fn}: options.precision must be "float32" or "float16" (got ${show(precision)})`);
+      }
+      const bits = SAVE_PRECISION[precision];
+      const n = ex.sx_model_save_size_as(this.#handle, bits);
       const at = core.scratch(fn, n);
-      const st = ex.sx_model_save(this.#handle, at, n);
+      const st = ex.sx_model_save_as(this.#handle, at, n, bits);
       if (st !== 0) throw coreError(fn, st);
       return core.u8().slice(at, at + n);
     }

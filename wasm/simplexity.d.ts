@@ -377,7 +377,8 @@ export interface PerHead<T> {
 export class Model {
   /** Checks every field in JS (TypeError/RangeError naming it); C failures are SimplexityError. */
   constructor(config: ModelConfig);
-  /** A model from model.save() bytes; truncated or corrupted bytes throw SimplexityError. */
+  /** A model from model.save() bytes (either precision); truncated or corrupted bytes throw
+   *  SimplexityError. */
   static load(bytes: Uint8Array | ArrayBuffer): Model;
   readonly config: ResolvedModelConfig;
   readonly numParams: number;
@@ -397,8 +398,11 @@ export class Model {
   alphas(): PerHead<number>;
   /** Span per head in positions; null where none applies (cross-attention, span off). */
   spans(): PerHead<number | null>;
-  /** Checkpoint bytes: config and parameters (not Adam's state), checksummed. */
-  save(): Uint8Array;
+  /** Checkpoint bytes: config and parameters (not Adam's state), checksummed. precision
+   *  "float32" (default) is lossless; "float16" stores each parameter as its nearest IEEE float16
+   *  (ties to even; relative error <= 2^-11 from 2^-14 up) in half the bytes, for shipping a trained model: a
+   *  parameter of magnitude >= 65520 throws SimplexityError (save it as float32). */
+  save(options?: { precision?: "float32" | "float16" }): Uint8Array;
   /** Frees the wasm memory; idempotent. Any later use throws. A FinalizationRegistry frees
    *  unreachable models as a safety net, but when (or whether) it runs is up to the engine. */
   free(): void;

@@ -1,7 +1,8 @@
 // model.test.mjs - the Model and tasks API on both wasm builds: construction and every config
 // error, the tasks (determinism, round trips, equality with the C reference answers), forward
 // shapes and attention maps (simplex rows, exact zeros, causal and padding masks), checkpoints
-// (round trip bit for bit, truncated/corrupted bytes), training that lowers the loss, greedy
+// (float32 round trip bit for bit, float16 to the nearest halves with the same greedy outputs,
+// version-1 files, truncated/corrupted bytes), training that lowers the loss, greedy
 // decoding, freed models, SIMD vs scalar agreement, and memory that stays flat.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -22,6 +23,28 @@ function throwsExactly(f, Cls, message, extra = {}) {
 }
 
 const SMALL = { task: "reverse", dModel: 16, heads: 2, layers: 2, dFF: 32, maxBatch: 8 };
+
+// Checkpoints (core/src/model.h): a 20-byte header, the config, the parameters (float32 in
+// format version 1, IEEE float16 in version 2), then an FNV-1a checksum.
+const fnv1a = (b) => {
+  let h = 2166136261;
+  for (const x of b) h = Math.imul(h ^ x, 16777619) >>> 0;
+  return h;
+};
+const resign = (b) => new DataView(b.buffer, b.byteOffset).setUint32(b.length - 4, fnv1a(b.subarray(0, b.length - 4)), true);
+/** The parameters a checkpoint stores, as numbers (float16 decoded exactly). */
+function storedParams(bytes, numParams) {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  const version = dv.getUint32(4, true), width = version === 2 ? 2 : 4;
+  const at = bytes.length - 4 - width * numParams;
+  return Array.from({ length: numParams }, (_, i) => {
+    if (width === 4) return dv.getFloat32(at + 4 * i, true);
+    const h = dv.getUint16(at + 2 * i, true), e = (h >> 10) & 31, m = h & 1023;
+    const v = e === 31 ? (m ? NaN : Infinity) : e ? 2 ** (e - 15) * (1 + m / 1024) : m * 2 ** -24;
+    return h & 0x8000 ? -v : v;
+  });
+}
+const V1_FILE = new URL("../golden/model-v1.sxm", import.meta.url); // tests/golden/gen_model_v1.c
 const ROW = (a, r, len) => a.subarray(r * len, (r + 1) * len);
 
 for (const { name, sx } of all) {
@@ -350,9 +373,94 @@ for (const { name, sx } of all) {
         throwsExactly(() => Model.load(magic), SimplexityError, "Model.load: model_load: not a Simplexity model (bad magic)", { code: 1 });
         throwsExactly(() => Model.load([1, 2, 3]), TypeError, "Model.load: bytes must be a Uint8Array or an ArrayBuffer (got an Array)");
         throwsExactly(() => Model.load(new Uint8Array(0)), SimplexityError, /truncated: 0 bytes/, { code: 1 });
+        const v3 = bytes.slice();
+        v3[4] = 3;
+        throwsExactly(() => Model.load(v3), SimplexityError,
+          "Model.load: model_load: format version 3 is not supported (this build reads versions 1 (float32) and 2 (float16))", { code: 1 });
       } finally {
         m.free();
         if (m2) m2.free();
+      }
+    });
+
+    test("save({ precision }): float32 exact (version 1), float16 the nearest halves in half the bytes (version 2)", () => {
+      const m = new Model({ ...SMALL, attention: "entmax-learned", span: 6, alphaLr: 10 });
+      const loaded = [];
+      try {
+        for (let s = 0; s < 5; s++) m.trainStep(tasks.generate("reverse", { seed: 1, start: 8 * s, count: 8 }), { lr: 1e-2 });
+        const np = m.numParams, b32 = m.save(), b16 = m.save({ precision: "float16" });
+        assert.deepEqual(m.save({ precision: "float32" }), b32);
+        assert.deepEqual(m.save({}), b32);
+        assert.equal(b32[4], 1);
+        assert.equal(b16[4], 2);
+        assert.equal(b16.length, b32.length - 2 * np);
+        assert.deepEqual(b16.subarray(8, b32.length - 4 * np - 4), b32.subarray(8, b32.length - 4 * np - 4), "same header and config");
+        const m16 = Model.load(b16);
+        loaded.push(m16);
+        assert.deepEqual(m16.config, m.config);
+        const p32 = storedParams(b32, np), p16 = storedParams(b16, np);
+        let worst = 0, moved = 0;
+        p32.forEach((p, i) => {
+          const q = p16[i];
+          moved += q !== p;
+          if (Math.abs(p) >= 2 ** -14) worst = Math.max(worst, Math.abs(q - p) / Math.abs(p));
+          else assert.ok(Math.abs(q - p) <= 2 ** -25, `parameter ${i}: ${p} -> ${q}`);
+        });
+        assert.ok(worst <= 2 ** -11 && moved > np / 2, `relative error ${worst}, ${moved} of ${np} moved`);
+        // the loaded model holds exactly the halves: saved as float32 they come back, as float16
+        // the bytes are the same
+        assert.deepEqual(storedParams(m16.save(), np), p16);
+        assert.deepEqual(m16.save({ precision: "float16" }), b16);
+        const b = tasks.generate("reverse", { seed: 11, count: 4, split: "heldout" });
+        assertClose(m16.forward(b.src, b.tgt, { count: 4 }).logits, m.forward(b.src, b.tgt, { count: 4 }).logits, 2e-2, "float16 logits");
+
+        throwsExactly(() => m.save({ precision: "float64" }), RangeError,
+          'model.save: options.precision must be "float32" or "float16" (got "float64")');
+        throwsExactly(() => m.save({ precision: "toString" }), RangeError,
+          'model.save: options.precision must be "float32" or "float16" (got "toString")');
+        throwsExactly(() => m.save({ precision: 16 }), TypeError,
+          'model.save: options.precision must be "float32" or "float16" (got 16)');
+        throwsExactly(() => m.save({ precison: "float16" }), RangeError, 'model.save: unknown options field "precison" (known: precision)');
+        throwsExactly(() => m.save("float16"), TypeError, 'model.save: options must be an object (got "float16")');
+        throwsExactly(() => Model.load(b16.subarray(0, b16.length - 1)), SimplexityError,
+          `Model.load: model_load: truncated: ${b16.length - 1} bytes, the header promises ${b16.length}`, { code: 1 });
+        const bad = b16.slice();
+        bad[b16.length - 9] ^= 0x04;
+        throwsExactly(() => Model.load(bad), SimplexityError, "Model.load: model_load: checksum mismatch (the file is corrupted)", { code: 1 });
+        const inf = b16.slice();
+        new DataView(inf.buffer).setUint16(b16.length - 4 - 2 * np + 2 * 5, 0x7c00, true);
+        resign(inf);
+        throwsExactly(() => Model.load(inf), SimplexityError, "Model.load: model_load: parameter 5 is not finite (Infinity)", { code: 1 });
+        // a parameter float16 cannot hold: saving as float16 fails and names it, float32 works
+        const big = b32.slice();
+        new DataView(big.buffer).setFloat32(b32.length - 4 - 4 * np + 4 * 3, 1e5, true);
+        resign(big);
+        const mb = Model.load(big);
+        loaded.push(mb);
+        throwsExactly(() => mb.save({ precision: "float16" }), SimplexityError,
+          "model.save: model_save: parameter 3 (wte[3]) is 100000, beyond float16 (finite, magnitude below 65520): save as float32", { code: 1 });
+        assert.deepEqual(mb.save(), big);
+      } finally {
+        m.free();
+        for (const x of loaded) x.free();
+      }
+    });
+
+    test("a version-1 (float32) checkpoint made before float16 existed still loads and saves back byte for byte", async () => {
+      const file = new Uint8Array(await readFile(V1_FILE));
+      assert.equal(file[4], 1);
+      const m = Model.load(file);
+      try {
+        assert.equal(m.numParams, 1769);
+        assert.deepEqual(m.save(), file);
+        const b16 = m.save({ precision: "float16" });
+        assert.equal(b16.length, file.length - 2 * m.numParams);
+        const m16 = Model.load(b16);
+        const p32 = storedParams(file, m.numParams), p16 = storedParams(b16, m.numParams);
+        m16.free();
+        p32.forEach((p, i) => assert.ok(Math.abs(p16[i] - p) <= Math.max(2 ** -11 * Math.abs(p), 2 ** -25), `parameter ${i}`));
+      } finally {
+        m.free();
       }
     });
 
@@ -374,6 +482,34 @@ for (const { name, sx } of all) {
         assert.ok(right >= 196, `${right} / 200 held-out examples right`);
       } finally {
         m.free();
+      }
+    });
+
+    test("the committed checkpoints are float16 (version 2); a trained model decodes the same from float16", async () => {
+      const bytes = new Uint8Array(await readFile(new URL("../../web/models/reverse-alpha.sxm", import.meta.url)));
+      assert.equal(bytes[4], 2);
+      const m = Model.load(bytes);
+      let m16 = null;
+      try {
+        assert.deepEqual(m.save({ precision: "float16" }), bytes, "halves resave to the same bytes");
+        assert.equal(m.save().length, bytes.length + 2 * m.numParams);
+        // one tiny Adam step moves every weight off the float16 grid; the model stays trained
+        m.trainStep(tasks.generate("reverse", { seed: 5, count: 32 }), { lr: 1e-4 });
+        const b16 = m.save({ precision: "float16" });
+        assert.notDeepEqual(b16, bytes);
+        m16 = Model.load(b16);
+        const held = tasks.generate("reverse", { seed: 321, count: 300, split: "heldout" });
+        const o32 = m.generate(held.src, { count: 300 }), o16 = m16.generate(held.src, { count: 300 });
+        let right = 0, same = 0;
+        o32.forEach((r, i) => {
+          right += tasks.decode("reverse", r) === tasks.decode("reverse", held.tgt.subarray(12 * i, 12 * i + 12));
+          same += r.every((t, j) => t === o16[i][j]);
+        });
+        assert.ok(right >= 294, `${right} / 300 held-out examples right`);
+        assert.equal(same, 300, `float16 changed ${300 - same} of 300 greedy outputs`);
+      } finally {
+        m.free();
+        if (m16) m16.free();
       }
     });
 
@@ -426,6 +562,7 @@ for (const { name, sx } of all) {
           m.trainStep(b, { lr: 1e-3 });
           m.generate(b.src, { count: 8 });
           Model.load(m.save()).free();
+          Model.load(m.save({ precision: "float16" })).free();
           new Model(SMALL).free();
         };
         for (let i = 0; i < 5; i++) step(); // warm up: scratch and allocator settle
