@@ -297,6 +297,8 @@ int sx_fusedmax_backward(float *dx, const float *x, const float *dy, int rows, i
     const double inv_t = 1.0 / (double)temperature;
     const float s_in = inv_t < 1.0 ? (float)inv_t : 1.0f;
     const double s_out = inv_t < 1.0 ? 1.0 : inv_t;
+    float *tmp = (float *)malloc((size_t)n * sizeof(float)); /* a huge dy row, scaled down */
+    if (!tmp) return sx__fail(SX_ENOMEM, -1, "sx_fusedmax_backward: cannot allocate %d floats", n);
     tv_scratch sc;
     scratch_alloc(&sc, n);
     for (int row = 0; row < rows; row++) {
@@ -304,7 +306,7 @@ int sx_fusedmax_backward(float *dx, const float *x, const float *dy, int rows, i
         float *dx_r = dx + (size_t)row * n; /* (n) p, then the gradient, in place */
         tv_row r = { x_r, NULL, n, (double)sx__row_max(x_r, n), (double)temperature };
         if (!fusedmax_row(dx_r, &r, (double)lambda, &sc)) continue;
-        sx__sparsemax_backward_row(dx_r, dx_r, dy + (size_t)row * n, n, s_in);
+        const double scale = s_out * sx__sparsemax_backward_row_grouped(dx_r, dx_r, dy + (size_t)row * n, n, s_in, tmp);
         if (sc.z) { /* average over the runs the forward sweep recorded */
             for (int j = 0; j < sc.nruns; j++) {
                 int from = sc.run[j], to = j + 1 < sc.nruns ? sc.run[j + 1] : sc.m;
@@ -313,7 +315,7 @@ int sx_fusedmax_backward(float *dx, const float *x, const float *dy, int rows, i
                 float avg = (float)(sum / (to - from));
                 for (int k = from; k < to; k++) dx_r[sc.idx[k]] = avg;
             }
-            if (s_out != 1.0) for (int i = 0; i < n; i++) dx_r[i] = (float)(dx_r[i] * s_out);
+            if (scale != 1.0) for (int i = 0; i < n; i++) dx_r[i] = (float)(dx_r[i] * scale);
             continue;
         }
         int first = 0, last = -1, m = 0;
@@ -321,8 +323,9 @@ int sx_fusedmax_backward(float *dx, const float *x, const float *dy, int rows, i
         for (int i = first; i < n; i = tv_next(&r, i)) { last = i; m++; }
         tv_sink s = { TV_AVERAGE, dx_r, 0.0, NULL, NULL, 0 };
         tv_sweep(&r, &s, first, last, m, (double)lambda);
-        if (s_out != 1.0) for (int i = 0; i < n; i++) dx_r[i] = (float)(dx_r[i] * s_out);
+        if (scale != 1.0) for (int i = 0; i < n; i++) dx_r[i] = (float)(dx_r[i] * scale);
     }
     scratch_free(&sc);
+    free(tmp);
     return SX_OK;
 }

@@ -28,5 +28,10 @@ float sx__sparsemax_row(float *p, const float *z, int n);
    support S = {p > 0}, 0 elsewhere (s = 1/T: scaling here, not after, keeps a finite result
    finite when dy is huge and T large). dz may equal p. */
 void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n, float s);
+/* The same, for a mapping that then averages dz over groups of equal p (fusedmax runs, oscarmax
+   blocks): where max |g| >= 2^100, g_i - mean_S g can overflow float although every group's
+   average fits, so such a row is computed from g * 2^-100 (exact: a power of two; tmp holds it,
+   n floats) and the factor the caller multiplies its averages by, 2^100, is returned; else 1. */
+double sx__sparsemax_backward_row_grouped(float *dz, const float *p, const float *g, int n, float s, float *tmp);
 
 #endif

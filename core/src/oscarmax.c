@@ -191,6 +191,11 @@ int sx_oscarmax_backward(float *dx, const float *x, const float *dy, int rows, i
     if (rows == 0) return SX_OK;
     osc_scratch sc;
     if ((st = scratch_alloc(&sc, n))) return st;
+    float *tmp = (float *)malloc((size_t)n * sizeof(float)); /* a huge dy row, scaled down */
+    if (!tmp) {
+        scratch_free(&sc);
+        return sx__fail(SX_ENOMEM, -1, "sx_oscarmax_backward: cannot allocate %d floats", n);
+    }
     /* 1/T: applied inside the row's backward when T >= 1 (so a huge dy does not overflow
        before it is scaled down), after the block averages (in double) when T < 1 (so no block
        ever sums +Infinity and -Infinity) */
@@ -200,15 +205,16 @@ int sx_oscarmax_backward(float *dx, const float *x, const float *dy, int rows, i
     for (int r = 0; r < rows; r++) {
         float *dx_r = dx + (size_t)r * n; /* (n) p, then the gradient, in place */
         if (!oscarmax_row(dx_r, x + (size_t)r * n, n, (double)beta, (double)temperature, &sc)) continue;
-        sx__sparsemax_backward_row(dx_r, dx_r, dy + (size_t)r * n, n, s_in);
+        const double scale = s_out * sx__sparsemax_backward_row_grouped(dx_r, dx_r, dy + (size_t)r * n, n, s_in, tmp);
         for (int j = 0; j < sc.nblocks; j++) {
             const osc_block *b = &sc.block[j];
             double sum = 0.0;
             for (int k = b->start; k < b->start + b->count; k++) sum += dx_r[sc.item[k].i];
-            float avg = (float)(sum / b->count * s_out);
+            float avg = (float)(sum / b->count * scale);
             for (int k = b->start; k < b->start + b->count; k++) dx_r[sc.item[k].i] = avg;
         }
     }
     scratch_free(&sc);
+    free(tmp);
     return SX_OK;
 }

@@ -213,6 +213,19 @@ void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n
     sparsemax_backward_row(dz, p, g, n, s);
 }
 
+double sx__sparsemax_backward_row_grouped(float *dz, const float *p, const float *g, int n, float s, float *tmp) {
+    const float big = 0x1p100f;
+    int huge = 0;
+    for (int i = 0; i < n && !huge; i++) huge = fabsf(g[i]) >= big;
+    if (!huge) {
+        sparsemax_backward_row(dz, p, g, n, s);
+        return 1.0;
+    }
+    for (int i = 0; i < n; i++) tmp[i] = g[i] * 0x1p-100f;
+    sparsemax_backward_row(dz, p, tmp, n, s);
+    return 0x1p100;
+}
+
 int sx_sparsemax_backward(float *dx, const float *x, const float *dy, int rows, int n, float temperature) {
     int st = sx__check_dims(dx, x, rows, n);
     if (!st && rows > 0 && !dy) st = sx__fail(SX_EINVAL, -1, "null buffer");

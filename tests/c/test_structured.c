@@ -2,6 +2,7 @@
    properties (simplex, shift invariance, permutation / reversal equivariance, exact runs), masks,
    extreme inputs, every error path with its message, and both backward passes by central
    differences. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -489,6 +490,43 @@ static void test_huge_dy(void) {
         int nan = 0;
         for (int i = 0; i < 4; i++) nan += dx[i] != dx[i];
         CHECK(!nan, "%s: huge dy at T = 1e-30 gives no NaN (got %g %g %g %g)", name, dx[0], dx[1], dx[2], dx[3]);
+        /* at T = 1, a group whose average gradient fits although dy_i - mean dy does not
+           (FLT_MAX + 0.07e38): the group's own average, 0 for one group of 3 (to float rounding
+           of dy: within 1e-6 of max |dy|, where float32 spacing is 2e31), and
+           (dy - mean) averaged per group against double otherwise. Both row lengths: the
+           short-row sweep and the recorded-runs path of fusedmax. */
+        const float one[3] = { 0.0f, 0.0f, 0.0f }, d3[3] = { FLT_MAX, -2e38f, -1.6e38f };
+        CHECK(b(dx, one, d3, 1, 3, 0.1f, 1.0f) == SX_OK, "%s", name);
+        CHECK(fabsf(dx[0]) <= 1e-6f * FLT_MAX && dx[1] == dx[0] && dx[2] == dx[0], "%s: one group, dy near FLT_MAX: 0 (got %g %g %g)",
+              name, dx[0], dx[1], dx[2]);
+        for (int len = 4; len <= 12; len += 8) {
+            /* two tied groups, both in the support: the reference averages dy - mean_S dy over
+               each group of equal p (the forward's output), in double */
+            float xs[12], ds[12], dx12[12], p12[12];
+            for (int i = 0; i < len; i++) {
+                xs[i] = i < len / 2 ? 0.05f : 0.0f;
+                ds[i] = i == 0 ? FLT_MAX : i == 1 ? -2e38f : i < len / 2 ? -1.6e38f : 1e37f;
+            }
+            CHECK((f ? sx_oscarmax : sx_fusedmax)(p12, xs, 1, len, 0.001f, 1.0f) == SX_OK, "%s forward", name);
+            CHECK(b(dx12, xs, ds, 1, len, 0.001f, 1.0f) == SX_OK, "%s", name);
+            double sum_s = 0.0, big = 0.0;
+            int in_s = 0;
+            for (int i = 0; i < len; i++)
+                if (p12[i] > 0.0f) { sum_s += ds[i]; in_s++; }
+            double want[12], worst = 0.0;
+            for (int i = 0; i < len; i++) {
+                double g = 0.0;
+                int k = 0;
+                for (int j = 0; j < len; j++)
+                    if (p12[i] > 0.0f && p12[j] == p12[i]) { g += ds[j] - sum_s / in_s; k++; }
+                want[i] = k ? g / k : 0.0;
+                big = fmax(big, fabs(want[i]));
+            }
+            for (int i = 0; i < len; i++) worst = fmax(worst, fabs(dx12[i] - want[i]));
+            CHECK(in_s == len && big > 1e37 && worst <= 1e-6 * big,
+                  "%s n=%d: two groups, dy near FLT_MAX: |error| %g of %g (support %d; got %g, want %g)", name, len, worst, big, in_s,
+                  dx12[0], want[0]);
+        }
     }
 }
 
