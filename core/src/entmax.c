@@ -166,31 +166,7 @@ SX_INLINE void entmax15_3(v128 *a, v128 *b, v128 *c, v128 vs) {
 
 static void entmax15_rows3(float *out, const float *x, int rows, float s) {
     const v128 vs = vsplat(s);
-    int r = 0;
-    for (; r + 4 <= rows; r += 4) {
-        const float *xr = x + 3 * r;
-        float *o = out + 3 * r;
-        v128 a, b, c, v0, v1, v2;
-        sx_deinterleave3(vload(xr), vload(xr + 4), vload(xr + 8), &a, &b, &c);
-        entmax15_3(&a, &b, &c, vs);
-        sx_interleave3(a, b, c, &v0, &v1, &v2);
-        vstore(o, v0);
-        vstore(o + 4, v1);
-        vstore(o + 8, v2);
-    }
-    if (r < rows) {
-        float buf[12] = { 0 };
-        int k = 3 * (rows - r);
-        memcpy(buf, x + 3 * r, (size_t)k * sizeof(float));
-        v128 a, b, c, v0, v1, v2;
-        sx_deinterleave3(vload(buf), vload(buf + 4), vload(buf + 8), &a, &b, &c);
-        entmax15_3(&a, &b, &c, vs);
-        sx_interleave3(a, b, c, &v0, &v1, &v2);
-        vstore(buf, v0);
-        vstore(buf + 4, v1);
-        vstore(buf + 8, v2);
-        memcpy(out + 3 * r, buf, (size_t)k * sizeof(float));
-    }
+    SX_ROWS3(out, x, rows, entmax15_3(&a, &b, &c, vs));
 }
 
 /* ------------------------------------------------------- argument checks */

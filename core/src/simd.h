@@ -125,6 +125,39 @@ SX_INLINE void sx_interleave3(v128 a, v128 b, v128 c, v128 *v0, v128 *v1, v128 *
     *v2 = simde_wasm_i32x4_shuffle(u2, c, 6, 0, 1, 7);
 }
 
+/* The driver of an n = 3 kernel for `rows` rows of x into out: four rows at a time, deinterleaved
+   into v128 a, b, c (one vector per coordinate), KERNEL (a statement that maps a, b, c in place,
+   e.g. sparsemax3(&a, &b, &c, vs)), interleaved back; the last 1-3 rows through a zero-padded
+   buffer. A macro rather than a function taking the kernel, so each kernel is inlined in its
+   loop in every build (the scalar wasm build included). Needs <string.h>. */
+#define SX_ROWS3(out, x, rows, KERNEL)                                                       \
+    do {                                                                                     \
+        int r_ = 0;                                                                          \
+        v128 a, b, c, v0_, v1_, v2_;                                                         \
+        for (; r_ + 4 <= (rows); r_ += 4) {                                                  \
+            const float *xr_ = (x) + 3 * r_;                                                 \
+            float *o_ = (out) + 3 * r_;                                                      \
+            sx_deinterleave3(vload(xr_), vload(xr_ + 4), vload(xr_ + 8), &a, &b, &c);       \
+            KERNEL;                                                                          \
+            sx_interleave3(a, b, c, &v0_, &v1_, &v2_);                                       \
+            vstore(o_, v0_);                                                                 \
+            vstore(o_ + 4, v1_);                                                             \
+            vstore(o_ + 8, v2_);                                                             \
+        }                                                                                    \
+        if (r_ < (rows)) {                                                                   \
+            float buf_[12] = { 0 };                                                          \
+            const size_t k_ = 3 * (size_t)((rows) - r_) * sizeof(float);                     \
+            memcpy(buf_, (x) + 3 * r_, k_);                                                  \
+            sx_deinterleave3(vload(buf_), vload(buf_ + 4), vload(buf_ + 8), &a, &b, &c);    \
+            KERNEL;                                                                          \
+            sx_interleave3(a, b, c, &v0_, &v1_, &v2_);                                       \
+            vstore(buf_, v0_);                                                               \
+            vstore(buf_ + 4, v1_);                                                           \
+            vstore(buf_ + 8, v2_);                                                           \
+            memcpy((out) + 3 * r_, buf_, k_);                                                \
+        }                                                                                    \
+    } while (0)
+
 /* ----------------------------------------------------------- input screening
    Fast screen for sx__check_scores: NaN and +Infinity (and, for dy, -Infinity) make the sum of
    the lanes' partial sums NaN or infinite, never finite, so a finite (or, with masks allowed,
