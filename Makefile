@@ -42,7 +42,7 @@ JS_SRC := $(wildcard wasm/*.js)
 DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
         $(patsubst wasm/%.js,$(D)/%.js,$(JS_SRC))
 
-.PHONY: all site site-size tools-test test commands-smoke test-c test-js test-browser check-simd fuzz fuzz-short bench bench-attention serve clean tools
+.PHONY: all site site-size tools-test test commands-smoke test-c test-js test-types test-browser check-simd fuzz fuzz-short bench bench-attention serve clean tools
 
 WEB_SRC := $(wildcard web/*.html web/*.css web/*.svg web/*.js web/viz/*.js web/widgets/*.js) examples/blog-post.html
 # The shipped checkpoints: <sx-span-mask model> and <sx-attention> fetch them from site/models/.
@@ -141,6 +141,14 @@ fuzz: $(B)/fuzz/fuzz_core
 test-js: all
 	$(NODE) --test tests/js/
 
+# The hand-written declarations, type-checked (strict): tests/types/api.ts uses the whole API as
+# the README does, importing "simplexity" through package.json's "exports", i.e.
+# dist/simplexity.d.ts; its @ts-expect-error lines are misuses they must reject.
+# (tests/js/declarations.test.mjs checks the declarations against the JS.)
+test-types: $(D)/simplexity.d.ts
+	@test -x node_modules/.bin/tsc || { echo "make: node_modules/.bin/tsc missing (typescript, the type test): npm ci" >&2; exit 1; }
+	node_modules/.bin/tsc -p tests/types
+
 # The loader and the page in real Chromium.
 test-browser: all
 	$(NODE) tests/browser/run.mjs
@@ -166,7 +174,7 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	@echo "commands-smoke: make bench, make bench-attention, make site-size and train-time.mjs run"
 
 # The README's test command.
-test: all tools-test check-simd test-c fuzz-short models-check test-js test-browser commands-smoke
+test: all tools-test check-simd test-c fuzz-short models-check test-js test-types test-browser commands-smoke
 	@echo "make test: all suites passed"
 
 $(B)/bench/bench_native: bench/bench_native.c bench/inputs.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde

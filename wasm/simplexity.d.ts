@@ -68,6 +68,9 @@ export interface Info {
 
 /** A failure reported by the C core. */
 export class SimplexityError extends Error {
+  /** As the library throws it: message "<function>: <what>", code the C status, index (for code 2)
+   *  the flat index of the bad element (dropped when negative). */
+  constructor(message: string, code: number, index?: number);
   name: "SimplexityError";
   /** The C status: 1 invalid argument, 2 non-finite value (NaN or +Infinity), 3 out of memory. */
   code: 1 | 2 | 3 | number;
@@ -171,6 +174,10 @@ export interface PoolingForwardOptions extends PoolingOptions {
  * of the nearest key. Non-finite queries, keys or values: SimplexityError code 2 naming the array.
  */
 export function attentionPooling(queries: Scores, keys: Scores, values: Scores,
+  options?: PoolingForwardOptions & { weights?: true | Float32Array }): { out: Float32Array; weights: Float32Array };
+export function attentionPooling(queries: Scores, keys: Scores, values: Scores,
+  options: PoolingForwardOptions & { weights: false }): { out: Float32Array; weights: null };
+export function attentionPooling(queries: Scores, keys: Scores, values: Scores,
   options?: PoolingForwardOptions): { out: Float32Array; weights: Float32Array | null };
 
 /**
@@ -217,7 +224,9 @@ export interface AttentionOptions {
  */
 export function attention(q: Scores, k: Scores, v: Scores,
   options: AttentionOptions & { weights: true | Float32Array }): { out: Float32Array; weights: Float32Array };
-export function attention(q: Scores, k: Scores, v: Scores, options: AttentionOptions): Float32Array;
+export function attention(q: Scores, k: Scores, v: Scores, options: AttentionOptions & { weights?: false }): Float32Array;
+export function attention(q: Scores, k: Scores, v: Scores,
+  options: AttentionOptions): Float32Array | { out: Float32Array; weights: Float32Array };
 
 // ------------------------------------------------------------- the model and the tasks
 // Tokens: every task has its own vocabulary, 0 = PAD, 1 = BOS, 2 = EOS, then its alphabet.
@@ -281,6 +290,8 @@ export const tasks: {
    *  a source outside the task's domain. */
   answer(name: TaskName, text: string): string;
   /** The reference target rows of source rows: flat in, flat out; nested in, nested out. */
+  answer(name: TaskName, src: TokenRow, options?: { count?: number }): Int32Array;
+  answer(name: TaskName, src: readonly TokenRow[], options?: { count?: number }): Int32Array[];
   answer(name: TaskName, src: TokenRows, options?: { count?: number }): Int32Array | Int32Array[];
   /** The split a source text (or one source row) belongs to. */
   splitOf(name: TaskName, src: string | TokenRow): Split;
