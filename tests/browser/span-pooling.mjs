@@ -281,7 +281,7 @@ async function checkMissingModel(browser, server) {
 }
 
 await runSuite("span-pooling", async (browser, server) => {
-  const { page, log } = await openPage(browser, server.url, server.url);
+  const { page, log } = await open(browser, server.url, server.url);
   await checkSpan(page, log);
   await checkPooling(page);
   await checkBadAndExport(page);
