@@ -279,57 +279,17 @@ typedef struct {
 static double erow_X(const erow *e, int i) { return ((double)e->x[i] - e->m) * e->c; }
 
 /* ---- u^q in double, two lanes at a time, for 0 < u <= 1 and q > 0 (libm pow dominated the
-   time, and musl's pow in wasm is much slower than glibc's): exp(q log u) with fdlibm's log
-   kernel (u = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt 2), |error| < 2^-58) and a degree-12
-   Taylor exp on |r| <= ln(2)/2 (truncation 2e-16), 2^n built in the exponent bits. Relative
-   error a few ulp of q log u. Lanes with u <= 0 give 0, and so do results below 2^-1022. */
-typedef simde_v128_t v128d;
-#define dsplat(f) simde_wasm_f64x2_splat(f)
-#define dadd(a, b) simde_wasm_f64x2_add((a), (b))
-#define dsub(a, b) simde_wasm_f64x2_sub((a), (b))
-#define dmul(a, b) simde_wasm_f64x2_mul((a), (b))
-
+   time, and musl's pow in wasm is much slower than glibc's): exp(q log u) with simd.h's double
+   log and exp kernels (sx_dlog, |error| < 2^-58; sx_dexp_split, degree-12 Taylor on
+   |r| <= ln(2)/2, truncation 2e-16). Relative error a few ulp of q log u. Lanes with u <= 0
+   give 0, and so do results below 2^-1022. */
 SX_INLINE v128d pow_unit(v128d u, v128d q) {
     const v128d zero = dsplat(0.0);
     v128d live = simde_wasm_f64x2_gt(u, zero);
-    u = simde_wasm_f64x2_pmax(u, dsplat(0x1p-1022));
-    /* log u = e ln 2 + log(1 + f) */
-    v128d m = vor(vand(u, simde_wasm_i64x2_splat(0x000fffffffffffffLL)), dsplat(0.5)); /* [0.5, 1) */
-    v128d eb = vor(simde_wasm_u64x2_shr(u, 52), dsplat(0x1p52));                        /* 2^52 + biased e */
-    v128d e = dsub(eb, dsplat(0x1p52 + 1022.0));
-    v128d small = simde_wasm_f64x2_lt(m, dsplat(0.70710678118654752440));
-    e = dsub(e, vand(small, dsplat(1.0)));
-    v128d f = dsub(dadd(m, vand(m, small)), dsplat(1.0));
-    v128d s = simde_wasm_f64x2_div(f, dadd(dsplat(2.0), f));
-    v128d z = dmul(s, s), w = dmul(z, z);
-    v128d t1 = dmul(w, dadd(dsplat(3.999999999940941908e-01),
-                            dmul(w, dadd(dsplat(2.222219843214978396e-01), dmul(w, dsplat(1.531383769920937332e-01))))));
-    v128d t2 = dmul(z, dadd(dsplat(6.666666666666735130e-01),
-                            dmul(w, dadd(dsplat(2.857142874366239149e-01),
-                                         dmul(w, dadd(dsplat(1.818357216161805012e-01), dmul(w, dsplat(1.479819860511658591e-01))))))));
-    v128d r = dadd(t1, t2), hfsq = dmul(dsplat(0.5), dmul(f, f));
-    v128d lg = dadd(dmul(e, dsplat(6.93147180369123816490e-01)),
-                    dsub(f, dsub(hfsq, dadd(dmul(s, dadd(hfsq, r)), dmul(e, dsplat(1.90821492927058770002e-10))))));
+    v128d lg = sx_dlog(simde_wasm_f64x2_pmax(u, dsplat(0x1p-1022)));
     /* exp(y), y = q log u <= 0 */
-    v128d y = simde_wasm_f64x2_pmin(dmul(q, lg), zero);
-    const v128d magic = dsplat(0x1.8p52 + 1023.0);
-    v128d nb = dadd(dmul(y, dsplat(1.44269504088896338700e+00)), magic);
-    v128d n = dsub(nb, magic);
-    v128d x = dsub(dsub(y, dmul(n, dsplat(6.93147180369123816490e-01))), dmul(n, dsplat(1.90821492927058770002e-10)));
-    v128d p = dsplat(1.0 / 479001600.0);
-    p = dadd(dmul(p, x), dsplat(1.0 / 39916800.0));
-    p = dadd(dmul(p, x), dsplat(1.0 / 3628800.0));
-    p = dadd(dmul(p, x), dsplat(1.0 / 362880.0));
-    p = dadd(dmul(p, x), dsplat(1.0 / 40320.0));
-    p = dadd(dmul(p, x), dsplat(1.0 / 5040.0));
-    p = dadd(dmul(p, x), dsplat(1.0 / 720.0));
-    p = dadd(dmul(p, x), dsplat(1.0 / 120.0));
-    p = dadd(dmul(p, x), dsplat(1.0 / 24.0));
-    p = dadd(dmul(p, x), dsplat(1.0 / 6.0));
-    p = dadd(dmul(p, x), dsplat(0.5));
-    p = dadd(dmul(p, x), dsplat(1.0));
-    p = dadd(dmul(p, x), dsplat(1.0));
-    v128d scale = simde_wasm_i64x2_shl(nb, 52); /* 2^n, n >= -1022 */
+    v128d y = simde_wasm_f64x2_pmin(dmul(q, lg), zero), scale; /* scale = 2^n, n >= -1022 */
+    v128d p = dadd(sx_dexp_split(y, &scale), dsplat(1.0));
     v128d ok = vand(live, simde_wasm_f64x2_ge(y, dsplat(-708.0)));
     return vand(dmul(p, scale), ok);
 }
@@ -383,6 +343,35 @@ static int erow_compact(double *X, int k, double lo) {
     }
     return j;
 }
+
+/* ---- keeping the lanes of a 4-lane mask (candidate lists): pack_lanes(v, bits) moves the lanes
+   of v whose bit is set in bits (i32x4_bitmask of the mask) to the front, in order, by one byte
+   swizzle from a table; the caller stores all four lanes and advances by lane_count[bits].
+   (The scalar wasm build keeps plain loops: SIMDe's emulated swizzle costs more.) */
+#if !SX_SCALAR_WASM
+static const unsigned char pack_table[16][16] = {
+    { 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 0, 1, 2, 3, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 4, 5, 6, 7, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 0, 1, 2, 3, 4, 5, 6, 7, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 0, 1, 2, 3, 8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 4, 5, 6, 7, 8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 128, 128, 128, 128 },
+    { 12, 13, 14, 15, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 0, 1, 2, 3, 12, 13, 14, 15, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 4, 5, 6, 7, 12, 13, 14, 15, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 128, 128, 128, 128 },
+    { 8, 9, 10, 11, 12, 13, 14, 15, 128, 128, 128, 128, 128, 128, 128, 128 },
+    { 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 128, 128, 128, 128 },
+    { 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 128, 128, 128, 128 },
+    { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 }
+};
+static const int lane_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+SX_INLINE v128 pack_lanes(v128 v, int bits) {
+    return simde_wasm_i8x16_swizzle(v, vload(pack_table[bits]));
+}
+#endif
 
 /* ---- float search: narrows the bracket without libm pow
    u^q = exp(q log u) in float SIMD (log below, sx_exp_nonpos) over a float copy of X, clamped to
@@ -448,10 +437,20 @@ static void erow_eval_f(const float *X, int k4, float q, float tau, double *s_ou
 /* Keeps the float candidates above lo, pads to a multiple of 4; returns the padded count. */
 static int erow_compact_f(float *X, int k4, float lo) {
     int j = 0;
+#if !SX_SCALAR_WASM
+    const v128 vlo = vsplat(lo);
+    for (int i = 0; i < k4; i += 4) { /* X[j .. j + 4) never reaches a later block: j <= i */
+        const v128 v = vload(X + i);
+        const int bits = simde_wasm_i32x4_bitmask(vgt(v, vlo));
+        vstore(X + j, pack_lanes(v, bits));
+        j += lane_count[bits];
+    }
+#else
     for (int i = 0; i < k4; i++) {
         X[j] = X[i];
         j += X[i] > lo;
     }
+#endif
     int j4 = (j + 3) & ~3;
     for (int i = j; i < j4; i++) X[i] = -2.0f;
     return j4;
@@ -487,12 +486,25 @@ static void erow_bracket_f(float *X, int k4, double q, double *lo_io, double *hi
    a point with g >= 1 stays at or left of tau* (every iterate is a lower bound: candidates
    X <= tau can go), and g is nearly linear (linear per support at q = 1, -tau as q -> inf), so
    it needs a few passes where Newton on sum u^q - 1 crawls. Step (g - 1) / -g' from the sums
-   S = sum u^q and S1 = sum u^(q - 1): S^(1 - 1/q) (S^(1/q) - 1) / S1, with expm1 so that huge q
-   (alpha = 1 + 1 ulp) keeps its digits. */
+   S = sum u^q and S1 = sum u^(q - 1): S^(1 - 1/q) (S^(1/q) - 1) / S1 = -S expm1(-log(S) / q) / S1,
+   with expm1 so that huge q (alpha = 1 + 1 ulp) keeps its digits. Near the root (|S - 1| <=
+   2^-12: the last pass or two of every row) by the binomial series of 1 - (1 + d)^(-1/q) to d^4
+   (truncation below 4e-15 of the step), else by simd.h's double kernels (one lane used: cheaper
+   than libm's calls) for normal S. */
 static double qnorm_step(double S, double S1, double q) {
     if (!(S > 0.0) || !(S1 > 0.0) || S == INFINITY) return 0.0;
-    const double l = log(S) / q;
-    return S * exp(-l) * expm1(l) / S1;
+    const double d = S - 1.0, r = 1.0 / q;
+    if (fabs(d) <= 0x1p-12) {
+        const double c1 = 0.5 * (r + 1.0), c2 = c1 * (r + 2.0) / 3.0, c3 = c2 * (r + 3.0) * 0.25;
+        return S * r * d * (1.0 - d * (c1 - d * (c2 - d * c3))) / S1;
+    }
+#if !SX_SCALAR_WASM
+    if (S >= 0x1p-1000) {
+        const v128d y = dmul(sx_dlog(dsplat(S)), dsplat(-r)); /* |y| <= 710 */
+        return -S * dlane(sx_dexpm1(y), 0) / S1;
+    }
+#endif
+    return -S * expm1(-log(S) * r) / S1;
 }
 
 /* The float search: from tau = -1 to within ~1e-6; returns the estimate. */
@@ -506,7 +518,7 @@ static double qnorm_search_f(float *X, int k4, double q) {
         const double step = qnorm_step(s, d, q);
         if (!(step > 0.0)) break;
         tau += step;
-        if (step < 1e-6) break;
+        if (step < 1e-4) break; /* the error left, ~step^2 / 4, is below the margin */
     }
     return tau;
 }
@@ -540,6 +552,9 @@ static void ecand_at(ecand *c, void *scratch, int n) {
 static void ecand_float(ecand *c, const erow *e) {
     const float cf = e->c < FLT_MAX ? (float)e->c : FLT_MAX;
     const v128 vm = vsplat((float)e->m), vc = vsplat(cf), thr = vsplat(-1.0001f);
+#if !SX_SCALAR_WASM
+    const v128 lane = simde_wasm_i32x4_make(0, 1, 2, 3);
+#endif
     const float *x = e->x;
     float *Xf = c->Xf;
     int *idx = c->idx, k = 0;
@@ -547,6 +562,13 @@ static void ecand_float(ecand *c, const erow *e) {
         v128 xv = i + 4 <= e->n ? vload(x + i) : sx_load_tail(x + i, e->n - i, -INFINITY);
         v128 w = vmul(vsub(xv, vm), vc);
         v128 keep = vgt(w, thr);
+#if !SX_SCALAR_WASM
+        const int bits = simde_wasm_i32x4_bitmask(keep);
+        if (!bits) continue;
+        vstore(Xf + k, pack_lanes(w, bits)); /* k <= i: room for four */
+        vstore(idx + k, pack_lanes(simde_wasm_i32x4_add(simde_wasm_i32x4_splat(i), lane), bits));
+        k += lane_count[bits];
+#else
         if (!simde_wasm_v128_any_true(keep)) continue;
         float t[4];
         vstore(t, w);
@@ -555,6 +577,7 @@ static void ecand_float(ecand *c, const erow *e) {
             idx[k] = i + l;
             k += t[l] > -1.0001f;
         }
+#endif
     }
     for (int i = k; i < ((k + 3) & ~3); i++) Xf[i] = -2.0f;
     c->k = k;
@@ -583,14 +606,58 @@ static void ecand_compact(ecand *c, double lo) {
     c->k = k;
 }
 
+/* S = sum u^q and S1 = sum u^(q - 1), u = [X - tau]_+, over the candidates X[0..k), q > 1:
+   u^(q - 1) by pow_unit and u^q = u^(q - 1) u (no division); libm in the scalar wasm build. */
+static void qnorm_sums(const double *X, int k, double q, double tau, double *S, double *S1) {
+    int i = 0;
+    double s = 0.0, s1 = 0.0;
+#if !SX_SCALAR_WASM
+    const v128d vt = dsplat(tau), vq1 = dsplat(q - 1.0);
+    v128d vs = dsplat(0.0), vs1 = vs;
+    for (; i < k; i += 2) {
+        const v128d u = dsub(i + 2 <= k ? simde_wasm_v128_load(X + i)
+                                        : simde_wasm_f64x2_make(X[i], -2.0), vt);
+        const v128d w = pow_unit(u, vq1); /* 0 where u <= 0 */
+        vs = dadd(vs, dmul(w, u));
+        vs1 = dadd(vs1, w);
+    }
+    s = dlane(vs, 0) + dlane(vs, 1);
+    s1 = dlane(vs1, 0) + dlane(vs1, 1);
+#endif
+    for (; i < k; i++) {
+        const double u = X[i] - tau;
+        if (u > 0.0) {
+            const double w = pow(u, q - 1.0);
+            s += w * u;
+            s1 += w;
+        }
+    }
+    *S = s;
+    *S1 = s1;
+}
+
 /* Smallest candidate count for the float search (below it the double search alone is cheaper). */
 #define SX_QNORM_FLOAT_MIN 16
 
-static double erow_tau_qnorm(const erow *e, ecand *c) {
+/* One row's Newton state: the row, its candidates, tau (a lower bound of the root) and the sums
+   S, S1 at tau. */
+typedef struct {
+    erow e;
+    ecand c;
+    float *p; /* the row's output */
+    double tau, S, S1;
+    int it, done;
+} qrow;
+
+/* The candidates, the float search (many candidates), and the sums at the start (a lower bound:
+   -1, or the float search's estimate minus a margin once S >= 1 is checked there). */
+static void qnorm_start(qrow *r) {
+    const erow *e = &r->e;
+    ecand *c = &r->c;
     const double lo0 = -1.0;
     ecand_float(c, e);
-    double tau = lo0, f = -1.0, df = 0.0;
-    int have = 0; /* f, df evaluated at tau */
+    r->tau = lo0;
+    r->it = r->done = 0;
 #if !SX_SCALAR_WASM /* emulated lanes: the float search would cost more than it saves */
     if (c->k >= SX_QNORM_FLOAT_MIN) {
         /* the search compacts a copy: the candidate list stays whole */
@@ -603,29 +670,45 @@ static double erow_tau_qnorm(const erow *e, ecand *c) {
             const double t0 = est - margin;
             if (!(t0 > lo0)) break;
             ecand_double(c, e, t0);
-            erow_eval(c->X, c->k, e->q, t0, &f, &df);
-            if (f >= 0.0) {
-                tau = t0;
-                have = 1;
-                break;
+            qnorm_sums(c->X, c->k, e->q, t0, &r->S, &r->S1);
+            if (r->S >= 1.0) {
+                r->tau = t0;
+                return;
             }
             ecand_float(c, e); /* ecand_double dropped the candidates below t0: list them again */
         }
     }
 #endif
-    if (!have) {
-        ecand_double(c, e, lo0);
-        erow_eval(c->X, c->k, e->q, tau, &f, &df);
+    ecand_double(c, e, lo0);
+    qnorm_sums(c->X, c->k, e->q, lo0, &r->S, &r->S1);
+}
+
+/* One Newton pass: the step from the sums at tau, then (unless that was the last) the sums at the
+   new tau, over the candidates above it. */
+static void qnorm_pass(qrow *r) {
+    const double step = qnorm_step(r->S, r->S1, r->e.q);
+    if (!(step > 0.0) || ++r->it > 100) {
+        r->done = 1;
+        return;
     }
-    for (int it = 0; it < 100; it++) {
-        const double step = qnorm_step(f + 1.0, -df / e->q, e->q);
-        if (!(step > 0.0)) break;
-        tau += step;
-        if (step <= 2e-6) break; /* quadratic: the error left is ~ step^2 */
-        ecand_compact(c, tau);
-        erow_eval(c->X, c->k, e->q, tau, &f, &df);
+    r->tau += step;
+    if (step <= 2e-6) { /* quadratic: the error left is ~ step^2 */
+        r->done = 1;
+        return;
     }
-    return tau;
+    ecand_compact(&r->c, r->tau);
+    qnorm_sums(r->c.X, r->c.k, r->e.q, r->tau, &r->S, &r->S1);
+}
+
+/* tau of one row alone; c keeps the candidates left (a superset of the support). */
+static double erow_tau_qnorm(const erow *e, ecand *c) {
+    qrow r;
+    r.e = *e;
+    r.c = *c;
+    qnorm_start(&r);
+    while (!r.done) qnorm_pass(&r);
+    *c = r.c;
+    return r.tau;
 }
 
 /* p_i = [X_i - tau]_+^q for the candidates (p zero elsewhere); returns their sum. */
@@ -799,34 +882,71 @@ static double erow_powers(float *p, const erow *e, double tau) {
     return simde_wasm_f64x2_extract_lane(vmass, 0) + simde_wasm_f64x2_extract_lane(vmass, 1);
 }
 
-/* p of one row, float output; tau and mass returned for reuse. Falls back to the uniform
-   distribution on the argmax ties if the mass underflows (huge alpha). */
+/* p = the row's powers / mass, or the uniform distribution on the argmax ties if the mass
+   underflows (huge alpha). */
+static void erow_finish(float *p, const erow *e, double mass) {
+    const int n = e->n;
+    if (!(mass > 0.0) || mass == INFINITY) {
+        int k = 0;
+        for (int i = 0; i < n; i++) k += e->x[i] == (float)e->m;
+        for (int i = 0; i < n; i++) p[i] = e->x[i] == (float)e->m ? 1.0f / (float)k : 0.0f;
+        return;
+    }
+    const float inv = (float)(1.0 / mass);
+    for (int i = 0; i < n; i++) p[i] *= inv;
+}
+
+/* Rows of 1 < alpha < 2 (q > 1), given scratch for `slots` rows (erow_scratch_bytes(n) each):
+   groups of up to `slots` rows, each set up (qnorm_start), then one Newton pass of each in turn
+   until all are done, then the powers of each over its candidates (a superset of its support).
+   A row's passes are one dependent chain (pow_unit over a few candidates, a reduction, a step:
+   waiting on latency, not throughput), so the processor overlaps the chains of the rows side by
+   side; the arithmetic of each row is the same as alone. */
+#define SX_QNORM_ROWS 4
+static void entmax_qnorm_rows(float *out, const float *x, int rows, int n, float alpha,
+                              float temperature, void *scratch, int slots) {
+    qrow g[SX_QNORM_ROWS];
+    if (slots > SX_QNORM_ROWS) slots = SX_QNORM_ROWS;
+    for (int r0 = 0; r0 < rows;) {
+        int m = 0;
+        for (; r0 < rows && m < slots; r0++) {
+            qrow *r = &g[m];
+            r->p = out + (size_t)r0 * n;
+            if (!erow_init(&r->e, x + (size_t)r0 * n, n, alpha, temperature)) {
+                memset(r->p, 0, (size_t)n * sizeof(float));
+                continue;
+            }
+            ecand_at(&r->c, (char *)scratch + (size_t)m * erow_scratch_bytes(n), n);
+            qnorm_start(r);
+            m++;
+        }
+        for (int busy = m; busy > 0;) {
+            busy = 0;
+            for (int j = 0; j < m; j++)
+                if (!g[j].done) {
+                    qnorm_pass(&g[j]);
+                    busy += !g[j].done;
+                }
+        }
+        for (int j = 0; j < m; j++)
+            erow_finish(g[j].p, &g[j].e, ecand_powers(g[j].p, &g[j].c, n, g[j].e.q, g[j].tau));
+    }
+}
+
+/* p of one row, float output. */
 static void entmax_bisect_row(float *p, const float *x, int n, float alpha, float temperature, void *scratch) {
     erow e;
     if (!erow_init(&e, x, n, alpha, temperature)) {
         memset(p, 0, (size_t)n * sizeof(float));
         return;
     }
-    double mass;
     if (e.q > 1.0 && scratch) {
-        /* the candidates the solver leaves hold the support: powers of those alone */
-        ecand c;
-        ecand_at(&c, scratch, n);
-        const double tau = erow_tau_qnorm(&e, &c);
-        mass = ecand_powers(p, &c, n, e.q, tau);
-    } else {
-        const double tau = erow_tau(&e, scratch);
-        /* unnormalised values (the largest is >= 1/n, since tau <= -(1/n)^(alpha-1)), then scaled */
-        mass = SX_SCALAR_WASM || n < 2 ? erow_powers_libm(p, &e, tau) : erow_powers(p, &e, tau);
-    }
-    if (!(mass > 0.0) || mass == INFINITY) {
-        int k = 0;
-        for (int i = 0; i < n; i++) k += x[i] == (float)e.m;
-        for (int i = 0; i < n; i++) p[i] = x[i] == (float)e.m ? 1.0f / (float)k : 0.0f;
+        entmax_qnorm_rows(p, x, 1, n, alpha, temperature, scratch, 1);
         return;
     }
-    const float inv = (float)(1.0 / mass);
-    for (int i = 0; i < n; i++) p[i] *= inv;
+    const double tau = erow_tau(&e, scratch);
+    /* unnormalised values (the largest is >= 1/n, since tau <= -(1/n)^(alpha-1)), then scaled */
+    erow_finish(p, &e, SX_SCALAR_WASM || n < 2 ? erow_powers_libm(p, &e, tau) : erow_powers(p, &e, tau));
 }
 
 int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float temperature) {
@@ -838,6 +958,14 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
     if (alpha == 2.0f) return sx_sparsemax(out, x, rows, n, temperature);
     st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
     if (st) return st;
+    if (alpha < 2.0f && rows > 1) {
+        void *scratch = malloc(SX_QNORM_ROWS * erow_scratch_bytes(n));
+        if (scratch) {
+            entmax_qnorm_rows(out, x, rows, n, alpha, temperature, scratch, SX_QNORM_ROWS);
+            free(scratch);
+            return SX_OK;
+        }
+    }
     void *scratch = malloc(erow_scratch_bytes(n)); /* NULL: each row tries its own */
     for (int r = 0; r < rows; r++) entmax_bisect_row(out + (size_t)r * n, x + (size_t)r * n, n, alpha, temperature, scratch);
     free(scratch);

@@ -105,6 +105,72 @@ SX_INLINE v128 sx_exp_nonpos(v128 x) {
     return vandnot(f, vlt(x, cutoff));
 }
 
+/* ------------------------------------------------------ double lanes (f64x2)
+   Two doubles per vector, for the general-alpha entmax (entmax.c) and its backward passes
+   (attention.c): log and exp in double where libm's scalar calls dominated the time (musl's in
+   wasm are slower still). Real SIMD in the SIMD and native builds; the scalar wasm build keeps
+   libm (emulated lanes cost more than the calls). */
+typedef simde_v128_t v128d;
+#define dsplat(f) simde_wasm_f64x2_splat(f)
+#define dadd(a, b) simde_wasm_f64x2_add((a), (b))
+#define dsub(a, b) simde_wasm_f64x2_sub((a), (b))
+#define dmul(a, b) simde_wasm_f64x2_mul((a), (b))
+#define ddiv(a, b) simde_wasm_f64x2_div((a), (b))
+#define dlane(v, i) simde_wasm_f64x2_extract_lane((v), (i))
+/* Two floats to two doubles, and back (the other two float lanes zero). */
+#define dload_f(p) simde_wasm_f64x2_promote_low_f32x4(simde_wasm_v128_load64_zero(p))
+#define dstore_f(p, v) simde_wasm_v128_store64_lane((p), simde_wasm_f32x4_demote_f64x2_zero(v), 0)
+
+/* log u for positive normal u: fdlibm's kernel (u = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt 2),
+   s = f / (2 + f), a degree-14 odd polynomial in s; |error| < 2^-58 + rounding, under 1 ulp). */
+SX_INLINE v128d sx_dlog(v128d u) {
+    v128d m = vor(vand(u, simde_wasm_i64x2_splat(0x000fffffffffffffLL)), dsplat(0.5)); /* [0.5, 1) */
+    v128d eb = vor(simde_wasm_u64x2_shr(u, 52), dsplat(0x1p52));                        /* 2^52 + biased e */
+    v128d e = dsub(eb, dsplat(0x1p52 + 1022.0));
+    v128d small = simde_wasm_f64x2_lt(m, dsplat(0.70710678118654752440));
+    e = dsub(e, vand(small, dsplat(1.0)));
+    v128d f = dsub(dadd(m, vand(m, small)), dsplat(1.0));
+    v128d s = ddiv(f, dadd(dsplat(2.0), f));
+    v128d z = dmul(s, s), w = dmul(z, z);
+    v128d t1 = dmul(w, dadd(dsplat(3.999999999940941908e-01),
+                            dmul(w, dadd(dsplat(2.222219843214978396e-01), dmul(w, dsplat(1.531383769920937332e-01))))));
+    v128d t2 = dmul(z, dadd(dsplat(6.666666666666735130e-01),
+                            dmul(w, dadd(dsplat(2.857142874366239149e-01),
+                                         dmul(w, dadd(dsplat(1.818357216161805012e-01), dmul(w, dsplat(1.479819860511658591e-01))))))));
+    v128d r = dadd(t1, t2), hfsq = dmul(dsplat(0.5), dmul(f, f));
+    return dadd(dmul(e, dsplat(6.93147180369123816490e-01)),
+                dsub(f, dsub(hfsq, dadd(dmul(s, dadd(hfsq, r)), dmul(e, dsplat(1.90821492927058770002e-10))))));
+}
+
+/* exp(y) = 2^n (1 + em1) for y in [-708, 709]: n = round(y / ln 2) by the magic-bias trick (2^n
+   built in the exponent bits, into *scale), r = y - n ln 2 in two constants, |r| <= ln(2)/2, and
+   em1 = exp(r) - 1 by its degree-12 Taylor polynomial (truncation 2e-16), returned. */
+SX_INLINE v128d sx_dexp_split(v128d y, v128d *scale) {
+    const v128d magic = dsplat(0x1.8p52 + 1023.0);
+    v128d nb = dadd(dmul(y, dsplat(1.44269504088896338700e+00)), magic);
+    v128d n = dsub(nb, magic);
+    v128d x = dsub(dsub(y, dmul(n, dsplat(6.93147180369123816490e-01))), dmul(n, dsplat(1.90821492927058770002e-10)));
+    /* exp(x) - 1 = x P(x), P(x) = sum_k x^k / (k + 1)!, k <= 11, by Estrin's scheme (8 dependent
+       steps instead of Horner's 24: the kernel's latency is what a row of a few entries waits on) */
+    const v128d x2 = dmul(x, x), x4 = dmul(x2, x2), x8 = dmul(x4, x4);
+    const v128d a0 = dadd(dsplat(1.0), dmul(x, dsplat(1.0 / 2.0)));
+    const v128d a1 = dadd(dsplat(1.0 / 6.0), dmul(x, dsplat(1.0 / 24.0)));
+    const v128d a2 = dadd(dsplat(1.0 / 120.0), dmul(x, dsplat(1.0 / 720.0)));
+    const v128d a3 = dadd(dsplat(1.0 / 5040.0), dmul(x, dsplat(1.0 / 40320.0)));
+    const v128d a4 = dadd(dsplat(1.0 / 362880.0), dmul(x, dsplat(1.0 / 3628800.0)));
+    const v128d a5 = dadd(dsplat(1.0 / 39916800.0), dmul(x, dsplat(1.0 / 479001600.0)));
+    const v128d b0 = dadd(a0, dmul(a1, x2)), b1 = dadd(a2, dmul(a3, x2)), b2 = dadd(a4, dmul(a5, x2));
+    const v128d p = dadd(dadd(b0, dmul(b1, x4)), dmul(b2, x8));
+    *scale = simde_wasm_i64x2_shl(nb, 52);
+    return dmul(p, x);
+}
+
+/* exp(y) - 1 for y in [-708, 709], without cancellation near 0: 2^n em1 + (2^n - 1). */
+SX_INLINE v128d sx_dexpm1(v128d y) {
+    v128d scale, em1 = sx_dexp_split(y, &scale);
+    return dadd(dmul(scale, em1), dsub(scale, dsplat(1.0)));
+}
+
 /* ------------------------------------------------ 3-vectors, SIMD across rows
    Four rows of n = 3 (12 floats in three vectors) to one vector per coordinate, and back. */
 SX_INLINE void sx_deinterleave3(v128 v0, v128 v1, v128 v2, v128 *a, v128 *b, v128 *c) {
