@@ -169,11 +169,16 @@ static double entmax_learned_backward_p(float *dx, const float *p, const float *
         const v128d vinv = dsplat(inv), veps = dsplat(-eps), zero = dsplat(0.0), one = dsplat(1.0);
         v128d vent = zero, vm2 = zero, vA = zero, vsgp = zero, vsgpa = zero, vsgpl = zero;
         v128d vsgpll = zero, vssum = zero, vsg = zero;
-        for (; i + 2 <= n; i += 2) {
-            const v128d pi = dmul(dload_f(p + i), vinv), gi = dload_f(g + i);
+        for (; i < n; i += 2) {
+            const int two = i + 2 <= n; /* else the last entry, a zero second lane */
+            const v128d pi = dmul(two ? dload_f(p + i) : simde_wasm_f64x2_make(p[i], 0.0), vinv);
+            const v128d gi = two ? dload_f(g + i) : simde_wasm_f64x2_make(g[i], 0.0);
             const v128d live = simde_wasm_f64x2_gt(pi, zero);
             if (!simde_wasm_v128_any_true(live)) {
-                if (dx) dx[i] = dx[i + 1] = 0.0f;
+                if (dx) {
+                    dx[i] = 0.0f;
+                    if (two) dx[i + 1] = 0.0f;
+                }
                 continue;
             }
             const v128d l = vand(sx_dlog(simde_wasm_f64x2_pmax(pi, dsplat(0x1p-1022))), live);
@@ -188,7 +193,8 @@ static double entmax_learned_backward_p(float *dx, const float *p, const float *
             vsgpll = dadd(vsgpll, dmul(dmul(gp, l), l));
             vssum = dadd(vssum, si);
             vsg = dadd(vsg, dmul(si, gi));
-            if (dx) dstore_f(dx + i, si); /* s kept in dx until the second sweep */
+            if (dx && two) dstore_f(dx + i, si); /* s kept in dx until the second sweep */
+            else if (dx) dx[i] = (float)dlane(si, 0);
         }
 #define SX_HSUM2(v) (dlane(v, 0) + dlane(v, 1))
         ent = SX_HSUM2(vent), m2 = SX_HSUM2(vm2), A = SX_HSUM2(vA), sgp = SX_HSUM2(vsgp);

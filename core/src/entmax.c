@@ -491,9 +491,9 @@ static void erow_bracket_f(float *X, int k4, double q, double *lo_io, double *hi
    2^-12: the last pass or two of every row) by the binomial series of 1 - (1 + d)^(-1/q) to d^4
    (truncation below 4e-15 of the step), else by simd.h's double kernels (one lane used: cheaper
    than libm's calls) for normal S. */
-static double qnorm_step(double S, double S1, double q) {
+static double qnorm_step(double S, double S1, const erow *e) {
     if (!(S > 0.0) || !(S1 > 0.0) || S == INFINITY) return 0.0;
-    const double d = S - 1.0, r = 1.0 / q;
+    const double d = S - 1.0, r = 1.0 / e->q;
     if (fabs(d) <= 0x1p-12) {
         const double c1 = 0.5 * (r + 1.0), c2 = c1 * (r + 2.0) / 3.0, c3 = c2 * (r + 3.0) * 0.25;
         return S * r * d * (1.0 - d * (c1 - d * (c2 - d * c3))) / S1;
@@ -508,14 +508,14 @@ static double qnorm_step(double S, double S1, double q) {
 }
 
 /* The float search: from tau = -1 to within ~1e-6; returns the estimate. */
-static double qnorm_search_f(float *X, int k4, double q) {
+static double qnorm_search_f(float *X, int k4, const erow *e) {
     double tau = -1.0, s, d;
-    const float qf = (float)q;
+    const float qf = (float)e->q;
     for (int it = 0; it < 40; it++) {
         erow_eval_f(X, k4, qf, (float)tau, &s, &d);
         if (!(s >= 1.0)) break; /* float rounding near the root */
         k4 = erow_compact_f(X, k4, (float)tau);
-        const double step = qnorm_step(s, d, q);
+        const double step = qnorm_step(s, d, e);
         if (!(step > 0.0)) break;
         tau += step;
         if (step < 1e-4) break; /* the error left, ~step^2 / 4, is below the margin */
@@ -534,6 +534,7 @@ static double qnorm_search_f(float *X, int k4, double q) {
    taken over them alone. */
 typedef struct {
     double *X; /* double X of the candidates */
+    double *P; /* u^q at the last sums (qnorm_sums), u = X - tau there */
     float *Xf; /* float X (the float search's copy), padded to a multiple of 4 with -2 */
     int *idx;  /* each candidate's index in the row */
     int k;     /* number of candidates */
@@ -542,7 +543,8 @@ typedef struct {
 static void ecand_at(ecand *c, void *scratch, int n) {
     const int n4 = (n + 3) & ~3;
     c->X = (double *)scratch;
-    c->Xf = (float *)(c->X + n);
+    c->P = c->X + n;
+    c->Xf = (float *)(c->P + n);
     c->idx = (int *)(c->Xf + n4);
     c->k = 0;
 }
@@ -607,18 +609,27 @@ static void ecand_compact(ecand *c, double lo) {
 }
 
 /* S = sum u^q and S1 = sum u^(q - 1), u = [X - tau]_+, over the candidates X[0..k), q > 1:
-   u^(q - 1) by pow_unit and u^q = u^(q - 1) u (no division); libm in the scalar wasm build. */
-static void qnorm_sums(const double *X, int k, double q, double tau, double *S, double *S1) {
+   u^(q - 1) by pow_unit and u^q = u^(q - 1) u (no division), each u^q kept in P (for
+   ecand_powers); libm in the scalar wasm build. */
+static void qnorm_sums(const double *X, double *P, int k, double q, double tau, double *S,
+                       double *S1) {
     int i = 0;
     double s = 0.0, s1 = 0.0;
 #if !SX_SCALAR_WASM
     const v128d vt = dsplat(tau), vq1 = dsplat(q - 1.0);
     v128d vs = dsplat(0.0), vs1 = vs;
-    for (; i < k; i += 2) {
-        const v128d u = dsub(i + 2 <= k ? simde_wasm_v128_load(X + i)
-                                        : simde_wasm_f64x2_make(X[i], -2.0), vt);
-        const v128d w = pow_unit(u, vq1); /* 0 where u <= 0 */
-        vs = dadd(vs, dmul(w, u));
+    for (; i + 2 <= k; i += 2) {
+        const v128d u = dsub(simde_wasm_v128_load(X + i), vt);
+        const v128d w = pow_unit(u, vq1), pu = dmul(w, u); /* 0 where u <= 0 */
+        simde_wasm_v128_store(P + i, pu);
+        vs = dadd(vs, pu);
+        vs1 = dadd(vs1, w);
+    }
+    if (i < k) {
+        const v128d u = dsub(simde_wasm_f64x2_make(X[i], -2.0), vt);
+        const v128d w = pow_unit(u, vq1), pu = dmul(w, u);
+        P[i++] = dlane(pu, 0);
+        vs = dadd(vs, pu);
         vs1 = dadd(vs1, w);
     }
     s = dlane(vs, 0) + dlane(vs, 1);
@@ -626,9 +637,10 @@ static void qnorm_sums(const double *X, int k, double q, double tau, double *S, 
 #endif
     for (; i < k; i++) {
         const double u = X[i] - tau;
+        P[i] = 0.0;
         if (u > 0.0) {
             const double w = pow(u, q - 1.0);
-            s += w * u;
+            s += P[i] = w * u;
             s1 += w;
         }
     }
@@ -645,17 +657,16 @@ typedef struct {
     erow e;
     ecand c;
     float *p; /* the row's output */
-    double tau, S, S1;
+    double tau, t0, S, S1; /* S, S1 (and c.P) taken at t0 */
     int it, done;
 } qrow;
 
-/* The candidates, the float search (many candidates), and the sums at the start (a lower bound:
+/* After ecand_float: the float search (many candidates) and the sums at the start (a lower bound:
    -1, or the float search's estimate minus a margin once S >= 1 is checked there). */
 static void qnorm_start(qrow *r) {
     const erow *e = &r->e;
     ecand *c = &r->c;
     const double lo0 = -1.0;
-    ecand_float(c, e);
     r->tau = lo0;
     r->it = r->done = 0;
 #if !SX_SCALAR_WASM /* emulated lanes: the float search would cost more than it saves */
@@ -665,28 +676,45 @@ static void qnorm_start(qrow *r) {
         float *Xw = (float *)(c->X); /* the double X is not built yet: its room (8n >= 4 k4 bytes, as
                                         n >= k >= 4) holds the copy */
         memcpy(Xw, c->Xf, (size_t)k4 * sizeof(float));
-        const double est = qnorm_search_f(Xw, k4, e->q);
+        const double est = qnorm_search_f(Xw, k4, e);
         for (double margin = 1e-6; margin < 1e-3; margin *= 100.0) {
             const double t0 = est - margin;
             if (!(t0 > lo0)) break;
             ecand_double(c, e, t0);
-            qnorm_sums(c->X, c->k, e->q, t0, &r->S, &r->S1);
+            qnorm_sums(c->X, c->P, c->k, e->q, t0, &r->S, &r->S1);
             if (r->S >= 1.0) {
-                r->tau = t0;
+                r->tau = r->t0 = t0;
                 return;
             }
             ecand_float(c, e); /* ecand_double dropped the candidates below t0: list them again */
         }
+    } else if (c->k >= 2) {
+        /* few candidates: the first Newton step from -1 in float (four lanes, float log and
+           exp); it lands left of the root by about step^2 / 4 (g convex), far more than its
+           float rounding: a lower bound, once S >= 1 is checked there in double */
+        double s, d;
+        erow_eval_f(c->Xf, (c->k + 3) & ~3, (float)e->q, -1.0f, &s, &d);
+        const double step = qnorm_step(s, d, e), t0 = lo0 + step;
+        if (step > 1e-3 && t0 < 0.0) {
+            ecand_double(c, e, t0);
+            qnorm_sums(c->X, c->P, c->k, e->q, t0, &r->S, &r->S1);
+            if (r->S >= 1.0) {
+                r->tau = r->t0 = t0;
+                return;
+            }
+            ecand_float(c, e);
+        }
     }
 #endif
     ecand_double(c, e, lo0);
-    qnorm_sums(c->X, c->k, e->q, lo0, &r->S, &r->S1);
+    r->t0 = lo0;
+    qnorm_sums(c->X, c->P, c->k, e->q, lo0, &r->S, &r->S1);
 }
 
 /* One Newton pass: the step from the sums at tau, then (unless that was the last) the sums at the
    new tau, over the candidates above it. */
 static void qnorm_pass(qrow *r) {
-    const double step = qnorm_step(r->S, r->S1, r->e.q);
+    const double step = qnorm_step(r->S, r->S1, &r->e);
     if (!(step > 0.0) || ++r->it > 100) {
         r->done = 1;
         return;
@@ -697,7 +725,8 @@ static void qnorm_pass(qrow *r) {
         return;
     }
     ecand_compact(&r->c, r->tau);
-    qnorm_sums(r->c.X, r->c.k, r->e.q, r->tau, &r->S, &r->S1);
+    r->t0 = r->tau;
+    qnorm_sums(r->c.X, r->c.P, r->c.k, r->e.q, r->tau, &r->S, &r->S1);
 }
 
 /* tau of one row alone; c keeps the candidates left (a superset of the support). */
@@ -705,29 +734,56 @@ static double erow_tau_qnorm(const erow *e, ecand *c) {
     qrow r;
     r.e = *e;
     r.c = *c;
+    ecand_float(&r.c, e);
     qnorm_start(&r);
     while (!r.done) qnorm_pass(&r);
     *c = r.c;
     return r.tau;
 }
 
-/* p_i = [X_i - tau]_+^q for the candidates (p zero elsewhere); returns their sum. */
-static double ecand_powers(float *p, const ecand *c, int n, double q, double tau) {
+/* p_i = [X_i - tau]_+^q for the candidates (p zero elsewhere); returns their sum. The last sums
+   were taken at t0 <= tau (P = u^q there, u = X - t0, delta = tau - t0 <= 2e-6: the last Newton
+   step): (u - delta)^q = P (1 - x)^q, x = delta / u, by the binomial series to x^6 for a pair whose
+   x are both <= 2^-8 / q (the terms left are below 2^-56 of the sum: as exact as pow_unit, for a
+   division and a few products instead of a log and an exp), pow_unit at tau otherwise. */
+static double ecand_powers(float *p, const ecand *c, int n, double q, double t0, double tau) {
     memset(p, 0, (size_t)n * sizeof(float));
-    const double *X = c->X;
+    const double *X = c->X, *P = c->P;
     const int *idx = c->idx;
     double mass = 0.0;
     int j = 0;
 #if !SX_SCALAR_WASM
-    const v128d vt = dsplat(tau), vq = dsplat(q);
-    v128d vmass = dsplat(0.0);
+    double b[7] = { 1.0 }; /* (1 - x)^q = sum b_k x^k, b_k = (-1)^k binom(q, k) */
+    for (int m = 1; m < 7; m++) b[m] = b[m - 1] * ((double)(m - 1) - q) / (double)m;
+    const v128d vt = dsplat(tau), vt0 = dsplat(t0), vd = dsplat(tau - t0), vq = dsplat(q);
+    const v128d zero = dsplat(0.0), xmax = dsplat(0x1p-8 / q);
+    v128d vmass = zero;
     for (; j + 2 <= c->k; j += 2) {
-        v128d v = pow_unit(dsub(simde_wasm_v128_load(X + j), vt), vq);
+        const v128d Xj = simde_wasm_v128_load(X + j), u = dsub(Xj, vt0), x = ddiv(vd, u);
+        v128d v;
+        if (simde_wasm_i64x2_bitmask(vand(simde_wasm_f64x2_gt(u, zero), simde_wasm_f64x2_le(x, xmax))) == 3) {
+            v128d t = dadd(dsplat(b[5]), dmul(x, dsplat(b[6])));
+            t = dadd(dsplat(b[4]), dmul(x, t));
+            t = dadd(dsplat(b[3]), dmul(x, t));
+            t = dadd(dsplat(b[2]), dmul(x, t));
+            t = dadd(dsplat(b[1]), dmul(x, t));
+            t = dadd(dsplat(1.0), dmul(x, t));
+            v = dmul(simde_wasm_v128_load(P + j), t);
+        } else
+            v = pow_unit(dsub(Xj, vt), vq);
         vmass = dadd(vmass, v);
-        p[idx[j]] = (float)simde_wasm_f64x2_extract_lane(v, 0);
-        p[idx[j + 1]] = (float)simde_wasm_f64x2_extract_lane(v, 1);
+        p[idx[j]] = (float)dlane(v, 0);
+        p[idx[j + 1]] = (float)dlane(v, 1);
     }
-    mass = simde_wasm_f64x2_extract_lane(vmass, 0) + simde_wasm_f64x2_extract_lane(vmass, 1);
+    mass = dlane(vmass, 0) + dlane(vmass, 1);
+    if (j < c->k) { /* the last one: pow_unit, a dead second lane */
+        const double v = dlane(pow_unit(dsub(simde_wasm_f64x2_make(X[j], -2.0), vt), vq), 0);
+        mass += v;
+        p[idx[j++]] = (float)v;
+    }
+#else
+    (void)P;
+    (void)t0;
 #endif
     for (; j < c->k; j++) {
         const double u = X[j] - tau, v = u > 0.0 ? pow(u, q) : 0.0;
@@ -744,7 +800,8 @@ static double ecand_powers(float *p, const ecand *c, int n, double q, double tau
    slower). */
 static size_t erow_scratch_bytes(int n) {
     const size_t n4 = (size_t)((n + 3) & ~3);
-    return sizeof(double) * (size_t)n + (sizeof(float) + sizeof(int)) * n4; /* X, Xf, then (q > 1) idx */
+    /* X, then (q > 1) P, then Xf, idx (alpha > 2: X, Xf) */
+    return 2 * sizeof(double) * (size_t)n + (sizeof(float) + sizeof(int)) * n4;
 }
 
 static double erow_tau(const erow *e, void *scratch) {
@@ -899,9 +956,9 @@ static void erow_finish(float *p, const erow *e, double mass) {
 /* Rows of 1 < alpha < 2 (q > 1), given scratch for `slots` rows (erow_scratch_bytes(n) each):
    groups of up to `slots` rows, each set up (qnorm_start), then one Newton pass of each in turn
    until all are done, then the powers of each over its candidates (a superset of its support).
-   A row's passes are one dependent chain (pow_unit over a few candidates, a reduction, a step:
-   waiting on latency, not throughput), so the processor overlaps the chains of the rows side by
-   side; the arithmetic of each row is the same as alone. */
+   A row's passes are one dependent chain (pow_unit over a few candidates, a reduction, a step),
+   so the processor can overlap the chains of the rows side by side; the arithmetic of each row
+   is the same as alone. */
 #define SX_QNORM_ROWS 4
 static void entmax_qnorm_rows(float *out, const float *x, int rows, int n, float alpha,
                               float temperature, void *scratch, int slots) {
@@ -917,6 +974,7 @@ static void entmax_qnorm_rows(float *out, const float *x, int rows, int n, float
                 continue;
             }
             ecand_at(&r->c, (char *)scratch + (size_t)m * erow_scratch_bytes(n), n);
+            ecand_float(&r->c, &r->e);
             qnorm_start(r);
             m++;
         }
@@ -928,8 +986,10 @@ static void entmax_qnorm_rows(float *out, const float *x, int rows, int n, float
                     busy += !g[j].done;
                 }
         }
-        for (int j = 0; j < m; j++)
-            erow_finish(g[j].p, &g[j].e, ecand_powers(g[j].p, &g[j].c, n, g[j].e.q, g[j].tau));
+        for (int j = 0; j < m; j++) {
+            qrow *r = &g[j];
+            erow_finish(r->p, &r->e, ecand_powers(r->p, &r->c, n, r->e.q, r->t0, r->tau));
+        }
     }
 }
 
@@ -958,11 +1018,14 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
     if (alpha == 2.0f) return sx_sparsemax(out, x, rows, n, temperature);
     st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
     if (st) return st;
-    if (alpha < 2.0f && rows > 1) {
-        void *scratch = malloc(SX_QNORM_ROWS * erow_scratch_bytes(n));
+    if (alpha < 2.0f) {
+        /* rows of up to 64 entries (the model's maps: a call per map): scratch on the stack */
+        double stack[SX_QNORM_ROWS * 3 * 64];
+        const size_t bytes = SX_QNORM_ROWS * erow_scratch_bytes(n);
+        void *scratch = bytes <= sizeof stack ? (void *)stack : malloc(bytes);
         if (scratch) {
             entmax_qnorm_rows(out, x, rows, n, alpha, temperature, scratch, SX_QNORM_ROWS);
-            free(scratch);
+            if (scratch != (void *)stack) free(scratch);
             return SX_OK;
         }
     }
