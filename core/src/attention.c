@@ -151,7 +151,28 @@ static void entmax_backward_p(float *dx, const float *p, const float *g, int n, 
 static double entmax_learned_backward_p(float *dx, const float *p, const float *g, int n,
                                         float alpha) {
     double sum = 0.0;
-    for (int i = 0; i < n; i++) sum += p[i] > 0.0f ? p[i] : 0.0f;
+    float gmax = 0.0f;
+    int i = 0;
+#if !SX_SCALAR_WASM
+    { /* sum p in double and max |g|, four at a time (p >= 0: no mask needed) */
+        v128d s0 = dsplat(0.0), s1 = s0;
+        v128 gm = vsplat(0.0f);
+        const v128 sign = vsplat(-0.0f);
+        for (; i + 4 <= n; i += 4) {
+            const v128 pv = vload(p + i);
+            s0 = dadd(s0, simde_wasm_f64x2_promote_low_f32x4(pv));
+            s1 = dadd(s1, simde_wasm_f64x2_promote_low_f32x4(simde_wasm_i32x4_shuffle(pv, pv, 2, 3, 0, 1)));
+            gm = vmax(gm, vandnot(vload(g + i), sign));
+        }
+        sum = dlane(dadd(s0, s1), 0) + dlane(dadd(s0, s1), 1);
+        gmax = sx_hmax(gm);
+    }
+#endif
+    for (; i < n; i++) {
+        sum += p[i] > 0.0f ? p[i] : 0.0f;
+        const float a = fabsf(g[i]);
+        gmax = a > gmax ? a : gmax;
+    }
     if (!(sum > 0.0)) {
         if (dx) memset(dx, 0, (size_t)n * sizeof(float));
         return 0.0;
@@ -159,8 +180,7 @@ static double entmax_learned_backward_p(float *dx, const float *p, const float *
     const double inv = 1.0 / sum, eps = (double)alpha - 1.0;
     double ent = 0.0, m2 = 0.0, A = 0.0, sgp = 0.0, sgpa = 0.0, sgpl = 0.0, sgpll = 0.0;
     double ssum = 0.0, sg = 0.0;
-    float gmax = 0.0f;
-    int i = 0;
+    i = 0;
 #if !SX_SCALAR_WASM
     /* two entries at a time, log and expm1 by simd.h's double kernels: -eps L <= 103.3 eps (p
        is a float >= 2^-149 and sum p ~ 1), within their range for eps <= 6 (learned alphas
@@ -221,11 +241,15 @@ static double entmax_learned_backward_p(float *dx, const float *p, const float *
         sg += si * g[i];
         if (dx) dx[i] = (float)si; /* s kept in dx until the second sweep */
     }
-    for (int j = 0; j < n; j++) gmax = fmaxf(gmax, fabsf(g[j]));
     if (dx && gmax > 0x1p126f) backward_p_row_double(dx, g, n); /* as entmax_backward_p */
     else if (dx) {
         const float c = (float)(sg / ssum);
-        for (int j = 0; j < n; j++) dx[j] = dx[j] * (g[j] - c);
+        int j = 0;
+#if !SX_SCALAR_WASM
+        const v128 vc = vsplat(c);
+        for (; j + 4 <= n; j += 4) vstore(dx + j, vmul(vload(dx + j), vsub(vload(g + j), vc)));
+#endif
+        for (; j < n; j++) dx[j] = dx[j] * (g[j] - c);
     }
     if (eps < 1e-4) return 0.5 * (m2 * sgp - sgpll);
     return (A * sgp - sgpa) / ((1.0 + A) * eps * eps) - sgpl / eps +
