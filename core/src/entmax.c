@@ -9,8 +9,10 @@
 
    Any other alpha: alpha = 1 is softmax, alpha = 2 sparsemax (exact algorithms). For 1 < alpha < 2,
    Newton on the q-norm ||[X - tau]_+||_q = 1 (q = 1 / (alpha - 1), X = (alpha - 1) z) from a lower
-   bound of tau, over the candidates X > -1 and then X > each iterate, a float search first; the
-   powers are taken over the candidates alone. For alpha > 2, a safeguarded Newton / bisection on
+   bound of tau, over the candidates X > -1 and then X > each iterate, a float search first (its
+   first step alone for rows of few candidates); the powers are taken over the candidates alone,
+   those after the last (tiny) step from the last pass's by a short binomial series. Rows are
+   solved four at a time, one pass of each in turn. For alpha > 2, a safeguarded Newton / bisection on
    tau in double over [max X - 1, max X - (1/n)^(alpha-1)]. Then renormalised.
 
    Backward: s = p^(2 - alpha) on the support, dx = (s g - (sum s g / sum s) s) / T.
@@ -528,8 +530,9 @@ static double qnorm_search_f(float *X, int k4, const erow *e) {
    support), found by one SIMD float pass that keeps each one's index (the float X is only
    compared with a threshold a little below -1, so its rounding loses no candidate). The float
    search runs on a copy of their float X; the double search recomputes X in double from x for
-   the candidates above its start (est - margin once g >= 1 is checked there, else -1), so the
-   float search's own compaction can never drop an entry. Every double iterate is a lower bound
+   the candidates above its start (est - margin, or the float first step's landing point, once
+   g >= 1 is checked there; else -1), so the float search's own compaction can never drop an
+   entry. Every double iterate is a lower bound
    of tau (see qnorm_step), so the candidates stay a superset of the support, and the powers are
    taken over them alone. */
 typedef struct {
