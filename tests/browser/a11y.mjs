@@ -11,19 +11,22 @@ import { check, open, ready, frames, runSuite } from "./harness.mjs";
 const AXE = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 
-// Scrolls each widget into view in turn (the lazy ones fetch their models on view; the page
-// grows as they render, so no height read up front) and waits until every widget reports a
-// render and those with a model have drawn it.
+// Scrolls each widget into view in turn and stays until it has rendered, and, for those that
+// fetch a model on view, drawn it (the page grows as they render, so no height read up front;
+// moving on after a fixed number of frames let a loaded machine scroll a lazy widget away before
+// its IntersectionObserver fired).
 async function showEverything(page) {
   const count = await page.evaluate(() => [...document.querySelectorAll("*")].filter((e) => e.localName.startsWith("sx-")).length);
   for (let i = 0; i < count; i++) {
-    await page.evaluate((k) => [...document.querySelectorAll("*")].filter((e) => e.localName.startsWith("sx-"))[k].scrollIntoView(), i);
-    await frames(page, 2);
+    await page.waitForFunction((k) => {
+      const e = [...document.querySelectorAll("*")].filter((x) => x.localName.startsWith("sx-"))[k];
+      e.scrollIntoView();
+      if (!e.shadowRoot || !(e.lastRenderMs > 0)) return false;
+      if (e.localName === "sx-attention") return e.shadowRoot.querySelectorAll("svg.maps .panel").length > 0;
+      if (e.localName === "sx-span-mask" && (e.getAttribute("model") || "none") !== "none") return e.shadowRoot.querySelectorAll("[role=button]").length > 0;
+      return true;
+    }, i, { timeout: 30000 });
   }
-  await page.waitForFunction(() => [...document.querySelectorAll("*")].filter((e) => e.localName.startsWith("sx-"))
-    .every((e) => e.shadowRoot && e.lastRenderMs > 0), null, { timeout: 30000 });
-  await page.waitForFunction(() => [...document.querySelectorAll("sx-attention")].every((e) => e.shadowRoot.querySelectorAll("svg.maps .panel").length > 0) &&
-    [...document.querySelectorAll("sx-span-mask[model]:not([model=none])")].every((e) => e.shadowRoot.querySelectorAll("[role=button]").length > 0), null, { timeout: 30000 });
   await frames(page, 3);
 }
 
