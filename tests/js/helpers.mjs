@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
+import { mulberry32 } from "../../web/viz/mulberry32.js";
 
 export const DIST = process.env.SIMPLEXITY_DIST
   ? pathToFileURL(process.env.SIMPLEXITY_DIST.replace(/\/?$/, "/"))
@@ -68,14 +69,7 @@ export function assertOnSimplex(p, n, tol = 1e-5, what = "", { allowZeroRow = fa
 // ------------------------------------------------------------------------ PRNG
 /** mulberry32: a small seeded PRNG, so every failure is reproducible. */
 export function rng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   next.normal = () => {
     const u = Math.max(next(), 1e-12);
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());

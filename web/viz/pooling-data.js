@@ -4,6 +4,7 @@
 // truth there. The same seed gives the same picture on every load and in every build.
 //   poolingData({ n = 50, seed = 1, noise = 0.5, count = 50 })
 //     -> { x, y, xTest, yTest } (Float32Arrays; x sorted ascending)
+import { mulberry32 } from "./mulberry32.js";
 
 export const truth = (t) => 2 * Math.sin(t) + t ** 0.8;
 
@@ -11,15 +12,7 @@ export function poolingData({ n = 50, seed = 1, noise = 0.5, count = 50 } = {}) 
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`poolingData: n must be an integer >= 1 (got ${n})`);
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`poolingData: count must be an integer >= 1 (got ${count})`);
   if (!(noise >= 0) || !Number.isFinite(noise)) throw new RangeError(`poolingData: noise must be finite and >= 0 (got ${noise})`);
-  // mulberry32: small, seeded, the same sequence everywhere
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
   const x = Float32Array.from({ length: n }, () => 5 * next()).sort();
   const y = x.map((t) => truth(t) + noise * normal());
