@@ -1,5 +1,7 @@
 # Simplexity build. Intermediates in build/, deliverables in dist/.
-#   make          dist/: the ES module, the SIMD and scalar .wasm, the TypeScript declarations
+#   make          dist/: the npm package's files (the ES module, the SIMD and scalar .wasm, the
+#                 widgets, the shipped models, the TypeScript declarations, the single-file
+#                 bundle) and dist/site/, the static page (not in the package)
 #   make test     everything that checks correctness (the README's test command)
 #   make bench    speed tables (ratios measured in one run); not part of the tests
 #   make bench-attention   attention and model speed, SIMD vs scalar vs native (issue 3)
@@ -38,35 +40,43 @@ EM_EXPORTS := -sEXPORTED_FUNCTIONS=$(shell printf '_%s,' $(EXPORTS) | sed 's/,$$
 EM_FLAGS := $(WARN) -O3 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
             -sTOTAL_STACK=1MB -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1 $(EM_EXPORTS)
 
-JS_SRC := $(wildcard wasm/*.js)
-DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity.d.ts \
-        $(patsubst wasm/%.js,$(D)/%.js,$(JS_SRC))
+# web/ is one module graph: the library (simplexity.js, loader.js, model.js: the JS/wasm
+# boundary), the widgets that import it by relative paths, and the page's own files. dist/ gets
+# the library and the widgets as they are (the npm package, package.json "files"), dist/site/
+# those plus the page.
+LIB_JS := web/simplexity.js web/loader.js web/model.js
+WIDGET_JS := web/widgets.js web/checkpoints.js web/inspect.js web/trainer.js web/train-session.js \
+             web/train-worker.js $(wildcard web/widgets/*.js web/viz/*.js)
+PAGE_SRC := web/index.html web/style.css web/favicon.svg web/app.js
+TYPES := web/simplexity.d.ts web/widgets.d.ts web/standalone.d.ts
+MODELS := $(wildcard web/models/*.sxm)
+DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm \
+        $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS) $(TYPES) $(MODELS)) \
+        $(D)/simplexity-widgets.js
 
 .PHONY: all site site-size tools-test test commands-smoke test-c test-js test-types test-browser check-simd fuzz fuzz-short bench bench-attention serve clean tools
 
-WEB_SRC := $(wildcard web/*.html web/*.css web/*.svg web/*.js web/viz/*.js web/widgets/*.js) examples/blog-post.html
-# The shipped checkpoints: <sx-span-mask model> and <sx-attention> fetch them from site/models/.
-WEB_MODELS := $(wildcard web/models/*.sxm) web/models/summary.json
-SITE := $(D)/site
-
-# The deliverables: the library and the static site.
+# The deliverables: the package's files and the static site.
 all: tools $(DIST) site
 
-# The static page: web/ plus the library files beside it, ready for any static host. The blog
+# The static page: the package's files plus the page's own, ready for any static host. The blog
 # post example goes one folder down (site/examples/), so it loads the widgets from another folder.
-# simplexity-widgets.js is the single-file build (every widget, the library and both .wasm
-# inlined) for hosts that cannot serve .wasm files. The site's JavaScript is then minified in
-# place, module by module (tools/minify.mjs): web/ holds the sources, dist/site/ what ships.
-site: $(DIST) $(WEB_SRC) $(WEB_MODELS)
-	@mkdir -p $(SITE)/viz $(SITE)/widgets $(SITE)/examples $(SITE)/models
-	cp web/index.html web/style.css web/favicon.svg web/*.js $(SITE)/
-	cp web/viz/*.js $(SITE)/viz/
-	cp web/widgets/*.js $(SITE)/widgets/
-	cp $(WEB_MODELS) $(SITE)/models/
+# The site's JavaScript is then minified in place, module by module (tools/minify.mjs): web/
+# holds the sources, dist/site/ what ships.
+SITE := $(D)/site
+site: $(DIST) $(PAGE_SRC) examples/blog-post.html web/models/summary.json
+	@mkdir -p $(SITE)/examples
+	cp -r $(D)/*.js $(D)/*.wasm $(D)/widgets $(D)/viz $(D)/models $(SITE)/
+	cp $(PAGE_SRC) $(SITE)/
+	cp web/models/summary.json $(SITE)/models/
 	cp examples/blog-post.html $(SITE)/examples/
-	cp $(D)/*.js $(D)/*.wasm $(SITE)/
-	$(NODE) tools/bundle.mjs --site $(SITE) --out $(SITE)/simplexity-widgets.js
 	$(NODE) tools/minify.mjs --site $(SITE)
+
+# The single-file build (every widget, the library and both .wasm inlined) for hosts that
+# cannot serve .wasm files: built from dist/'s own files, beside which it fetches models/.
+$(D)/simplexity-widgets.js: tools/bundle.mjs $(D)/simplexity-simd.wasm $(D)/simplexity.wasm \
+                            $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS))
+	$(NODE) tools/bundle.mjs --site $(D) --out $@
 
 # Transfer size of the page and of the widgets alone, gzipped.
 site-size: site
@@ -100,12 +110,17 @@ $(D)/simplexity.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt | $(B)/inc/simde
 	@mkdir -p $(D)
 	$(EMCC) $(EM_FLAGS) -Wno-pass-failed $(EM_INC) $(CORE_SRC) -o $@
 
-$(D)/%.js: wasm/%.js
-	@mkdir -p $(D)
+# The package's files, copied from web/ as they are (same relative layout, so the same imports).
+$(D)/%.js: web/%.js
+	@mkdir -p $(@D)
 	cp $< $@
 
-$(D)/simplexity.d.ts: wasm/simplexity.d.ts
-	@mkdir -p $(D)
+$(D)/%.d.ts: web/%.d.ts
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(D)/models/%.sxm: web/models/%.sxm
+	@mkdir -p $(@D)
 	cp $< $@
 
 # Fails if SIMD silently disappears from the SIMD build, or leaks into the scalar one.

@@ -12,7 +12,9 @@
 // widget start it as a module worker from a Blob URL and post it the wasm bytes the page already
 // holds. A CSP that refuses blob: workers leaves the widget training on the main thread.
 //
-//   node tools/bundle.mjs [--site dist/site] [--out dist/simplexity-widgets.js]
+//   node tools/bundle.mjs [--site dist] [--out dist/simplexity-widgets.js]
+//
+// --site is the folder of the library and widget files (dist/, the package's layout).
 //
 // esbuild (a devDependency, build time only) resolves the ES modules into one file and
 // minifies it; nothing of it ships.
@@ -24,11 +26,12 @@ import * as esbuild from "esbuild";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 && i + 1 < argv.length ? argv[i + 1] : dflt; };
-const SITE = path.resolve(ROOT, opt("--site", "dist/site"));
+const SITE = path.resolve(ROOT, opt("--site", "dist"));
 const OUT = path.resolve(ROOT, opt("--out", "dist/simplexity-widgets.js"));
 const WORK = path.join(ROOT, "build/bundle");
-const COMMON = { bundle: true, format: "esm", platform: "browser", target: "es2022", minify: true, legalComments: "none", logLevel: "warning",
-  external: ["node:*"] }; // the loader's Node-only branch (file: URLs), never taken in a page or a worker
+// No externals: the library imports nothing from Node (loader.js), so a node: import creeping
+// into the browser's graph fails this build.
+const COMMON = { bundle: true, format: "esm", platform: "browser", target: "es2022", minify: true, legalComments: "none", logLevel: "warning" };
 
 // The training worker's code, as one ES module (a string, not a file).
 async function workerSource() {

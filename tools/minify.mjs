@@ -1,6 +1,6 @@
 // minify.mjs - minify the built site's JavaScript in place, module by module (the import graph
 // and file layout stay as they are, so a blog author still copies the same files). The sources
-// in web/ and wasm/ are what to read; dist/site/ is what to ship. Run by `make site` after the
+// in web/ are what to read; dist/site/ is what to ship. Run by `make site` after the
 // single-file bundle is built (that one is minified by tools/bundle.mjs already).
 //
 //   node tools/minify.mjs [--site dist/site]

@@ -183,13 +183,25 @@ export function setTrainWorker(options) {
 }
 
 /**
- * Where to start the training worker: { url, wasm, kind }. By default the module file
- * train-worker.js in the library's folder `lib` (wasm undefined: it fetches its own, kind
- * "file"); after setTrainWorker() a Blob URL of its code, made once, and the bytes to post
- * (kind "blob").
+ * Where the training worker comes from: { kind, name, wasm }. By default the module file
+ * train-worker.js beside this module (kind "file"; wasm undefined: it fetches its own); after
+ * setTrainWorker() a Blob URL of its code (kind "blob") and the bytes to post it.
  */
-export function trainWorker(lib) {
-  if (!custom) return { url: new URL("train-worker.js", lib).href, wasm: undefined, kind: "file" };
+export function trainWorker() {
+  if (!custom) return { kind: "file", name: "train-worker.js", wasm: undefined };
+  return { kind: "blob", name: "a blob: URL", wasm: custom.wasm };
+}
+
+/**
+ * Start the training worker trainWorker() describes; throws what `new Worker` throws (no
+ * Worker, a URL refused synchronously). The file is named by one literal
+ * `new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" })`: the form Vite,
+ * webpack and Parcel recognise, bundling the worker with its imports into a file of their own.
+ * Where a bundler does not (Rollup, esbuild), the file is missing and the worker's error event
+ * fires before its first message: the widget then trains on the main thread.
+ */
+export function startTrainWorker() {
+  if (!custom) return new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" });
   custom.url ??= URL.createObjectURL(new Blob([custom.source], { type: "text/javascript" }));
-  return { url: custom.url, wasm: custom.wasm, kind: "blob" };
+  return new Worker(custom.url, { type: "module" });
 }

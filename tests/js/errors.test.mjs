@@ -3,6 +3,8 @@
 // call works; init() failures say what to do and can be retried. On both wasm builds.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { builds, freshModule, DIST, assertClose } from "./helpers.mjs";
 
 /** assert.throws with the exact class (not a subclass check only) and message. */
@@ -174,7 +176,7 @@ describe("before and around init()", () => {
     const sx = await freshModule("retry");
     const missing = new URL("no-such-file.wasm", DIST);
     await assert.rejects(sx.init({ url: missing }), (e) => {
-      assert.match(e.message, /^simplexity: failed to read .*no-such-file\.wasm: ENOENT \(run `make` to build dist\/, or pass init\(\{ url \}\)\)$/);
+      assert.match(e.message, /^simplexity: failed to read .*no-such-file\.wasm: ENOENT \(run `make` to build dist\/, or pass init\(\{ url \}\) or init\(\{ bytes \}\)\)$/);
       return true;
     });
     assert.throws(() => sx.softmax([1]), /await init\(\)/);
@@ -183,5 +185,19 @@ describe("before and around init()", () => {
     const info = await sx.init({ simd: false });
     assert.equal(info.simd, false);
     assertClose(sx.softmax([0, 0]), [0.5, 0.5], 1e-7, "after retry");
+  });
+
+  test("a relative init({ url }) is resolved against the working directory in Node, not the module", async () => {
+    const sx = await freshModule("relative-url");
+    const rel = path.relative(process.cwd(), fileURLToPath(new URL("simplexity.wasm", DIST)));
+    assert.ok(!path.isAbsolute(rel));
+    const info = await sx.init({ url: rel, simd: false });
+    assert.equal(info.simd, false);
+    assertClose(sx.softmax([0, 0]), [0.5, 0.5], 1e-7, "loaded from a path relative to the cwd");
+    const sx2 = await freshModule("relative-url-2");
+    await assert.rejects(sx2.init({ url: "simplexity.wasm", simd: false }), (e) => {
+      assert.match(e.message, new RegExp(`^simplexity: failed to read ${process.cwd()}/simplexity\\.wasm: ENOENT`));
+      return true;
+    });
   });
 });

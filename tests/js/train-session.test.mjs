@@ -159,16 +159,12 @@ test("MainThreadWorker: the same session behind a Worker's interface, messages a
 });
 
 test("trainWorker: train-worker.js beside the library by default; setTrainWorker's code and bytes once set", () => {
-  const lib = "https://example.org/sx/";
-  assert.deepEqual(trainWorker(lib), { url: "https://example.org/sx/train-worker.js", wasm: undefined, kind: "file" });
+  assert.deepEqual(trainWorker(), { kind: "file", name: "train-worker.js", wasm: undefined });
   assert.throws(() => setTrainWorker({ source: "", wasm: new Uint8Array(1) }), { name: "TypeError", message: "setTrainWorker: source must be a non-empty string (got string)" });
   assert.throws(() => setTrainWorker({ source: "x", wasm: "bytes" }), { name: "TypeError", message: "setTrainWorker: wasm must be an ArrayBuffer or a typed array (got string)" });
   assert.throws(() => setTrainWorker(), { name: "TypeError", message: "setTrainWorker: source must be a non-empty string (got undefined)" });
   const wasm = new Uint8Array([0, 97, 115, 109]);
   setTrainWorker({ source: "self.onmessage = () => {};", wasm });
-  const a = trainWorker(lib), b = trainWorker(lib);
-  assert.equal(a.kind, "blob");
-  assert.match(a.url, /^blob:/);
-  assert.equal(b.url, a.url, "one Blob URL for every run");
-  assert.equal(a.wasm, wasm);
+  const a = trainWorker();
+  assert.deepEqual(a, { kind: "blob", name: "a blob: URL", wasm });
 });

@@ -55,7 +55,10 @@ const DARK = {
 // shadow tree), else the theme default.
 const vars = (t) => Object.entries(t).map(([k, v]) => `--_${k}: var(--sx-${k}, ${v});`).join(" ");
 
+// Server-side renderers (Astro, VitePress, Next.js) evaluate these modules in Node, which has no
+// CSSStyleSheet, HTMLElement or customElements: nothing here touches them at load time there.
 export function sheet(css) {
+  if (typeof CSSStyleSheet === "undefined") return null;
   const s = new CSSStyleSheet();
   s.replaceSync(css);
   return s;
@@ -260,7 +263,7 @@ function download(blob, name) {
 // Subclasses declare `static spec = { name: { type, default, ... } }` (see viz/parse-attr.js),
 // `static sheets = [...]`, build() once (DOM), render(settings) per frame, pictures() the <svg>s
 // to export. defineAttributes(Class) installs a typed getter/setter per attribute.
-export class SxElement extends HTMLElement {
+export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : HTMLElement) {
   static spec = {};
   static sheets = [];
   static get observedAttributes() { return Object.keys(this.spec); }
@@ -406,6 +409,7 @@ export function defineAttributes(Class) {
 
 // customElements.define, once: a second copy of the script on the page is harmless.
 export function define(tag, Class) {
+  if (typeof customElements === "undefined") return; // a server-side render: nothing to define
   defineAttributes(Class);
   if (!customElements.get(tag)) customElements.define(tag, Class);
 }

@@ -20,7 +20,8 @@ import { SxElement, define, sheet, svgEl, htmlEl, svgPoint, fmt } from "./base.j
 import { Model, tasks } from "../simplexity.js";
 import { inspect, EXAMPLES } from "../inspect.js";
 import { KINDS, KIND_LABELS, SCHEDULE } from "../trainer.js";
-import { MainThreadWorker, trainWorker } from "../train-session.js";
+import { MainThreadWorker, trainWorker, startTrainWorker } from "../train-session.js";
+import { checkpointUrl } from "../checkpoints.js";
 import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "../viz/heatmap.js";
 import { headStats } from "../viz/attention-stats.js";
 import { lossCurve } from "../viz/loss-curve.js";
@@ -32,17 +33,12 @@ const MAP_TITLES = {
   decoder: "decoder self-attention (causal): output → output so far",
   cross: "cross-attention: output → source",
 };
-// The library's folder: this file sits in its widgets/ folder; in a single-file bundle
-// (tools/bundle.mjs) the code runs from the bundle, which sits in the library's folder itself.
-// The worker (train-worker.js, unless the bundle set its code) and the checkpoints (models/)
-// are found from there.
-const LIB = new URL(/\/widgets\/sx-attention\.js([?#].*)?$/.test(import.meta.url) ? "../" : "./", import.meta.url);
 const TITLE_H = 24, BLOCK_GAP = 18, LOSS_W = 720, LOSS_H = 170;
 const STOP_TIMEOUT_MS = 8000;
 const NARROW_PX = 560;
 const short = (v) => String(Number(v.toFixed(1))); // 9 rather than 9.0
 
-// Worker URLs that could not be started on this page, and why: later runs train on the main
+// Worker sources ("file", "blob") that could not be started on this page, and why: later runs train on the main
 // thread at once (no second refusal in the console).
 const refusedWorkers = new Map();
 const EVAL_TEXT = { validate: "checking held-out examples", confirm: "checking more held-out examples", test: "testing on other held-out examples" };
@@ -264,9 +260,9 @@ export class SxAttention extends SxElement {
       }
     }
     const m = this.getAttribute("models");
-    s.models = new URL("models/", LIB);
+    s.models = null; // the shipped checkpoints beside the library (checkpoints.js)
     if (m !== null) {
-      try { s.models = new URL(m.endsWith("/") ? m : `${m}/`, document.baseURI); } catch { errors.push(`models="${m.slice(0, 40)}" is not a URL; using ${s.models.href}`); }
+      try { s.models = new URL(m.endsWith("/") ? m : `${m}/`, document.baseURI); } catch { errors.push(`models="${m.slice(0, 40)}" is not a URL; using the shipped models`); }
     }
     if (this._failed) errors.push(this._failed.message);
     for (const v of this._notes.values()) errors.push(v);
@@ -274,7 +270,7 @@ export class SxAttention extends SxElement {
   }
 
   // --------------------------------------------------------------- models
-  _modelURL(s) { return new URL(`${s.task}-${s.kind}.sxm`, s.models); }
+  _modelURL(s) { return checkpointUrl(s.task, s.kind, s.models); }
 
   // Fetch (once per URL for the page) and load the shipped model of (task, kind); invalidates
   // when it is ready. Only the latest request counts.
@@ -591,17 +587,17 @@ export class SxAttention extends SxElement {
     this._showRun = true;
     this._backBtn.hidden = true;
     const start = { type: "start", task: s.task, kind: s.kind, text: s.input, options: this.trainOptions || {} };
-    const where = trainWorker(LIB);
+    const where = trainWorker();
     const what = where.kind === "blob" ? "a blob: worker was refused (the page's CSP must allow worker-src blob:)"
-      : `${where.url.split("/").pop()} could not be loaded as a module worker`;
+      : `${where.name} could not be loaded as a module worker`;
     let worker = null;
-    if (refusedWorkers.has(where.url)) this._trainHere(run, start, refusedWorkers.get(where.url));
+    if (refusedWorkers.has(where.kind)) this._trainHere(run, start, refusedWorkers.get(where.kind));
     else {
       try {
-        worker = new Worker(where.url, { type: "module" });
+        worker = startTrainWorker();
       } catch (err) {
-        refusedWorkers.set(where.url, `no Web Worker (${err.message})`);
-        this._trainHere(run, start, refusedWorkers.get(where.url));
+        refusedWorkers.set(where.kind, `no Web Worker (${err.message})`);
+        this._trainHere(run, start, refusedWorkers.get(where.kind));
       }
     }
     if (worker) {
@@ -614,7 +610,7 @@ export class SxAttention extends SxElement {
         // Before its first message the worker's script did not run at all (a CSP refused it, the
         // file is missing or not a module): the same session on this thread instead.
         if (run.status === "starting") {
-          refusedWorkers.set(where.url, what);
+          refusedWorkers.set(where.kind, what);
           this._stopWorker();
           this._trainHere(run, start, what);
           this._drawTraining();

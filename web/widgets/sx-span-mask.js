@@ -10,21 +10,19 @@
 // Events: sx-span-mask-change { z, ramp, mapping }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
 import { spanMask, Model } from "../simplexity.js";
+import { checkpointUrl } from "../checkpoints.js";
 import { linear } from "../viz/scale.js";
 import { spanDistances, maskScores, applySpan } from "../viz/span.js";
 
 const W = 560, L = 96, R = 12, TASKS = ["reverse", "sort", "after_marker", "date"];
 const NAMES = ["softmax", "sparsemax", "entmax15", "entmax"];
-// The models sit in models/ beside the library: one folder up from widgets/<this file>, or
-// beside a single-file bundle of the library. Never relative to the host page.
-const HERE = import.meta.url;
-const MODELS = new URL(/\/widgets\/[^/]*$/.test(new URL(HERE).pathname) ? "../models/" : "./models/", HERE);
 
 // One fetch and one parse per task for the whole page; the model is freed once its spans are read.
 const learned = new Map();
 function loadSpans(task) {
   if (!learned.has(task)) {
-    const url = new URL(`${task}-alpha-span.sxm`, MODELS);
+    // the shipped checkpoint beside the library (checkpoints.js), never relative to the host page
+    const url = checkpointUrl(task, "alpha-span");
     const p = fetch(url).then((res) => {
       if (!res.ok) throw new Error(`could not fetch ${url.pathname.split("/").pop()}: HTTP ${res.status}`);
       return res.arrayBuffer();

@@ -1,17 +1,41 @@
-// loader.js - find, fetch and instantiate a simplexity .wasm module (Node 20 and browsers).
+// loader.js - find, fetch and instantiate a simplexity .wasm module (browsers, workers, Node).
 //
 // emcc's own JS glue is not used (it is broken on Node 20, see docs/TOOLCHAIN.md). The modules
 // are built with -sSTANDALONE_WASM: they import only env.emscripten_notify_memory_growth and
 // export `memory`, `_initialize` (called once here) and the sx_* functions of simplexity.h.
 //
 //   const { exports, memory, simd, url } = await loadWasm({ simd, url, bytes, onMemoryGrowth });
-
+//
+// Bundlers (Vite, webpack, Parcel, Rollup with an import-meta-assets plugin) emit a file only for
+// a literal `new URL("./file.wasm", import.meta.url)`: both builds' URLs below are written that
+// way, each in its own expression, so an app's build carries both .wasm files and the page
+// fetches the one the probe picks. This module imports nothing from Node: where it runs in Node
+// (a file: URL), it reads the file through process.getBuiltinModule (Node >= 20.16), which no
+// bundler tries to resolve, so the same module serves browsers and Node and a page that uses the
+// API and the widgets holds one instance.
 // -------------------------------------------------------------------- constants
 /** The ABI (SX_ABI_VERSION in core/include/simplexity.h) this JS was written for. */
 export const ABI_VERSION = 1;
 
 /** The files `make` puts beside this module in dist/. */
 export const WASM_FILES = { simd: "simplexity-simd.wasm", scalar: "simplexity.wasm" };
+
+// Where the build beside this module is (literal URLs: see the top of this file).
+function defaultUrl(simd) {
+  return simd ? new URL("./simplexity-simd.wasm", import.meta.url) : new URL("./simplexity.wasm", import.meta.url);
+}
+
+/** The base a user's relative `init({ url })` is resolved against: the page (or the worker's
+ *  script) in a browser, the working directory in Node. Never this module, whose URL a bundler
+ *  changes. */
+function userBase() {
+  if (typeof document !== "undefined" && document.baseURI) return document.baseURI;
+  if (typeof location !== "undefined" && location.href) return location.href;
+  const proc = globalThis.process;
+  const nodeUrl = proc?.getBuiltinModule?.("node:url");
+  if (nodeUrl && typeof proc.cwd === "function") return nodeUrl.pathToFileURL(`${proc.cwd()}/`).href;
+  return import.meta.url;
+}
 
 /** Every export the JS side calls; a module missing one is refused with its name. */
 export const REQUIRED_EXPORTS = [
@@ -55,17 +79,17 @@ export function hasSimd() {
 
 // ----------------------------------------------------------------------- fetching
 async function readFileUrl(url) {
-  const [{ readFile }, { fileURLToPath }] = await Promise.all([
-    import("node:fs/promises"),
-    import("node:url"),
-  ]);
-  const path = fileURLToPath(url);
+  const fs = globalThis.process?.getBuiltinModule?.("node:fs");
+  if (!fs) {
+    throw new Error(`simplexity: cannot read ${url}: this engine has no process.getBuiltinModule ` +
+      "(Node >= 20.16 has it); pass init({ bytes }) with the file's contents instead");
+  }
   try {
-    return await readFile(path);
+    return await fs.promises.readFile(url);
   } catch (err) {
     throw new Error(
-      `simplexity: failed to read ${path}: ${err.code || err.message}` +
-        " (run `make` to build dist/, or pass init({ url }))",
+      `simplexity: failed to read ${decodeURIComponent(url.pathname)}: ${err.code || err.message}` +
+        " (run `make` to build dist/, or pass init({ url }) or init({ bytes }))",
       { cause: err },
     );
   }
@@ -98,7 +122,8 @@ async function fetchAndInstantiate(url, imports) {
  * Load, check and initialise one simplexity wasm module.
  * @param {{ simd?: boolean, url?: string | URL, bytes?: BufferSource, onMemoryGrowth?: () => void }} [options]
  *   simd: true forces the SIMD build, false the scalar one, undefined probes the engine.
- *   url: where the .wasm is (default: beside this file).
+ *   url: where the .wasm is, relative to the page (document.baseURI; in Node, the working
+ *     directory); default: the build beside this file.
  *   bytes: the module itself (nothing is fetched); must be the build `simd` selects.
  *   onMemoryGrowth: called (synchronously, inside wasm) whenever the wasm memory grows.
  */
@@ -111,10 +136,8 @@ export async function loadWasm(options = {}) {
     );
   }
   let simd = options.simd === undefined ? engineSimd : Boolean(options.simd);
-  const url = options.bytes !== undefined ? "the given bytes" : new URL(
-    options.url ?? (simd ? WASM_FILES.simd : WASM_FILES.scalar),
-    import.meta.url,
-  );
+  const url = options.bytes !== undefined ? "the given bytes"
+    : options.url !== undefined ? new URL(options.url, userBase()) : defaultUrl(simd);
 
   const onGrowth = options.onMemoryGrowth || (() => {});
   const imports = { env: { emscripten_notify_memory_growth: () => onGrowth() } };

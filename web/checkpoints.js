@@ -1,0 +1,48 @@
+// checkpoints.js - where the shipped models of the tiny Transformer are: models/<task>-<kind>.sxm
+// beside this module (in dist/, in the npm package, in dist/site/, and beside the single-file
+// bundle, into which this module is inlined at the same level).
+//
+// One literal `new URL("./models/<file>", import.meta.url)` per checkpoint, because that is the
+// only form bundlers (Vite, webpack, Parcel, Rollup with an import-meta-assets plugin) turn into
+// an emitted file: an app that bundles <sx-attention> or <sx-span-mask> carries the 16 files as
+// assets, and a page fetches only the one a widget shows, when it shows it. A URL built from a
+// variable would build without a warning and 404 in the page.
+
+const CHECKPOINTS = {
+  "reverse-softmax": () => new URL("./models/reverse-softmax.sxm", import.meta.url),
+  "reverse-entmax15": () => new URL("./models/reverse-entmax15.sxm", import.meta.url),
+  "reverse-alpha": () => new URL("./models/reverse-alpha.sxm", import.meta.url),
+  "reverse-alpha-span": () => new URL("./models/reverse-alpha-span.sxm", import.meta.url),
+  "sort-softmax": () => new URL("./models/sort-softmax.sxm", import.meta.url),
+  "sort-entmax15": () => new URL("./models/sort-entmax15.sxm", import.meta.url),
+  "sort-alpha": () => new URL("./models/sort-alpha.sxm", import.meta.url),
+  "sort-alpha-span": () => new URL("./models/sort-alpha-span.sxm", import.meta.url),
+  "after_marker-softmax": () => new URL("./models/after_marker-softmax.sxm", import.meta.url),
+  "after_marker-entmax15": () => new URL("./models/after_marker-entmax15.sxm", import.meta.url),
+  "after_marker-alpha": () => new URL("./models/after_marker-alpha.sxm", import.meta.url),
+  "after_marker-alpha-span": () => new URL("./models/after_marker-alpha-span.sxm", import.meta.url),
+  "date-softmax": () => new URL("./models/date-softmax.sxm", import.meta.url),
+  "date-entmax15": () => new URL("./models/date-entmax15.sxm", import.meta.url),
+  "date-alpha": () => new URL("./models/date-alpha.sxm", import.meta.url),
+  "date-alpha-span": () => new URL("./models/date-alpha-span.sxm", import.meta.url),
+};
+
+/** The (task, kind) pairs that have a shipped checkpoint, as "<task>-<kind>". */
+export const SHIPPED = Object.freeze(Object.keys(CHECKPOINTS));
+
+/**
+ * The URL of the checkpoint of (task, kind): models/<task>-<kind>.sxm in `folder` when one is
+ * given (a URL or a string resolved against the page), else the shipped file beside this module.
+ * Throws a RangeError for a pair that was never shipped (without `folder`).
+ */
+export function checkpointUrl(task, kind, folder) {
+  const name = `${task}-${kind}`;
+  if (folder !== undefined && folder !== null) {
+    const base = String(folder).endsWith("/") ? String(folder) : `${folder}/`;
+    return new URL(`${name}.sxm`, new URL(base, typeof document !== "undefined" ? document.baseURI : undefined));
+  }
+  if (!Object.hasOwn(CHECKPOINTS, name)) {
+    throw new RangeError(`checkpointUrl: no shipped model "${name.slice(0, 40)}" (one of ${SHIPPED.join(", ")})`);
+  }
+  return CHECKPOINTS[name]();
+}
