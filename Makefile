@@ -54,7 +54,7 @@ DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm \
         $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS) $(TYPES) $(MODELS)) \
         $(D)/simplexity-widgets.js
 
-.PHONY: all site site-size tools-test test commands-smoke test-c test-js test-types test-browser check-simd fuzz fuzz-short bench bench-attention serve clean tools
+.PHONY: all site site-size tools-test test commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention serve clean tools
 
 # The deliverables: the package's files and the static site.
 all: tools $(DIST) site
@@ -74,7 +74,7 @@ site: $(DIST) $(PAGE_SRC) examples/blog-post.html web/models/summary.json
 
 # The single-file build (every widget, the library and both .wasm inlined) for hosts that
 # cannot serve .wasm files: built from dist/'s own files, beside which it fetches models/.
-$(D)/simplexity-widgets.js: tools/bundle.mjs $(D)/simplexity-simd.wasm $(D)/simplexity.wasm \
+$(D)/simplexity-widgets.js: tools/bundle.mjs package.json $(D)/simplexity-simd.wasm $(D)/simplexity.wasm \
                             $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS))
 	$(NODE) tools/bundle.mjs --site $(D) --out $@
 
@@ -160,7 +160,7 @@ test-js: all
 # the README does, importing "simplexity" through package.json's "exports", i.e.
 # dist/simplexity.d.ts; its @ts-expect-error lines are misuses they must reject.
 # (tests/js/declarations.test.mjs checks the declarations against the JS.)
-test-types: $(D)/simplexity.d.ts
+test-types: $(patsubst web/%,$(D)/%,$(TYPES))
 	@test -x node_modules/.bin/tsc || { echo "make: node_modules/.bin/tsc missing (typescript, the type test): npm ci" >&2; exit 1; }
 	node_modules/.bin/tsc -p tests/types
 
@@ -173,6 +173,15 @@ test-browser: all
 	$(NODE) tests/browser/readme.mjs
 	$(NODE) tests/browser/single-file.mjs
 	$(NODE) tests/browser/a11y.mjs
+
+# The npm package as users get it: `npm pack`, the tarball installed into one small app per
+# toolchain (tests/package/apps/: Vite build and dev server, webpack, Rollup, esbuild, Parcel,
+# VitePress, a plain <script type="module"> page, Node ESM / require / SSR import), each built with
+# the real tool (devDependencies) in build/package/, opened in Chromium and checked; and the
+# README's toolchain config blocks against those apps' files.
+test-package: all
+	@test -d node_modules/vite -a -d node_modules/webpack -a -d node_modules/parcel -a -d node_modules/vitepress || { echo "make: bundlers missing from node_modules (package tests): npm ci" >&2; exit 1; }
+	$(NODE) tests/package/run.mjs
 
 # The README's other commands, each run once, briefly, so none of them can rot: the two
 # benchmarks (one short round; their figures mean nothing at this length and are not checked:
@@ -189,7 +198,7 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	@echo "commands-smoke: make bench, make bench-attention, make site-size and train-time.mjs run"
 
 # The README's test command.
-test: all tools-test check-simd test-c fuzz-short models-check test-js test-types test-browser commands-smoke
+test: all tools-test check-simd test-c fuzz-short models-check test-js test-types test-browser test-package commands-smoke
 	@echo "make test: all suites passed"
 
 $(B)/bench/bench_native: bench/bench_native.c bench/inputs.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde

@@ -34,7 +34,15 @@ function userBase() {
   const proc = globalThis.process;
   const nodeUrl = proc?.getBuiltinModule?.("node:url");
   if (nodeUrl && typeof proc.cwd === "function") return nodeUrl.pathToFileURL(`${proc.cwd()}/`).href;
-  return import.meta.url;
+  return undefined; // only an absolute url can be resolved
+}
+
+function userUrl(url) {
+  try {
+    return new URL(url, userBase());
+  } catch {
+    throw new TypeError(`init: url ${JSON.stringify(String(url).slice(0, 80))} is not a URL, or is relative where there is no page to resolve it against`);
+  }
 }
 
 /** Every export the JS side calls; a module missing one is refused with its name. */
@@ -137,7 +145,7 @@ export async function loadWasm(options = {}) {
   }
   let simd = options.simd === undefined ? engineSimd : Boolean(options.simd);
   const url = options.bytes !== undefined ? "the given bytes"
-    : options.url !== undefined ? new URL(options.url, userBase()) : defaultUrl(simd);
+    : options.url !== undefined ? userUrl(options.url) : defaultUrl(simd);
 
   const onGrowth = options.onMemoryGrowth || (() => {});
   const imports = { env: { emscripten_notify_memory_growth: () => onGrowth() } };

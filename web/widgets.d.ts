@@ -1,9 +1,383 @@
 // widgets.d.ts - the declarations of "simplexity/widgets" (widgets.js) and of each widget module
 // ("simplexity/widgets/sx-*"). Importing the module registers the custom elements (in a browser;
 // in a server-side render it defines nothing).
+//
+// What it gives a TypeScript page: document.querySelector("sx-simplex") (and createElement,
+// getElementsByTagName...) is an SxSimplexElement, through the global HTMLElementTagNameMap; the
+// widgets' events ("sx-simplex-change"...) have typed details on every element, the document
+// and the window (they bubble and are composed), through GlobalEventHandlersEventMap; load(tag)
+// resolves to the element's class. The element classes are types only: the modules register
+// them with customElements and export nothing a page should import (use load() or
+// customElements.get(tag) for the constructor).
+//
+// Every attribute of a widget is also a property (camelCase: no-train -> noTrain): reading it
+// parses the attribute (a missing or bad one gives the default), writing it sets the attribute
+// (null or undefined removes it). Lists read as arrays and are written from any iterable of
+// numbers (an array, a Float32Array...); a list read back is not live: assign a new one.
+// tests/js/declarations.test.mjs compares these classes with the widgets' JS; tests/types
+// type-checks their use.
+
+// The elements are DOM classes: a project without the DOM lib (a server-side render's tsconfig)
+// gets it with this module.
+/// <reference lib="dom" />
+import type { TaskName, AttentionKind } from "./simplexity.js";
+
+// --------------------------------------------------------------------- shared types
+/** A widget's colour scheme: "auto" follows prefers-color-scheme. */
+type SxTheme = "auto" | "light" | "dark";
+/** The mappings the simplex widgets draw (MAPPINGS in widgets/base.js). */
+type SxMappingName = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax" | "oscarmax";
+/** The kernels of <sx-pooling>. */
+type SxPoolingKernel = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax";
+/** The mappings of <sx-span-mask>'s row. */
+type SxSpanMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
+/** The shipped models of a task (models/<task>-<kind>.sxm). */
+type SxModelKind = "softmax" | "entmax15" | "alpha" | "alpha-span";
+/** What a list property takes: an array, a Float32Array, any iterable or array-like of numbers. */
+type NumberList = Iterable<number> | ArrayLike<number>;
+/** What an attribute's property takes: the value, or null / undefined to remove the attribute. */
+type Or<T> = T | null | undefined;
+
+/**
+ * What every widget shares (widgets/base.js): the SVG/PNG export of its toolbar, and its render
+ * loop (changes are batched into one animation frame).
+ */
+declare abstract class SxElement extends HTMLElement {
+  /** The colour scheme; default "auto". */
+  get theme(): SxTheme;
+  set theme(v: Or<SxTheme>);
+  /** How long the last render took, in milliseconds (0 before the first). */
+  readonly lastRenderMs: number;
+  /** Download the pictures as `<tag>.svg` or `<tag>.png` (the toolbar's buttons), then fire `<tag>-export`. A failure is shown in the widget. */
+  exportAs(format: "svg" | "png"): Promise<void>;
+  /** The pictures as one standalone SVG document (styles inlined); the element must be connected. */
+  toSVG(): string;
+  /** The pictures as a PNG, `scale` times their size (default 2). */
+  toPNG(scale?: number): Promise<Blob>;
+  /** Render in the next animation frame (many calls in one frame render once). */
+  invalidate(): void;
+  /** Render now (once the WebAssembly core is ready; before, it does nothing). */
+  renderNow(): void;
+}
+
+// ------------------------------------------------------------------------ elements
+/** `<sx-simplex>`: three scores mapped onto the probability simplex by several mappings at once. */
+declare class SxSimplexElement extends SxElement {
+  /** The three scores, each in [-3, 3]; default [1.5, 0, 1]. */
+  get scores(): readonly number[];
+  set scores(v: Or<NumberList>);
+  /** α of α-entmax, in [1, 4]; default 1.25. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** λ of fusedmax, in [0, 2]; default 0.3. */
+  get lambda(): number;
+  set lambda(v: Or<number>);
+  /** β of oscarmax, in [0, 2]; default 0.2. */
+  get beta(): number;
+  set beta(v: Or<number>);
+  /** The temperature T (the mappings see z / T), in [0.01, 10]; default 1. */
+  get temperature(): number;
+  set temperature(v: Or<number>);
+  /** The mappings drawn; default softmax, sparsemax, entmax15, entmax, fusedmax. */
+  get mappings(): readonly SxMappingName[];
+  set mappings(v: Or<Iterable<SxMappingName>>);
+  /** The mapping(s) of 100 random score vectors drawn as a cloud; default "sparsemax". */
+  get cloud(): "none" | "all" | SxMappingName;
+  set cloud(v: Or<"none" | "all" | SxMappingName>);
+  /** The entropy drawn behind the triangle; default "none". */
+  get entropy(): "none" | "shannon" | "tsallis";
+  set entropy(v: Or<"none" | "shannon" | "tsallis">);
+  /** "both" (ternary plot and 3-D view) or "ternary"; default "both". */
+  get view(): "both" | "ternary";
+  set view(v: Or<"both" | "ternary">);
+  /** The 3-D view's rotation (radians); default -0.75. */
+  get yaw(): number;
+  set yaw(v: Or<number>);
+  /** The 3-D view's tilt (radians), in [-1.5, 1.5]; default 0.45. */
+  get pitch(): number;
+  set pitch(v: Or<number>);
+}
+
+/** `<sx-entropy>`: Shannon and Tsallis α-entropy as filled contours over the simplex. */
+declare class SxEntropyElement extends SxElement {
+  /** Tsallis α, in [0.1, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** Three scores in [-10, 10] whose softmax and α-entmax are drawn; default null (none). */
+  get scores(): readonly number[] | null;
+  set scores(v: Or<NumberList>);
+}
+
+/** `<sx-trajectory>`: the path of mapping(t z) on the simplex as t grows. */
+declare class SxTrajectoryElement extends SxElement {
+  /** The three scores z, each in [-10, 10]; default [1.5, 0, 1]. */
+  get scores(): readonly number[];
+  set scores(v: Or<NumberList>);
+  /** The mappings drawn; default softmax, entmax15, sparsemax. */
+  get mappings(): readonly SxMappingName[];
+  set mappings(v: Or<Iterable<SxMappingName>>);
+  /** α of α-entmax, in [1, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** λ of fusedmax, in [0, 2]; default 0.3. */
+  get lambda(): number;
+  set lambda(v: Or<number>);
+  /** The current t (= 1 / T), in [0, 10000]; default 1. */
+  get t(): number;
+  set t(v: Or<number>);
+  /** The largest t drawn, in [1, 10000]; default 50. */
+  get tmax(): number;
+  set tmax(v: Or<number>);
+}
+
+/** `<sx-two-choice>`: α-entmax([t, 0])₁ against t for several α. */
+declare class SxTwoChoiceElement extends SxElement {
+  /** The α of the curves, 1 to 8 values in [1, 8]; default [1, 1.25, 1.5, 2, 3]. */
+  get alphas(): readonly number[];
+  set alphas(v: Or<NumberList>);
+  /** The highlighted α (the slider), in [1, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** The cursor t, in [-3, 3]; default 0.5. */
+  get t(): number;
+  set t(v: Or<number>);
+}
+
+/** `<sx-fused>`: sparsemax, fusedmax and oscarmax over a sequence of scores. */
+declare class SxFusedElement extends SxElement {
+  /** The scores, 2 to 24 numbers in [-2.5, 2.5]; default 10 scores. */
+  get scores(): readonly number[];
+  set scores(v: Or<NumberList>);
+  /** λ of fusedmax, in [0, 2]; default 0.2. */
+  get lambda(): number;
+  set lambda(v: Or<number>);
+  /** β of oscarmax, in [0, 1]; default 0.03. */
+  get beta(): number;
+  set beta(v: Or<number>);
+}
+
+/** `<sx-span-mask>`: the adaptive attention span's soft mask applied to one row of attention. */
+declare class SxSpanMaskElement extends SxElement {
+  /** One row of scores, 2 to 32 numbers in [-10, 10]; default 16 scores. */
+  get scores(): readonly number[];
+  set scores(v: Or<NumberList>);
+  /** The row's mapping; default "softmax". */
+  get mapping(): SxSpanMapping;
+  set mapping(v: Or<SxSpanMapping>);
+  /** α of α-entmax, in [1, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** The span z, in [0, 32] positions; default 4. */
+  get z(): number;
+  set z(v: Or<number>);
+  /** The ramp R, in [0.25, 16]; default 3. */
+  get ramp(): number;
+  set ramp(v: Or<number>);
+  /** Also draw the spans the shipped `<task>-alpha-span.sxm` learned; default "none". */
+  get model(): "none" | TaskName;
+  set model(v: Or<"none" | TaskName>);
+}
+
+/** `<sx-pooling>`: attention pooling as kernel regression (Nadaraya-Watson), with "learn w". */
+declare class SxPoolingElement extends SxElement {
+  /** The kernels; default softmax, sparsemax, entmax15. */
+  get mappings(): readonly SxPoolingKernel[];
+  set mappings(v: Or<Iterable<SxPoolingKernel>>);
+  /** Every kernel's w, in [0.05, 50]; default 1. */
+  get w(): number;
+  set w(v: Or<number>);
+  /** α of the entmax kernel, in [1, 4]; default 1.3. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** λ of the fusedmax kernel, in [0, 2]; default 0.05. */
+  get lambda(): number;
+  set lambda(v: Or<number>);
+  /** Training points, in [5, 200]; default 50. */
+  get points(): number;
+  set points(v: Or<number>);
+  /** The data's seed, in [0, 4294967295]; default 1. */
+  get seed(): number;
+  set seed(v: Or<number>);
+  /** The noise's standard deviation, in [0, 2]; default 0.5. */
+  get noise(): number;
+  set noise(v: Or<number>);
+  /** Gradient steps of "learn w", in [1, 2000]; default 100. */
+  get steps(): number;
+  set steps(v: Or<number>);
+  /** The result of the last finished "learn w" (the sx-pooling-learn event's detail); undefined before. */
+  readonly lastLearn: SxPoolingLearnDetail | undefined;
+}
+
+/** Overrides of `<sx-attention>`'s training schedule (web/trainer.js SCHEDULE). */
+interface SxTrainOptions {
+  batch?: number; lr?: number; lrMin?: number; warmup?: number; decaySteps?: number; maxSteps?: number;
+  evalEvery?: number; heldout?: number; confirm?: number; target?: number; seed?: number; heldoutSeed?: number;
+}
+
+/** `<sx-attention>`: the tiny Transformer's attention maps, live, with "train from scratch". */
+declare class SxAttentionElement extends SxElement {
+  /** The task; default "reverse". */
+  get task(): TaskName;
+  set task(v: Or<TaskName>);
+  /** The shipped model shown; default "alpha". */
+  get kind(): SxModelKind;
+  set kind(v: Or<SxModelKind>);
+  /** The maps drawn, in order; default encoder, decoder, cross. */
+  get maps(): readonly AttentionKind[];
+  set maps(v: Or<Iterable<AttentionKind>>);
+  /** The no-train attribute: hide the training panel. */
+  get noTrain(): boolean;
+  set noTrain(v: boolean);
+  /** The input text (the attribute, or the task's example when it has none). */
+  get input(): string;
+  set input(v: Or<string>);
+  /** The models attribute: the folder of the .sxm checkpoints (null: models/ beside the library). */
+  get models(): string | null;
+  set models(v: Or<string | URL>);
+  /** Schedule overrides for the next training run (null: the defaults). */
+  trainOptions: SxTrainOptions | null;
+  /** The Worker of the run under way, or null (none, or a run on the main thread). */
+  get trainingWorker(): Worker | null;
+  /** Where the run under way trains: "worker", "main" (no worker could be started) or null. */
+  get trainingThread(): "worker" | "main" | null;
+}
+
+// -------------------------------------------------------------------------- events
+/** `<tag>-export`: after exportAs() (or a toolbar button) downloaded the file. */
+interface SxExportDetail { format: "svg" | "png"; size: number }
+/** sx-simplex-change: the reader moved a score, a slider or the score point. */
+interface SxSimplexChangeDetail { scores: readonly number[]; alpha: number; lambda: number; temperature: number }
+/** sx-entropy-change: the reader moved the α slider. */
+interface SxEntropyChangeDetail { alpha: number }
+/** sx-trajectory-change: the reader moved the t slider. */
+interface SxTrajectoryChangeDetail { t: number }
+/** sx-two-choice-change: the reader moved the α slider or the t cursor. */
+interface SxTwoChoiceChangeDetail { alpha: number; t: number }
+/** sx-fused-change: the reader moved a score or a slider. */
+interface SxFusedChangeDetail { scores: readonly number[]; lambda: number; beta: number }
+/** sx-span-mask-change: the reader moved z or R, chose a mapping or applied a head's span. */
+interface SxSpanMaskChangeDetail { z: number; ramp: number; mapping: SxSpanMapping }
+/** sx-pooling-change: the reader moved the w slider. */
+interface SxPoolingChangeDetail { w: number }
+/** sx-pooling-learn: "learn w" finished; each kernel's learned w and leave-one-out errors. */
+interface SxPoolingLearnDetail {
+  steps: number; ms: number; computeMs: number;
+  kernels: { mapping: SxPoolingKernel; w: number; before: number; after: number }[];
+}
+/** sx-attention-change: the reader chose a task or a model, or typed an input. */
+interface SxAttentionChangeDetail { task: TaskName; kind: SxModelKind; input: string }
+/** sx-attention-progress: after each slice of training; accuracy is null before the first held-out check. */
+interface SxAttentionProgressDetail { step: number; loss: number; accuracy: number | null }
+/** sx-attention-trained: the run finished or was stopped, and its model is on screen. */
+interface SxAttentionTrainedDetail {
+  step: number; ms: number; wallMs: number | null; accuracy: number | null;
+  reachedAt: { step: number; accuracy: number; confirm: number; ms: number } | null;
+  test: number | null; stopped: boolean;
+}
+
+/** Every event the widgets fire (bubbling and composed CustomEvents), by name. */
+interface SxEventMap {
+  "sx-simplex-change": CustomEvent<SxSimplexChangeDetail>;
+  "sx-simplex-export": CustomEvent<SxExportDetail>;
+  "sx-entropy-change": CustomEvent<SxEntropyChangeDetail>;
+  "sx-entropy-export": CustomEvent<SxExportDetail>;
+  "sx-trajectory-change": CustomEvent<SxTrajectoryChangeDetail>;
+  "sx-trajectory-export": CustomEvent<SxExportDetail>;
+  "sx-two-choice-change": CustomEvent<SxTwoChoiceChangeDetail>;
+  "sx-two-choice-export": CustomEvent<SxExportDetail>;
+  "sx-fused-change": CustomEvent<SxFusedChangeDetail>;
+  "sx-fused-export": CustomEvent<SxExportDetail>;
+  "sx-span-mask-change": CustomEvent<SxSpanMaskChangeDetail>;
+  "sx-span-mask-export": CustomEvent<SxExportDetail>;
+  "sx-pooling-change": CustomEvent<SxPoolingChangeDetail>;
+  "sx-pooling-learn": CustomEvent<SxPoolingLearnDetail>;
+  "sx-pooling-export": CustomEvent<SxExportDetail>;
+  "sx-attention-change": CustomEvent<SxAttentionChangeDetail>;
+  "sx-attention-progress": CustomEvent<SxAttentionProgressDetail>;
+  "sx-attention-trained": CustomEvent<SxAttentionTrainedDetail>;
+  "sx-attention-export": CustomEvent<SxExportDetail>;
+}
+
+// ---------------------------------------------------------------------- tags, load
+/** Each tag's element. */
+interface SxElementTagNameMap {
+  "sx-simplex": SxSimplexElement;
+  "sx-entropy": SxEntropyElement;
+  "sx-trajectory": SxTrajectoryElement;
+  "sx-two-choice": SxTwoChoiceElement;
+  "sx-fused": SxFusedElement;
+  "sx-span-mask": SxSpanMaskElement;
+  "sx-pooling": SxPoolingElement;
+  "sx-attention": SxAttentionElement;
+}
+/** A widget's tag. */
+type SxTag = keyof SxElementTagNameMap;
+/** Each tag's class (what load(tag) resolves to). */
+interface SxElementConstructorMap {
+  "sx-simplex": typeof SxSimplexElement;
+  "sx-entropy": typeof SxEntropyElement;
+  "sx-trajectory": typeof SxTrajectoryElement;
+  "sx-two-choice": typeof SxTwoChoiceElement;
+  "sx-fused": typeof SxFusedElement;
+  "sx-span-mask": typeof SxSpanMaskElement;
+  "sx-pooling": typeof SxPoolingElement;
+  "sx-attention": typeof SxAttentionElement;
+}
 
 /** Every widget's tag. */
-export declare const TAGS: readonly ("sx-simplex" | "sx-entropy" | "sx-trajectory" | "sx-two-choice" | "sx-fused" | "sx-span-mask" | "sx-pooling" | "sx-attention")[];
+export declare const TAGS: readonly SxTag[];
 
 /** Fetch the module that defines `tag` (once); resolves to the element's class. */
-export declare function load(tag: (typeof TAGS)[number]): Promise<CustomElementConstructor>;
+export declare function load<K extends SxTag>(tag: K): Promise<SxElementConstructorMap[K]>;
+
+// ---------------------------------------------------------------------- JSX typing
+type NumberAttr = number | `${number}`;
+/** A tag's events as JSX props: on<event>, e.g. onsx-simplex-change (React 19 and Preact listen
+ *  to an on... prop of a custom element under the event's exact name). */
+type SxEventProps<T extends SxTag> = {
+  [E in keyof SxEventMap as E extends `${T}-${string}` ? `on${E}` : never]?: (event: SxEventMap[E]) => void;
+};
+/**
+ * The widgets' JSX props, per tag: the attributes as a JSX framework passes them (numbers,
+ * strings, booleans; lists as space-separated strings) and the events (on<event>). What React's
+ * or Preact's JSX.IntrinsicElements needs (README, "TypeScript").
+ */
+interface SxWidgetAttributes {
+  "sx-simplex": SxEventProps<"sx-simplex"> & {
+    scores?: string; alpha?: NumberAttr; lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr;
+    mappings?: string; cloud?: "none" | "all" | SxMappingName; entropy?: "none" | "shannon" | "tsallis";
+    view?: "both" | "ternary"; yaw?: NumberAttr; pitch?: NumberAttr; theme?: SxTheme;
+  };
+  "sx-entropy": SxEventProps<"sx-entropy"> & { alpha?: NumberAttr; scores?: string; theme?: SxTheme };
+  "sx-trajectory": SxEventProps<"sx-trajectory"> & {
+    scores?: string; mappings?: string; alpha?: NumberAttr; lambda?: NumberAttr; t?: NumberAttr; tmax?: NumberAttr; theme?: SxTheme;
+  };
+  "sx-two-choice": SxEventProps<"sx-two-choice"> & { alphas?: string; alpha?: NumberAttr; t?: NumberAttr; theme?: SxTheme };
+  "sx-fused": SxEventProps<"sx-fused"> & { scores?: string; lambda?: NumberAttr; beta?: NumberAttr; theme?: SxTheme };
+  "sx-span-mask": SxEventProps<"sx-span-mask"> & {
+    scores?: string; mapping?: SxSpanMapping; alpha?: NumberAttr; z?: NumberAttr; ramp?: NumberAttr;
+    model?: "none" | TaskName; theme?: SxTheme;
+  };
+  "sx-pooling": SxEventProps<"sx-pooling"> & {
+    mappings?: string; w?: NumberAttr; alpha?: NumberAttr; lambda?: NumberAttr; points?: NumberAttr;
+    seed?: NumberAttr; noise?: NumberAttr; steps?: NumberAttr; theme?: SxTheme;
+  };
+  "sx-attention": SxEventProps<"sx-attention"> & {
+    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; input?: string; models?: string; theme?: SxTheme;
+  };
+}
+
+export type {
+  SxElement, SxSimplexElement, SxEntropyElement, SxTrajectoryElement, SxTwoChoiceElement, SxFusedElement,
+  SxSpanMaskElement, SxPoolingElement, SxAttentionElement, SxTrainOptions,
+  SxTheme, SxMappingName, SxPoolingKernel, SxSpanMapping, SxModelKind, SxTag,
+  SxElementTagNameMap, SxElementConstructorMap, SxEventMap, SxWidgetAttributes,
+  SxExportDetail, SxSimplexChangeDetail, SxEntropyChangeDetail, SxTrajectoryChangeDetail, SxTwoChoiceChangeDetail,
+  SxFusedChangeDetail, SxSpanMaskChangeDetail, SxPoolingChangeDetail, SxPoolingLearnDetail,
+  SxAttentionChangeDetail, SxAttentionProgressDetail, SxAttentionTrainedDetail,
+};
+
+declare global {
+  interface HTMLElementTagNameMap extends SxElementTagNameMap {}
+  interface GlobalEventHandlersEventMap extends SxEventMap {}
+}

@@ -39,7 +39,10 @@ export function load(tag) {
   if (!p) {
     const [file, importer] = MODULES[tag];
     p = importer().then(() => customElements.whenDefined(tag), (err) => {
-      const url = new URL(file, import.meta.url).href;
+      // import.meta.url through a variable: webpack takes new URL(<expression>, import.meta.url)
+      // for an asset request (a build warning and an empty context module that throws here)
+      const base = import.meta.url;
+      const url = new URL(file, base).href;
       console.error(`widgets.js: <${tag}> could not be loaded from ${url}: ${err.message}`);
       throw new Error(`load: <${tag}> could not be loaded from ${url}: ${err.message}`, { cause: err });
     });

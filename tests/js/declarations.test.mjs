@@ -6,8 +6,21 @@
 // model.config, forward results, attention maps, batches, per-head tables) and the option objects
 // whose fields the JS lists (it rejects unknown fields) have exactly the declared fields.
 // tests/types (make test-types) checks the other direction: documented uses type-check.
+//
+// The widgets (dist/widgets.d.ts, hand-written, and dist/standalone.d.ts): widgets.js and the
+// single-file build export exactly the declared values; the tags are TAGS; each element class
+// (imported in Node: the widget modules define nothing there, so defineAttributes() is applied
+// here as define() would) has exactly the declared members: one property per attribute of its
+// `static spec` (its type from the spec: number, number list, the enum's exact values, boolean),
+// its own getters/setters/methods and the fields it assigns (this.x = ...), each of its kind; the
+// JSX attribute helper lists exactly each element's observed attributes; the declared events are
+// exactly the `this.emit(verb, detail)` calls of the widgets' sources (read with the TypeScript
+// parser), with the detail's fields, and the JSX helper has an on<event> listener per event;
+// sx-attention's trainOptions are trainer.js's SCHEDULE; README "TypeScript"'s ts blocks are
+// those tests/types/readme*.ts type-check.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { DIST, freshModule } from "./helpers.mjs";
 
@@ -221,6 +234,287 @@ describe("declarations", () => {
       assert.deepEqual(optionProps(sigs("save"), 0), knownFields((o) => model.save(o)), "model.save");
     } finally {
       model.free();
+    }
+  });
+});
+
+// ====================================================================== the widgets
+const wOptions = {
+  strict: true, noEmit: true, target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ["lib.es2022.d.ts", "lib.dom.d.ts"], types: [],
+};
+const wPath = fileURLToPath(new URL("widgets.d.ts", DIST));
+const sPath = fileURLToPath(new URL("standalone.d.ts", DIST));
+const wProgram = ts.createProgram([wPath, sPath], wOptions);
+const wc = wProgram.getTypeChecker();
+const wSource = wProgram.getSourceFile(wPath);
+const sSource = wProgram.getSourceFile(sPath);
+assert.ok(wSource && sSource, `cannot read ${wPath} or ${sPath}: run make`);
+
+const TAG_CLASSES = {
+  "sx-simplex": "SxSimplexElement", "sx-entropy": "SxEntropyElement", "sx-trajectory": "SxTrajectoryElement",
+  "sx-two-choice": "SxTwoChoiceElement", "sx-fused": "SxFusedElement", "sx-span-mask": "SxSpanMaskElement",
+  "sx-pooling": "SxPoolingElement", "sx-attention": "SxAttentionElement",
+};
+// Public-looking members of the JS classes that are not API, so not declared: the custom-element
+// reactions (lib.dom declares none either) and the hooks between base.js and the widgets.
+const INTERNAL = new Set(["constructor", "connectedCallback", "disconnectedCallback", "attributeChangedCallback",
+  "build", "render", "settings", "pictures", "showMessage", "fail", "emit", "opts"]);
+// Fields the element assigns for the page to read: declared readonly.
+const ELEMENT_SET = new Set(["lastRenderMs", "lastLearn"]);
+
+/** Property names of a type of this program, sorted (propsOf is the API program's). */
+const wPropsOf = (type) => sorted(wc.getPropertiesOfType(type).map((p) => p.name));
+const resolveAlias = (s) => (s.flags & ts.SymbolFlags.Alias ? wc.getAliasedSymbol(s) : s);
+/** A module's exports: name -> { sym (resolved), typeOnly }. */
+function exportsOf(source) {
+  const out = new Map();
+  for (const s of wc.getExportsOfModule(wc.getSymbolAtLocation(source))) {
+    const typeOnly = (s.declarations ?? []).some((d) => ts.isExportSpecifier(d) && (d.isTypeOnly || d.parent.parent.isTypeOnly))
+      || !(resolveAlias(s).flags & ts.SymbolFlags.Value);
+    out.set(s.name, { sym: resolveAlias(s), typeOnly });
+  }
+  return out;
+}
+const wExports = exportsOf(wSource);
+const wValues = (source) => sorted([...exportsOf(source)].filter(([, e]) => !e.typeOnly).map(([n]) => n));
+function wType(name) {
+  const e = wExports.get(name);
+  assert.ok(e, `widgets.d.ts exports no ${name}`);
+  return wc.getDeclaredTypeOfSymbol(e.sym);
+}
+/** A declared property's (read) type. */
+function wPropType(type, name) {
+  const p = wc.getPropertyOfType(type, name);
+  assert.ok(p, `${wc.typeToString(type)} declares no ${name}`);
+  return wc.getTypeOfSymbol(p);
+}
+/** A type as the spec describes it: number, numbers, enum:<values>, enums:<values>, bool (+ " | null";
+ *  undefined, that of an optional property, dropped); any other type as tsc prints it. */
+function describeType(t) {
+  const parts = t.isUnion() && !(t.flags & ts.TypeFlags.Boolean) ? t.types : [t];
+  const nullable = parts.some((p) => p.flags & ts.TypeFlags.Null);
+  const rest = parts.filter((p) => !(p.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)));
+  let d;
+  if (rest.length === 1 && rest[0].flags & ts.TypeFlags.Number) d = "number";
+  else if (rest.length && rest.every((p) => p.flags & (ts.TypeFlags.Boolean | ts.TypeFlags.BooleanLiteral))) d = "bool";
+  else if (rest.length === 1 && rest[0].symbol?.name === "ReadonlyArray") {
+    const inner = describeType(wc.getTypeArguments(rest[0])[0]);
+    d = inner === "number" ? "numbers" : inner.startsWith("enum:") ? `enums:${inner.slice(5)}` : `readonly ${inner}[]`;
+  } else if (rest.length && rest.every((p) => p.flags & ts.TypeFlags.StringLiteral)) d = `enum:${sorted(rest.map((p) => p.value)).join(" ")}`;
+  else d = rest.map((p) => wc.typeToString(p)).join(" | ");
+  return nullable ? `${d} | null` : d;
+}
+/** What a spec entry reads as. */
+const specType = (s) => ({ number: "number", numbers: "numbers", bool: "bool" }[s.type]
+  ?? `${s.type}:${sorted(s.values).join(" ")}`) + (s.default === null ? " | null" : "");
+/** What a spec entry takes as a JSX attribute. */
+const specAttr = (s) => ({ number: "number | `${number}`", numbers: "string", enums: "string", bool: "bool" }[s.type]
+  ?? `enum:${sorted(s.values).join(" ")}`);
+const camel = (name) => name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+
+/** A declared member's required parameter count. */
+const requiredParams = (sym) => {
+  const sigs = wc.getSignaturesOfType(wc.getTypeOfSymbol(sym), ts.SignatureKind.Call);
+  return Math.min(...sigs.map((s) => s.parameters.filter((p) => {
+    const d = p.valueDeclaration;
+    return !(d.questionToken || d.initializer || d.dotDotDotToken);
+  }).length));
+};
+/** The declared members of an element class (inherited ones of SxElement included, HTMLElement's not). */
+function declaredMembers(className) {
+  const type = wType(className);
+  const out = new Map();
+  for (const m of wc.getPropertiesOfType(type)) {
+    if ((m.declarations ?? []).some((d) => d.getSourceFile() === wSource)) out.set(m.name, m);
+  }
+  return out;
+}
+
+/** The JS members of a class down its prototype chain (below Object): name -> { kind, fn (a method) }. */
+function jsMembers(Class) {
+  const out = new Map();
+  const accessors = new Set();
+  for (let proto = Class.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const d = Object.getOwnPropertyDescriptor(proto, name);
+      if (d.get || d.set) accessors.add(name);
+      if (name.startsWith("_") || INTERNAL.has(name) || out.has(name)) continue;
+      out.set(name, { kind: jsKind(proto, name), fn: typeof d.value === "function" ? d.value : null });
+    }
+    // fields: `this.name = ...` in the class's source (a name with an accessor is a property set)
+    const src = Function.prototype.toString.call(proto.constructor);
+    for (const [, name] of src.matchAll(/\bthis\.([A-Za-z$][\w$]*)\s*=(?!=)/g)) {
+      if (name.startsWith("_") || INTERNAL.has(name) || out.has(name) || accessors.has(name)) continue;
+      let p = Class.prototype, has = false;
+      for (; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) if (Object.getOwnPropertyDescriptor(p, name)) has = true;
+      if (!has) out.set(name, { kind: ELEMENT_SET.has(name) ? "readonly" : "property", fn: null });
+    }
+  }
+  return out;
+}
+
+/** Every `this.emit(verb, detail)` of a widget source: { verb, fields: { name: initializer } }. */
+function emitsOf(file) {
+  const text = readFileSync(fileURLToPath(new URL(file, DIST)), "utf8");
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+  const assigned = new Map(), calls = [];
+  const isThis = (n) => n.kind === ts.SyntaxKind.ThisKeyword;
+  const visit = (n) => {
+    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left)
+      && isThis(n.left.expression) && ts.isObjectLiteralExpression(n.right)) assigned.set(n.left.name.text, n.right);
+    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && isThis(n.expression.expression)
+      && n.expression.name.text === "emit") calls.push(n);
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return calls.map((call) => {
+    const [verb, detail] = call.arguments;
+    const where = `${file}: ${call.getText(sf).slice(0, 60)}`;
+    assert.ok(verb && ts.isStringLiteral(verb), `${where}: the event's verb is not a string literal`);
+    let obj = detail;
+    if (obj && ts.isPropertyAccessExpression(obj) && isThis(obj.expression)) obj = assigned.get(obj.name.text);
+    assert.ok(obj && ts.isObjectLiteralExpression(obj), `${where}: the detail is not an object literal (or this.x = one)`);
+    const fields = {};
+    for (const p of obj.properties) {
+      assert.ok(ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p), `${where}: a detail field that is not name: value`);
+      fields[p.name.getText(sf)] = ts.isPropertyAssignment(p) ? p.initializer : null;
+    }
+    return { verb: verb.text, fields, sf };
+  });
+}
+
+const widgetsJs = await import(new URL("widgets.js", DIST).href);
+const standaloneJs = await import(new URL("simplexity-widgets.js", DIST).href);
+const { SxElement, defineAttributes } = await import(new URL("widgets/base.js", DIST).href);
+const { SCHEDULE } = await import(new URL("trainer.js", DIST).href);
+const classes = {};
+for (const tag of widgetsJs.TAGS) {
+  const mod = await import(new URL(`widgets/${tag}.js`, DIST).href).catch((e) => {
+    throw new Error(`widgets.js lists <${tag}>, but widgets/${tag}.js cannot be imported: ${e.message}`);
+  });
+  const found = Object.values(mod).filter((v) => typeof v === "function" && v.prototype instanceof SxElement);
+  assert.equal(found.length, 1, `widgets/${tag}.js: expected one exported element class`);
+  defineAttributes(found[0]); // what define() does in a browser
+  classes[tag] = found[0];
+}
+
+// Each tag's events: `<tag>-<verb>` -> the emit() calls (base.js's for every tag, then its own).
+const baseEmits = emitsOf("widgets/base.js");
+const events = {};
+for (const tag of widgetsJs.TAGS) {
+  events[tag] = {};
+  for (const e of [...baseEmits, ...emitsOf(`widgets/${tag}.js`)]) (events[tag][`${tag}-${e.verb}`] ??= []).push(e);
+}
+
+describe("widget declarations", () => {
+  test("widgets.d.ts and standalone.d.ts compile (strict)", () => {
+    const diags = ts.getPreEmitDiagnostics(wProgram).map((d) =>
+      `${d.file ? d.file.fileName : ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+    assert.deepEqual(diags, []);
+  });
+
+  test("widgets.js and the single-file build export exactly the declared values", () => {
+    assert.deepEqual(wValues(wSource), sorted(Object.keys(widgetsJs)), "widgets.js");
+    assert.deepEqual(wValues(sSource), sorted(Object.keys(standaloneJs)), "simplexity-widgets.js (standalone.d.ts)");
+    const load = wExports.get("load").sym;
+    assert.equal(maxParams(wc.getSignaturesOfType(wc.getTypeOfSymbol(load), ts.SignatureKind.Call)), widgetsJs.load.length, "load");
+    assert.ok(Object.isFrozen(widgetsJs.TAGS));
+    assert.ok(wc.getTypeOfSymbol(wExports.get("TAGS").sym).symbol?.name === "ReadonlyArray", "TAGS is declared a readonly array");
+  });
+
+  test("the tags: TAGS, the tag and class maps, the JSX attributes, load()'s return", () => {
+    const tags = sorted(widgetsJs.TAGS);
+    assert.deepEqual(sorted(Object.keys(TAG_CLASSES)), tags, "this test's list of tags");
+    assert.deepEqual(describeType(wc.getTypeArguments(wc.getTypeOfSymbol(wExports.get("TAGS").sym))[0]), `enum:${tags.join(" ")}`, "TAGS' element type");
+    for (const map of ["SxElementTagNameMap", "SxElementConstructorMap", "SxWidgetAttributes"]) {
+      assert.deepEqual(wPropsOf(wType(map)), tags, map);
+    }
+    for (const [tag, className] of Object.entries(TAG_CLASSES)) {
+      const el = wPropType(wType("SxElementTagNameMap"), tag);
+      assert.equal(el.symbol?.name, className, `SxElementTagNameMap["${tag}"]`);
+      const ctor = wPropType(wType("SxElementConstructorMap"), tag);
+      const made = wc.getSignaturesOfType(ctor, ts.SignatureKind.Construct).map((s) => wc.getReturnTypeOfSignature(s).symbol?.name);
+      assert.deepEqual(made, [className], `SxElementConstructorMap["${tag}"] constructs`);
+    }
+  });
+
+  for (const [tag, className] of Object.entries(TAG_CLASSES)) {
+    test(`<${tag}>: ${className} declares exactly the JS's members, each of its kind`, () => {
+      const Class = classes[tag];
+      const declared = declaredMembers(className);
+      const js = jsMembers(Class);
+      assert.deepEqual({ undeclared: sorted([...js.keys()].filter((n) => !declared.has(n))), missingFromJs: sorted([...declared.keys()].filter((n) => !js.has(n))) },
+        { undeclared: [], missingFromJs: [] }, `${tag}: members`);
+      for (const [name, sym] of declared) {
+        assert.equal(memberKind(sym), js.get(name).kind, `${tag}: ${name} (method, readonly or a writable property)`);
+        if (js.get(name).fn) assert.equal(requiredParams(sym), js.get(name).fn.length, `${tag}: ${name}() required parameters`);
+      }
+    });
+
+    test(`<${tag}>: each attribute's property and JSX attribute has the spec's type`, () => {
+      const Class = classes[tag];
+      const type = wType(className);
+      for (const [attr, spec] of Object.entries(Class.spec)) {
+        assert.equal(describeType(wPropType(type, camel(attr))), specType(spec), `${tag}: property ${camel(attr)} (attribute ${attr})`);
+      }
+      // the JSX props: the observed attributes, and on<event> per event with the event's listener
+      const attrs = wPropType(wType("SxWidgetAttributes"), tag);
+      const handlers = Object.keys(events[tag]).map((name) => `on${name}`);
+      assert.deepEqual(wPropsOf(attrs), sorted([...Class.observedAttributes, ...handlers]), `SxWidgetAttributes["${tag}"]: the observed attributes and the events`);
+      for (const attr of Class.observedAttributes) {
+        const want = Class.spec[attr] ? specAttr(Class.spec[attr]) : "string";
+        assert.equal(describeType(wPropType(attrs, attr)), want, `SxWidgetAttributes["${tag}"]["${attr}"]`);
+      }
+      for (const on of handlers) {
+        const sigs = wc.getSignaturesOfType(wc.getNonNullableType(wPropType(attrs, on)), ts.SignatureKind.Call);
+        assert.equal(sigs.length, 1, `SxWidgetAttributes["${tag}"]["${on}"] is a listener`);
+        const param = wc.getTypeOfSymbol(sigs[0].parameters[0]);
+        assert.equal(param, wPropType(wType("SxEventMap"), on.slice(2)), `SxWidgetAttributes["${tag}"]["${on}"] takes SxEventMap["${on.slice(2)}"]`);
+      }
+    });
+  }
+
+  test("events: exactly the ones the widgets emit, with the JS's detail fields", () => {
+    const eventMap = wType("SxEventMap");
+    for (const tag of widgetsJs.TAGS) {
+      const elType = wType(TAG_CLASSES[tag]);
+      for (const [name, e] of Object.entries(events[tag]).flatMap(([n, calls]) => calls.map((c) => [n, c]))) {
+        const ev = wPropType(eventMap, name);
+        assert.equal(ev.symbol?.name, "CustomEvent", `SxEventMap["${name}"] is a CustomEvent`);
+        const detail = wc.getTypeArguments(ev)[0];
+        assert.deepEqual(wPropsOf(detail), sorted(Object.keys(e.fields)), `SxEventMap["${name}"]: the detail's fields`);
+        // a field that is the element's property (this.alpha) has the property's type
+        for (const [field, init] of Object.entries(e.fields)) {
+          if (init && ts.isPropertyAccessExpression(init) && init.expression.kind === ts.SyntaxKind.ThisKeyword
+            && wc.getPropertyOfType(elType, init.name.text)) {
+            assert.equal(describeType(wPropType(detail, field)), describeType(wPropType(elType, init.name.text)), `${name}: detail.${field} vs the element's ${init.name.text}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(wPropsOf(eventMap), sorted(Object.values(events).flatMap((ev) => Object.keys(ev))), "SxEventMap: the events");
+  });
+
+  test("README \"TypeScript\": its ts blocks are the ones tests/types compiles", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const a = readme.indexOf("<!-- types:start -->"), b = readme.indexOf("<!-- types:end -->");
+    assert.ok(a >= 0 && b > a, "README.md lacks the <!-- types:start --> ... <!-- types:end --> section");
+    const blocks = [...readme.slice(a, b).matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    const files = ["readme.ts", "readme-react.ts", "readme-preact.ts"];
+    assert.equal(blocks.length, files.length, `README "TypeScript" has ${blocks.length} ts blocks, tests/types checks ${files.length}`);
+    blocks.forEach((block, i) => {
+      const file = readFileSync(new URL(`../types/${files[i]}`, import.meta.url), "utf8");
+      assert.ok(file.includes(block), `tests/types/${files[i]} does not hold README "TypeScript" block ${i + 1} verbatim:\n${block}`);
+    });
+  });
+
+  test("sx-attention's trainOptions: the fields of trainer.js's SCHEDULE", () => {
+    assert.deepEqual(wPropsOf(wType("SxTrainOptions")), sorted(Object.keys(SCHEDULE)));
+    for (const p of wc.getPropertiesOfType(wType("SxTrainOptions"))) {
+      assert.ok(p.flags & ts.SymbolFlags.Optional, `SxTrainOptions.${p.name} is optional`);
+      assert.equal(describeType(wPropType(wType("SxTrainOptions"), p.name)), "number", `SxTrainOptions.${p.name}`);
     }
   });
 });

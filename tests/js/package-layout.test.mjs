@@ -1,0 +1,76 @@
+// package-layout.test.mjs - what the npm package's layout promises, checked in Node on dist/:
+// every widget module loads where there is no DOM (server-side renderers evaluate imports) and
+// defines nothing there; the shipped checkpoints are named one by one beside checkpoints.js and
+// are all in dist/models/; the package.json exports point at files that exist. The bundlers
+// themselves are tested on the packed tarball by tests/package/ (make test-package).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { DIST } from "./helpers.mjs";
+
+const ROOT = new URL("../../", import.meta.url);
+const pkg = JSON.parse(await readFile(new URL("package.json", ROOT), "utf8"));
+
+test("the widgets entry and every widget module load in Node (no DOM) and define nothing", async () => {
+  assert.equal(typeof globalThis.HTMLElement, "undefined");
+  const widgets = await import(new URL("widgets.js", DIST).href);
+  assert.equal(widgets.TAGS.length, 8);
+  for (const tag of widgets.TAGS) {
+    const mod = await import(new URL(`widgets/${tag}.js`, DIST).href);
+    assert.ok(mod, tag);
+  }
+  assert.equal(typeof globalThis.customElements, "undefined", "nothing was defined on a global");
+});
+
+test("checkpointUrl: one literal URL per shipped model, beside checkpoints.js, each file in dist/models/", async () => {
+  const { SHIPPED, checkpointUrl } = await import(new URL("checkpoints.js", DIST).href);
+  const files = (await readdir(new URL("models/", DIST))).filter((f) => f.endsWith(".sxm")).sort();
+  assert.deepEqual([...SHIPPED].map((s) => `${s}.sxm`).sort(), files, "the table names exactly the shipped files");
+  for (const name of SHIPPED) {
+    const [task, ...kind] = name.split("-");
+    const url = checkpointUrl(task, kind.join("-"));
+    assert.equal(url.href, new URL(`models/${name}.sxm`, DIST).href);
+    assert.ok((await stat(url)).size > 1000, `${name}.sxm is there`);
+  }
+  assert.equal(checkpointUrl("date", "alpha", "https://example.org/m").href, "https://example.org/m/date-alpha.sxm");
+  assert.throws(() => checkpointUrl("date", "nothing"), { name: "RangeError", message: /^checkpointUrl: no shipped model "date-nothing"/ });
+  // the bundler-visible form: a literal string per file, not a computed one
+  const src = await readFile(new URL("checkpoints.js", DIST), "utf8");
+  for (const name of SHIPPED) assert.ok(src.includes(`new URL("./models/${name}.sxm", import.meta.url)`), name);
+});
+
+test("the loader names both builds with literal URLs and imports nothing from Node", async () => {
+  const src = await readFile(new URL("loader.js", DIST), "utf8");
+  assert.ok(src.includes('new URL("./simplexity-simd.wasm", import.meta.url)'));
+  assert.ok(src.includes('new URL("./simplexity.wasm", import.meta.url)'));
+  for (const file of ["loader.js", "simplexity.js", "model.js", "widgets.js", "train-session.js", "train-worker.js"]) {
+    const text = await readFile(new URL(file, DIST), "utf8");
+    assert.doesNotMatch(text, /(from|import\()\s*["']node:/, `${file} imports a node: module`);
+  }
+});
+
+test("package.json: every export and main/module/types point at a file make builds; engines says what works", async () => {
+  const targets = [];
+  const walk = (v) => { if (typeof v === "string") targets.push(v); else for (const x of Object.values(v)) walk(x); };
+  walk(pkg.exports);
+  targets.push(pkg.main, pkg.module, pkg.types);
+  for (const t of targets) {
+    const probe = t.includes("*") ? t.replace("sx-*", "sx-simplex").replace("models/*", "models/date-alpha.sxm") : t;
+    assert.ok((await stat(fileURLToPath(new URL(probe, ROOT)))).isFile(), `${t} -> ${probe} exists`);
+  }
+  assert.equal(pkg.exports["."].default, "./dist/simplexity.js");
+  assert.equal(pkg.exports["./widgets"].default, "./dist/widgets.js");
+  assert.match(pkg.engines.node, /^>=20\.19/);
+  assert.equal(pkg.license, "MIT");
+  assert.ok((await stat(new URL("LICENSE", ROOT))).isFile());
+  assert.ok(!pkg.files.some((f) => f.includes("site")), "the demo site is not in the package");
+});
+
+test("the single-file build holds both wasm builds (base64) and the training worker", async () => {
+  const text = await readFile(new URL("simplexity-widgets.js", DIST), "utf8");
+  const b64 = async (f) => (await readFile(new URL(f, DIST))).toString("base64");
+  assert.ok(text.includes(await b64("simplexity-simd.wasm")), "the SIMD build is inlined");
+  assert.ok(text.includes(await b64("simplexity.wasm")), "the scalar build is inlined");
+  assert.ok(text.includes("setTrainWorker") || /onmessage/.test(text), "the worker's code is in it");
+});

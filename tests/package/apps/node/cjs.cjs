@@ -1,0 +1,9 @@
+const { init, info, sparsemax, entmax } = require("simplexity");
+
+init().then(() => {
+  console.log(JSON.stringify({
+    simd: info().simd,
+    sparsemax: Array.from(sparsemax([1.5, 0, 1])),
+    entmax: Array.from(entmax([1.5, 0, 1], { alpha: 1.5 })),
+  }));
+});

@@ -1,0 +1,8 @@
+import { init, info, sparsemax, entmax } from "simplexity";
+
+await init();
+console.log(JSON.stringify({
+  simd: info().simd,
+  sparsemax: Array.from(sparsemax([1.5, 0, 1])),
+  entmax: Array.from(entmax([1.5, 0, 1], { alpha: 1.5 })),
+}));

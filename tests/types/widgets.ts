@@ -1,0 +1,245 @@
+// widgets.ts - the widgets as a TypeScript page uses them (README "Widgets for a blog post" and
+// "TypeScript"), type-checked against dist/widgets.d.ts by `make test-types` (tsc -p tests/types;
+// never run, never emitted). The same three kinds of lines as api.ts: documented uses, which
+// must compile; exact<T>()(value), whose type must be exactly T; `// @ts-expect-error` before a
+// misuse the declarations must reject. tests/js/declarations.test.mjs checks the declarations
+// against the widgets' JS (every attribute, property, method and event).
+
+import { load, TAGS } from "simplexity/widgets";
+import type {
+  SxElement, SxSimplexElement, SxEntropyElement, SxTrajectoryElement, SxTwoChoiceElement, SxFusedElement,
+  SxSpanMaskElement, SxPoolingElement, SxAttentionElement, SxTag, SxWidgetAttributes, SxEventMap,
+  SxPoolingLearnDetail, SxAttentionTrainedDetail, SxTrainOptions, SxMappingName,
+} from "simplexity/widgets";
+// Each widget's module alone: it registers its element; its types are the same file's.
+import "simplexity/widgets/sx-simplex";
+import type { SxFusedElement as FusedFromModule } from "simplexity/widgets/sx-fused";
+// The single-file build: the library and the widgets' load() and TAGS in one module.
+import { load as loadOne, TAGS as tagsOne, softmax, init } from "simplexity/standalone";
+import type { TaskName, AttentionKind } from "simplexity";
+// A regular import of a class: allowed for its type, not as a value (the modules export none).
+import { SxPoolingElement as PoolingType } from "simplexity/widgets";
+
+// --------------------------------------------------------------------- helpers
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+/** exact<T>()(value) compiles only when value's type is exactly T ("Expected 2 arguments" otherwise). */
+function exact<T>() {
+  return <V>(value: V, ..._mismatch: Equal<V, T> extends true ? [] : [never]): V => value;
+}
+type Theme = "auto" | "light" | "dark";
+
+// ------------------------------------------------------------------ tags, load
+exact<readonly SxTag[]>()(TAGS);
+exact<readonly SxTag[]>()(tagsOne);
+exact<SxTag>()(TAGS[0]!);
+const Simplex = await load("sx-simplex");
+exact<typeof SxSimplexElement>()(Simplex);
+exact<SxSimplexElement>()(new Simplex());
+exact<Promise<typeof SxAttentionElement>>()(load("sx-attention"));
+exact<Promise<typeof SxAttentionElement>>()(loadOne("sx-attention"));
+exact<Promise<typeof SxTwoChoiceElement | typeof SxFusedElement>>()(load("sx-two-choice" as "sx-two-choice" | "sx-fused"));
+for (const tag of TAGS) void load(tag);
+const anyWidget: SxElement = new (await load("sx-pooling"))();
+exact<FusedFromModule>()(new (await load("sx-fused"))());
+// @ts-expect-error not a widget
+void load("sx-nothing");
+// @ts-expect-error a tag, not a string
+void load("sx-simplex" as string);
+// @ts-expect-error TAGS is read-only
+TAGS.push("sx-simplex");
+// @ts-expect-error the classes are types: widgets.js exports none
+new PoolingType();
+void softmax([1, 2]);
+void init;
+
+// ---------------------------------------------------------- the DOM knows the tags
+const sim = document.querySelector("sx-simplex");
+exact<SxSimplexElement | null>()(sim);
+exact<SxAttentionElement>()(document.createElement("sx-attention"));
+exact<HTMLCollectionOf<SxPoolingElement>>()(document.getElementsByTagName("sx-pooling"));
+exact<NodeListOf<SxSpanMaskElement>>()(document.querySelectorAll("sx-span-mask"));
+exact<SxEntropyElement | null>()(document.body.querySelector("sx-entropy"));
+exact<SxTrajectoryElement | null>()(document.querySelector("sx-trajectory"));
+// An element is still an HTMLElement.
+const asHtml: HTMLElement | null = sim;
+void asHtml;
+// Other tags keep their types.
+exact<HTMLDivElement>()(document.createElement("div"));
+
+// ---------------------------------------------------------------- <sx-simplex>
+const el = document.createElement("sx-simplex");
+exact<readonly number[]>()(el.scores);
+exact<number>()(el.alpha);
+exact<number>()(el.lambda);
+exact<number>()(el.beta);
+exact<number>()(el.temperature);
+exact<readonly SxMappingName[]>()(el.mappings);
+exact<"none" | "all" | SxMappingName>()(el.cloud);
+exact<"none" | "shannon" | "tsallis">()(el.entropy);
+exact<"both" | "ternary">()(el.view);
+exact<number>()(el.yaw);
+exact<number>()(el.pitch);
+exact<Theme>()(el.theme);
+exact<number>()(el.lastRenderMs);
+exact<Promise<void>>()(el.exportAs("png"));
+exact<string>()(el.toSVG());
+exact<Promise<Blob>>()(el.toPNG(3));
+exact<Promise<Blob>>()(el.toPNG());
+el.invalidate();
+el.renderNow();
+el.scores = [1, 0, -1];
+el.scores = new Float32Array([1, 0, -1]);
+el.scores = el.scores.map((v) => v * 2);
+el.scores = null; // back to the default
+el.alpha = 1.5;
+el.alpha = undefined;
+el.mappings = ["softmax", "oscarmax"];
+el.cloud = "all";
+el.entropy = "tsallis";
+el.view = "ternary";
+el.theme = "dark";
+el.temperature = 0.5;
+// @ts-expect-error alpha is a number
+el.alpha = "x";
+// @ts-expect-error a list is an iterable of numbers, not the attribute's string
+el.scores = "1 0 -1";
+// @ts-expect-error no such mapping
+el.mappings = ["softmax", "entmax2"];
+// @ts-expect-error no such cloud
+el.cloud = "some";
+// @ts-expect-error no such theme
+el.theme = "sepia";
+// @ts-expect-error the list read back is not live: assign a new one
+el.scores[0] = 2;
+// @ts-expect-error the element sets it
+el.lastRenderMs = 0;
+// @ts-expect-error exported as svg or png only
+void el.exportAs("jpg");
+// @ts-expect-error sx-simplex has no t
+void el.t;
+
+// ------------------------------------------------------------- the other widgets
+const ent = document.createElement("sx-entropy");
+exact<readonly number[] | null>()(ent.scores);
+exact<number>()(ent.alpha);
+ent.scores = [1, 2, 3];
+const traj = document.createElement("sx-trajectory");
+exact<number>()(traj.t);
+exact<number>()(traj.tmax);
+exact<readonly SxMappingName[]>()(traj.mappings);
+const two = document.createElement("sx-two-choice");
+exact<readonly number[]>()(two.alphas);
+two.alphas = [1, 1.5, 2];
+exact<number>()(two.t);
+const fused = document.createElement("sx-fused");
+exact<readonly number[]>()(fused.scores);
+exact<number>()(fused.beta);
+const span = document.createElement("sx-span-mask");
+exact<"softmax" | "sparsemax" | "entmax15" | "entmax">()(span.mapping);
+exact<"none" | TaskName>()(span.model);
+exact<number>()(span.z);
+exact<number>()(span.ramp);
+span.model = "date";
+// @ts-expect-error span-mask has no fusedmax row
+span.mapping = "fusedmax";
+// @ts-expect-error no such task
+span.model = "copy";
+const pool = document.createElement("sx-pooling");
+exact<readonly ("softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax")[]>()(pool.mappings);
+exact<number>()(pool.w);
+exact<number>()(pool.points);
+exact<number>()(pool.seed);
+exact<number>()(pool.noise);
+exact<number>()(pool.steps);
+exact<SxPoolingLearnDetail | undefined>()(pool.lastLearn);
+// @ts-expect-error pooling has no oscarmax kernel
+pool.mappings = ["oscarmax"];
+// @ts-expect-error the element sets it
+pool.lastLearn = undefined;
+
+const att = document.createElement("sx-attention");
+exact<TaskName>()(att.task);
+exact<"softmax" | "entmax15" | "alpha" | "alpha-span">()(att.kind);
+exact<readonly AttentionKind[]>()(att.maps);
+exact<boolean>()(att.noTrain);
+exact<string>()(att.input);
+exact<string | null>()(att.models);
+exact<SxTrainOptions | null>()(att.trainOptions);
+exact<Worker | null>()(att.trainingWorker);
+exact<"worker" | "main" | null>()(att.trainingThread);
+att.task = "date";
+att.kind = "alpha-span";
+att.input = "22 Nov 2026";
+att.maps = ["cross"];
+att.noTrain = true;
+att.models = new URL("https://example.com/models/");
+att.models = null;
+att.trainOptions = { maxSteps: 200, lr: 3e-3 };
+att.trainOptions = null;
+// @ts-expect-error no such task
+att.task = "copy";
+// @ts-expect-error no such model kind
+att.kind = "sparsemax";
+// @ts-expect-error no such map
+att.maps = ["self"];
+// @ts-expect-error a misspelled schedule field
+att.trainOptions = { maxstep: 200 };
+// @ts-expect-error read-only
+att.trainingThread = "main";
+// @ts-expect-error read-only
+att.trainingWorker = null;
+// @ts-expect-error the property is camelCase
+void att["no-train"];
+
+// ------------------------------------------------------------------------ events
+el.addEventListener("sx-simplex-change", (e) => {
+  exact<CustomEvent<{ scores: readonly number[]; alpha: number; lambda: number; temperature: number }>>()(e);
+  exact<readonly number[]>()(e.detail.scores);
+  // @ts-expect-error the change event has no beta
+  void e.detail.beta;
+});
+el.addEventListener("sx-simplex-export", (e) => exact<"svg" | "png">()(e.detail.format));
+att.addEventListener("sx-attention-trained", (e) => {
+  exact<number | null>()(e.detail.accuracy);
+  exact<SxAttentionTrainedDetail>()(e.detail);
+  exact<{ step: number; accuracy: number; confirm: number; ms: number } | null>()(e.detail.reachedAt);
+  exact<boolean>()(e.detail.stopped);
+  // @ts-expect-error no such field
+  void e.detail.accuracyPct;
+});
+att.addEventListener("sx-attention-progress", (e) => exact<number>()(e.detail.loss));
+att.addEventListener("sx-attention-change", (e) => exact<TaskName>()(e.detail.task));
+pool.addEventListener("sx-pooling-learn", (e) => exact<number>()(e.detail.kernels[0]!.after));
+span.addEventListener("sx-span-mask-change", (e) => exact<number>()(e.detail.ramp));
+two.addEventListener("sx-two-choice-change", (e) => exact<number>()(e.detail.t));
+traj.addEventListener("sx-trajectory-change", (e) => exact<number>()(e.detail.t));
+ent.addEventListener("sx-entropy-change", (e) => exact<number>()(e.detail.alpha));
+fused.addEventListener("sx-fused-change", (e) => exact<number>()(e.detail.lambda));
+pool.addEventListener("sx-pooling-change", (e) => exact<number>()(e.detail.w));
+// They bubble and are composed: a listener on the document or the window sees them, typed.
+document.addEventListener("sx-attention-trained", (e) => exact<number | null>()(e.detail.test));
+window.addEventListener("sx-fused-change", (e) => exact<number>()(e.detail.beta));
+document.body.addEventListener("sx-simplex-change", (e) => exact<number>()(e.detail.alpha));
+// A listener typed by hand still compiles, and so does one for any other event.
+el.addEventListener("sx-simplex-change", (e: Event) => void e);
+el.addEventListener("click", (e) => exact<number>()(e.clientX));
+el.addEventListener("my-own-event", (e) => exact<Event>()(e));
+exact<CustomEvent<SxPoolingLearnDetail>>()(null! as SxEventMap["sx-pooling-learn"]);
+// @ts-expect-error the detail's type is the event's
+el.addEventListener("sx-simplex-change", (e: CustomEvent<{ t: number }>) => void e);
+// @ts-expect-error sx-fused-change has no w (that is sx-pooling-change)
+fused.addEventListener("sx-fused-change", (e) => void e.detail.w);
+
+// ------------------------------------------------------------- the JSX attributes
+const simplexAttrs: SxWidgetAttributes["sx-simplex"] = { scores: "1.5 0 1", alpha: 1.25, lambda: "0.3", mappings: "softmax sparsemax", cloud: "none" };
+const attentionAttrs: SxWidgetAttributes["sx-attention"] = { task: "date", kind: "alpha-span", input: "22 Nov 2026", "no-train": true };
+exact<SxTag>()(null! as keyof SxWidgetAttributes);
+// @ts-expect-error alpha is a number
+const badAlpha: SxWidgetAttributes["sx-simplex"] = { alpha: "x" };
+// @ts-expect-error no such attribute
+const badAttr: SxWidgetAttributes["sx-entropy"] = { lambda: 1 };
+// @ts-expect-error no such kind
+const badKind: SxWidgetAttributes["sx-attention"] = { kind: "sparsemax" };
+
+// Keep the locals that exist only to be type-checked.
+export { anyWidget, simplexAttrs, attentionAttrs, badAlpha, badAttr, badKind };
