@@ -143,6 +143,8 @@ async function checkPage(browser, server) {
     return { type: b.type, size: b.size, magic: Array.from(head) };
   });
   check(png.type === "image/png" && png.size > 2000 && png.magic.join() === "137,80,78,71", `PNG export (${JSON.stringify(png)})`);
+  const badFormat = await page.evaluate(() => document.getElementById("simplex").exportAs("jpg").then(() => "resolved", (e) => `${e.name}: ${e.message}`));
+  check(badFormat === 'RangeError: sx-simplex.exportAs: format must be "svg" or "png" (got "jpg")', `exportAs refuses another format (got ${badFormat})`);
   const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#two-choice button", { hasText: "SVG" }).click()]);
   check(download.suggestedFilename() === "sx-two-choice.svg", "the SVG button downloads sx-two-choice.svg");
 

@@ -142,6 +142,12 @@ test("parseAttr: typed values, defaults when absent, a message and the default w
   assert.match(parseAttr("mappings", "softmax bogus", ens).error, /is not a list of softmax, sparsemax/);
   assert.deepEqual(parseAttr("x", "", { type: "bool" }).value, true);
   assert.deepEqual(parseAttr("x", null, { type: "bool" }).value, false);
+  // a list default is a copy each time: changing what one element's getter gave changes no default
+  const got = parseAttr("scores", null, list).value;
+  got.push(9);
+  assert.deepEqual(list.default, [1.5, 0, 1]);
+  assert.notEqual(parseAttr("scores", "1 x", list).value, list.default);
+  assert.deepEqual(parseAttr("mappings", null, ens).value, ["softmax"]);
 });
 
 test("fusedRuns finds runs of equal non-zero neighbours; supportMask; randomScores; project3d", () => {

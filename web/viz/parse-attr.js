@@ -3,10 +3,13 @@
 // message for the reader when the attribute was present but unusable; value is then the default.
 //   spec: { type: "number", default, min, max } | { type: "numbers", default, min, max, minLength, maxLength }
 //         | { type: "enum", default, values } | { type: "enums", default, values } | { type: "bool" }
+// A list default is handed out as a copy: a caller that changes the array it got changes no
+// other element's default.
 export function parseAttr(name, raw, spec) {
-  const fallback = (why) => ({ value: spec.default, error: `${name}="${String(raw).slice(0, 40)}" ${why}; using ${show(spec.default)}` });
+  const dflt = () => (Array.isArray(spec.default) ? spec.default.slice() : spec.default);
+  const fallback = (why) => ({ value: dflt(), error: `${name}="${String(raw).slice(0, 40)}" ${why}; using ${show(spec.default)}` });
   if (spec.type === "bool") return { value: raw !== null && raw !== "false", error: null };
-  if (raw === null || raw === undefined) return { value: spec.default, error: null };
+  if (raw === null || raw === undefined) return { value: dflt(), error: null };
   if (spec.type === "number") {
     const v = raw.trim() === "" ? NaN : Number(raw);
     if (!Number.isFinite(v)) return fallback("is not a number");

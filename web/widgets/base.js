@@ -378,6 +378,9 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
   toPNG(scale = 2) { return svgToPNG(this.toSVG(), scale); }
 
   async exportAs(format) {
+    if (format !== "svg" && format !== "png") {
+      throw new RangeError(`${this.localName}.exportAs: format must be "svg" or "png" (got ${JSON.stringify(String(format).slice(0, 20))})`);
+    }
     try {
       const blob = format === "png" ? await this.toPNG() : new Blob([this.toSVG()], { type: "image/svg+xml" });
       download(blob, `${this.localName}.${format}`);
