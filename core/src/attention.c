@@ -304,9 +304,18 @@ static float head_param(const sx_nn_attn_cfg *cfg, const float *alpha_a, int h) 
 }
 
 /* ------------------------------------------------------------ adaptive span */
+/* (R + zL - x) / R before clamping, in double with the distance subtracted first: in float, R
+   added to a large zL first lost ~1e-5 relative near the ramp at distances of a few hundred.
+   zL itself is the float product (the model's span is defined by it, and sx_span_mask's z, with
+   L = 1, is the same float), so the public mask and the model's stay equal bit for bit; rounded
+   once, the mask is float32's nearest value of the exact one. */
+static double span_ramp(float x, float z, float span_max, float ramp) {
+    return (((double)(z * span_max) - (double)x) + (double)ramp) / (double)ramp;
+}
+
 float sx_nn_span_mask(float x, float z, int span_max, float ramp) {
-    const float m = (ramp + z * (float)span_max - x) / ramp;
-    return m < 0.0f ? 0.0f : m > 1.0f ? 1.0f : m;
+    const double m = span_ramp(x, z, (float)span_max, ramp);
+    return m < 0.0 ? 0.0f : m > 1.0 ? 1.0f : (float)m;
 }
 
 float sx_nn_span_penalty(float *dz, const float *z, int n_head, float coef) {
@@ -631,8 +640,8 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
                            Infinity - Infinity = NaN in the mapping backward */
                         dp_i[j] = (float)(mc > FLT_MAX ? FLT_MAX : mc < -FLT_MAX ? -FLT_MAX : mc);
                         const int x = i >= j ? i - j : j - i;
-                        const float ramp = (w.R + w.z * w.L - (float)x) / w.R;
-                        if (ramp > 0.0f && ramp < 1.0f) dz += p_i[j] * c * (w.L / w.R);
+                        const double ramp = span_ramp((float)x, w.z, w.L, w.R);
+                        if (ramp > 0.0 && ramp < 1.0) dz += p_i[j] * c * (w.L / w.R);
                     }
                 }
                 if (dspan_z) dspan_z[h] += (float)dz;

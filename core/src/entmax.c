@@ -952,8 +952,13 @@ static void erow_finish(float *p, const erow *e, double mass) {
         for (int i = 0; i < n; i++) p[i] = e->x[i] == (float)e->m ? 1.0f / (float)k : 0.0f;
         return;
     }
+    /* p_i <= mass, but each was rounded to float before this float product: a row that is
+       nearly one-hot (large alpha) could come out at 1.0000001. Clamped, so p lies in [0, 1]. */
     const float inv = (float)(1.0 / mass);
-    for (int i = 0; i < n; i++) p[i] *= inv;
+    for (int i = 0; i < n; i++) {
+        const float v = p[i] * inv;
+        p[i] = v > 1.0f ? 1.0f : v;
+    }
 }
 
 /* Rows of 1 < alpha < 2 (q > 1), given scratch for `slots` rows (erow_scratch_bytes(n) each):

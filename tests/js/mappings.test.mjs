@@ -171,5 +171,34 @@ for (const { name, sx } of await builds()) {
       assert.equal(sx.sparsemaxBackward([], []).length, 0);
       assert.equal(sx.tsallisEntropy([], { n: 4 }).length, 0);
     });
+
+    test("every weight lies in [0, 1] and rows sum to 1, at every alpha up to 64 (no 1.0000001)", () => {
+      const r = rng(12);
+      for (const alpha of [1, 1.001, 1.5, 2, 2.5, 4, 8, 16, 32, 64]) {
+        let bad = null;
+        for (let t = 0; t < 1500 && !bad; t++) {
+          const n = 2 + Math.floor(r() * 30);
+          const x = r.vector(n, Math.exp(r() * 8 - 4));
+          const p = sx.entmax(x, { alpha });
+          let sum = 0;
+          for (const v of p) { if (!(v >= 0 && v <= 1)) bad = { x: Array.from(x), v }; sum += v; }
+          if (Math.abs(sum - 1) > 1e-5) bad = { x: Array.from(x), sum };
+        }
+        assert.equal(bad, null, `entmax alpha ${alpha}: ${JSON.stringify(bad)}`);
+      }
+    });
+
+    test("spanMask equals a float64 reference to 1e-6 relative at distances up to 10^4", () => {
+      const d = Float32Array.from({ length: 10001 }, (_, i) => i);
+      for (const [z, ramp] of [[230, 2], [5000, 3], [9999, 0.5], [100.3, 7.1], [1234.5, 16], [7.25, 0.25]]) {
+        const m = sx.spanMask(d, { z, ramp });
+        const zf = Math.fround(z), rf = Math.fround(ramp);
+        for (let i = 0; i < d.length; i++) {
+          const ref = Math.min(1, Math.max(0, (zf - d[i] + rf) / rf));
+          const err = ref === 0 ? Math.abs(m[i]) : Math.abs(m[i] - ref) / ref;
+          assert.ok(err <= 1e-6, `spanMask z ${z} ramp ${ramp} at distance ${i}: ${m[i]} vs ${ref}`);
+        }
+      }
+    });
   });
 }
