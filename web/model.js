@@ -12,6 +12,9 @@
 // statuses become SimplexityError. Inputs go through the shared grow-only scratch region, so no
 // call mallocs except new Model / Model.load (the model itself, freed by free()). Heap views are
 // fetched again after every call into wasm (core.f32() etc.); results are copies.
+// Token rows are read (and checked) into JS-owned Int32Arrays before the call reserves model
+// memory or takes scratch: a getter or Proxy trap that calls the library again runs before any
+// pointer is taken, and a rejected batch grows nothing. A model freed meanwhile is caught.
 
 // ------------------------------------------------------------------ names, constants
 /** Mapping kinds, indexed by the C mapping code (SX_MAP_SOFTMAX = 0 ... SX_MAP_FUSEDMAX = 5). */
@@ -29,6 +32,7 @@ const C_VOCAB = 0, C_D_MODEL = 1, C_N_HEAD = 2, C_N_LAYER = 3, C_D_FF = 4, C_MAX
   C_SPAN = 6, C_SPAN_RAMP = 7, C_SEED = 8, C_MAX_BATCH = 9, C_ACT = 10, C_MAP = 11;
 const F_SPAN_PENALTY = 0, F_CLIP = 1, F_ALPHA_LR = 2, F_PARAM = 3;
 const MAX_LAYERS = 8;
+const MAX_ROWS = 4096; // rows of one model call
 
 /** The config fields new Model() accepts, with their defaults (task: see resolveConfig). */
 export const MODEL_DEFAULTS = Object.freeze({
@@ -98,44 +102,74 @@ export function modelApi(core) {
   }
 
   // -------------------------------------------------------------- token rows
-  const INT_ARRAYS = [Int32Array, Uint8Array, Uint16Array, Uint32Array, Int8Array, Int16Array];
-  const isIntArray = (x) => INT_ARRAYS.some((C) => x instanceof C);
+  // Rows are Arrays or integer typed arrays (real ones: a Proxy's traps would run on the typed
+  // array's accessors, and the engine's errors are not ours to show).
+  const INT_ARRAYS = ["Int32Array", "Uint8Array", "Uint16Array", "Uint32Array", "Int8Array", "Int16Array"];
+  const isIntArray = (x) => INT_ARRAYS.includes(core.typedName(x));
   const isRow = (x) => Array.isArray(x) || isIntArray(x);
   const TOKENS_TYPE = "an Int32Array, an array of token ids or an array of rows";
 
-  /**
-   * Token rows: an array of rows (each an array or integer typed array of equal length), or one
-   * flat array of count * len ids (count from the caller: a batch's shape[0], or 1).
-   * Returns { x, nested, count, len }.
-   */
-  function rowsOf(fn, name, x, count) {
-    if (Array.isArray(x) && x.length > 0 && isRow(x[0])) {
-      const len = x[0].length;
-      for (let r = 0; r < x.length; r++) {
-        if (!isRow(x[r])) throw new TypeError(`${fn}: ${name}[${r}] must be a row of token ids (got ${show(x[r])})`);
-        if (x[r].length !== len) {
-          throw new RangeError(`${fn}: ${name}[${r}] has ${x[r].length} tokens, ${name}[0] has ${len}: rows must have equal lengths`);
-        }
-      }
-      if (count !== undefined && count !== x.length) {
-        throw new RangeError(`${fn}: ${name} has ${x.length} rows, the batch shape says ${count}`);
-      }
-      return { x, nested: true, count: x.length, len };
+  /** The length of a row (isRow(x)), read once; a detached typed array is a TypeError. */
+  function rowLength(fn, name, x) {
+    if (Array.isArray(x)) {
+      const len = x.length; // a Proxy's trap may answer anything
+      if (len >>> 0 !== len) throw new TypeError(`${fn}: ${name}.length must be an integer >= 0 (got ${show(len)})`);
+      return len;
     }
-    if (!isRow(x)) throw new TypeError(`${fn}: ${name} must be ${TOKENS_TYPE} (got ${show(x)})`);
-    const c = count === undefined ? 1 : count;
-    if (x.length === 0 || x.length % c !== 0) {
-      throw new RangeError(`${fn}: ${name}.length (${x.length}) must be a positive multiple of the row count (${c})`);
-    }
-    return { x, nested: false, count: c, len: x.length / c };
+    const len = core.typedLength(x);
+    if (len === 0 && core.detached(x)) throw new TypeError(`${fn}: ${name} is a detached ${core.typedName(x)}`);
+    return len;
   }
 
-  /** Copy rows into i32[at ...], checking every id against [0, vocab). */
-  function copyTokens(fn, name, rows, at, vocab) {
-    const h = core.i32();
+  /**
+   * Token rows: an array of rows (each an array or integer typed array of equal length), or one
+   * flat array of count * len ids (count from the caller: a batch's shape[0], the count option,
+   * or 1). `countWhat` names where count came from: a nested input's rows must agree with it.
+   * At most maxRows rows. Returns { x, rows (the nested rows, each read once), nested, count, len }.
+   */
+  function rowsOf(fn, name, x, count, countWhat, maxRows = MAX_ROWS) {
+    if (Array.isArray(x)) {
+      const n = rowLength(fn, name, x);
+      const first = n > 0 ? x[0] : undefined;
+      if (isRow(first)) {
+        rowCount(fn, n, maxRows);
+        const rows = new Array(n);
+        let len = 0;
+        for (let r = 0; r < n; r++) {
+          const row = r === 0 ? first : x[r];
+          if (!isRow(row)) throw new TypeError(`${fn}: ${name}[${r}] must be a row of token ids (got ${show(row)})`);
+          const l = rowLength(fn, `${name}[${r}]`, row);
+          if (r === 0) len = l;
+          else if (l !== len) {
+            throw new RangeError(`${fn}: ${name}[${r}] has ${l} tokens, ${name}[0] has ${len}: rows must have equal lengths`);
+          }
+          rows[r] = row;
+        }
+        if (countWhat !== undefined && count !== n) {
+          throw new RangeError(`${fn}: ${name} has ${n} rows, ${countWhat} says ${count}`);
+        }
+        return { x, rows, nested: true, count: n, len };
+      }
+    } else if (!isIntArray(x)) {
+      throw new TypeError(`${fn}: ${name} must be ${TOKENS_TYPE} (got ${show(x)})`);
+    }
+    const total = rowLength(fn, name, x);
+    const c = count === undefined ? 1 : count;
+    if (total === 0 || total % c !== 0) {
+      throw new RangeError(`${fn}: ${name}.length (${total}) must be a positive multiple of the row count (${c})`);
+    }
+    return { x, rows: null, nested: false, count: c, len: total / c };
+  }
+
+  /**
+   * The ids of rowsOf's rows in a new Int32Array (count * len, row-major), each checked against
+   * [0, vocab). User code (getters, Proxy traps) runs here, before anything touches wasm memory.
+   */
+  function readTokens(fn, name, rows, vocab) {
     const { x, count, len } = rows;
+    const ids = new Int32Array(count * len);
     for (let r = 0; r < count; r++) {
-      const row = rows.nested ? x[r] : x;
+      const row = rows.nested ? rows.rows[r] : x;
       const off = rows.nested ? 0 : r * len;
       for (let i = 0; i < len; i++) {
         const v = row[off + i];
@@ -144,9 +178,10 @@ export function modelApi(core) {
           const E = typeof v === "number" ? RangeError : TypeError;
           throw new E(`${fn}: ${where} must be a token id in [0, ${vocab}) (got ${show(v)})`);
         }
-        h[at + r * len + i] = v;
+        ids[r * len + i] = v;
       }
     }
+    return ids;
   }
 
   /** Rows of a result: count Int32Arrays of len, copied out of i32[at ...]. */
@@ -206,16 +241,48 @@ export function modelApi(core) {
   }
 
   /** One source row from text, checked in JS against the task's alphabet. */
-  function textArg(fn, task, text, maxLen) {
-    if (typeof text !== "string") throw new TypeError(`${fn}: text must be a string (got ${show(text)})`);
+  function textArg(fn, task, text, maxLen, name = "text") {
+    if (typeof text !== "string") throw new TypeError(`${fn}: ${name} must be a string (got ${show(text)})`);
     if (text.length + 1 > maxLen) {
-      throw new RangeError(`${fn}: text ${show(text)} has ${text.length} characters; with EOS it must fit in maxLen ${maxLen}`);
+      throw new RangeError(`${fn}: ${name} ${show(text)} has ${text.length} characters; with EOS it must fit in maxLen ${maxLen}`);
     }
     for (let i = 0; i < text.length; i++) {
       const k = task.vocab.indexOf(text[i], 3);
       if (k < 0) {
-        throw new RangeError(`${fn}: text[${i}] ${show(text[i])} is not in the ${task.name} alphabet ${show(task.vocab.slice(3).join(""))}`);
+        throw new RangeError(`${fn}: ${name}[${i}] ${show(text[i])} is not in the ${task.name} alphabet ${show(task.vocab.slice(3).join(""))}`);
       }
+    }
+  }
+
+  /** tasks.encode for `fn` (its errors name fn and the argument `name`). */
+  function encodeRow(fn, task, text, maxLen, name) {
+    textArg(fn, task, text, maxLen, name);
+    const ex = core.ready(fn);
+    const at = core.scratch(fn, 4 * maxLen + text.length + 1);
+    const u8 = core.u8();
+    const t = at + 4 * maxLen;
+    for (let i = 0; i < text.length; i++) u8[t + i] = text.charCodeAt(i);
+    u8[t + text.length] = 0;
+    const st = ex.sx_task_encode(at, task.id, t, maxLen);
+    if (st !== 0) throw coreError(fn, st);
+    return core.i32().slice(at >> 2, (at >> 2) + maxLen);
+  }
+
+  /** tasks.decode for `fn`: the text of one row of ids (already read and checked). */
+  function decodeRow(fn, task, ids) {
+    const n = ids.length;
+    const ex = core.ready(fn);
+    const at = core.scratch(fn, 4 * n + n + 1);
+    core.i32().set(ids, at >> 2);
+    const st = ex.sx_task_decode(at + 4 * n, n + 1, task.id, at, n);
+    if (st !== 0) throw coreError(fn, st);
+    return cString(at + 4 * n, n + 1);
+  }
+
+  /** A text that must fit in `max` characters (a longer one is a RangeError naming `name`). */
+  function textLength(fn, name, text, max) {
+    if (typeof text === "string" && text.length > max) {
+      throw new RangeError(`${fn}: ${name} has ${text.length} characters, more than ${max}`);
     }
   }
 
@@ -271,16 +338,7 @@ export function modelApi(core) {
       const o = objectArg(fn, "options", opts, true);
       knownKeys(fn, "options", o, ["maxLen"]);
       const maxLen = intArg(fn, "maxLen", o.maxLen, 2, 256, task.width);
-      textArg(fn, task, text, maxLen);
-      const ex = core.ready(fn);
-      const at = core.scratch(fn, 4 * maxLen + text.length + 1);
-      const u8 = core.u8();
-      const t = at + 4 * maxLen;
-      for (let i = 0; i < text.length; i++) u8[t + i] = text.charCodeAt(i);
-      u8[t + text.length] = 0;
-      const st = ex.sx_task_encode(at, task.id, t, maxLen);
-      if (st !== 0) throw coreError(fn, st);
-      return core.i32().slice(at >> 2, (at >> 2) + maxLen);
+      return encodeRow(fn, task, text, maxLen, "text");
     },
 
     /**
@@ -291,13 +349,10 @@ export function modelApi(core) {
       const fn = "tasks.decode";
       const task = taskArg(fn, name);
       if (!isRow(tokens)) throw new TypeError(`${fn}: tokens must be an Int32Array or an array of token ids (got ${show(tokens)})`);
-      const n = tokens.length;
-      const ex = core.ready(fn);
-      const at = core.scratch(fn, 4 * n + n + 1);
-      if (n > 0) copyTokens(fn, "tokens", { x: tokens, nested: false, count: 1, len: n }, at >> 2, task.vocab.length);
-      const st = ex.sx_task_decode(at + 4 * n, n + 1, task.id, at, n);
-      if (st !== 0) throw coreError(fn, st);
-      return cString(at + 4 * n, n + 1);
+      const n = rowLength(fn, "tokens", tokens);
+      core.fit(fn, 5 * n + 1);
+      const ids = readTokens(fn, "tokens", { x: tokens, nested: false, count: 1, len: n }, task.vocab.length);
+      return decodeRow(fn, task, ids);
     },
 
     /**
@@ -311,13 +366,15 @@ export function modelApi(core) {
       const o = objectArg(fn, "options", opts, true);
       knownKeys(fn, "options", o, ["count"]);
       if (typeof src === "string") {
-        const row = tasks.encode(name, src, { maxLen: Math.max(task.width, src.length + 2) });
+        textLength(fn, "text", src, ANSWER_MAX_LEN - 2);
+        const row = encodeRow(fn, task, src, Math.max(task.width, src.length + 2), "text");
         const len = row.length;
-        const tgt = answerRows(fn, task, { x: row, nested: false, count: 1, len });
-        return tasks.decode(name, tgt);
+        const tgt = answerRows(fn, task, { x: row, rows: null, nested: false, count: 1, len });
+        return decodeRow(fn, task, tgt);
       }
-      const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 1 << 20);
-      const rows = rowsOf(fn, "src", src, count);
+      const oc = o.count;
+      const count = oc === undefined ? undefined : intArg(fn, "count", oc, 1, 1 << 20);
+      const rows = rowsOf(fn, "src", src, count, count === undefined ? undefined : "the count option", 1 << 20);
       const out = answerRows(fn, task, rows);
       return rows.nested ? Array.from({ length: rows.count }, (_, r) => out.slice(r * rows.len, (r + 1) * rows.len)) : out;
     },
@@ -326,26 +383,32 @@ export function modelApi(core) {
     splitOf(name, src) {
       const fn = "tasks.splitOf";
       const task = taskArg(fn, name);
-      const row = typeof src === "string" ? tasks.encode(name, src, { maxLen: Math.max(2, src.length + 1) }) : src;
+      textLength(fn, "src", src, 255);
+      const row = typeof src === "string" ? encodeRow(fn, task, src, Math.max(2, src.length + 1), "src") : src;
       if (!isRow(row)) throw new TypeError(`${fn}: src must be a string or a row of token ids (got ${show(src)})`);
-      const n = row.length;
+      const n = rowLength(fn, "src", row);
       if (n < 1 || n > 256) throw new RangeError(`${fn}: src must have 1..256 tokens (got ${n})`);
+      const ids = readTokens(fn, "src", { x: row, rows: null, nested: false, count: 1, len: n }, task.vocab.length);
       const ex = core.ready(fn);
       const at = core.scratch(fn, 4 * n + 16);
-      copyTokens(fn, "src", { x: row, nested: false, count: 1, len: n }, (at >> 2) + 4, task.vocab.length);
+      core.i32().set(ids, (at >> 2) + 4);
       const st = ex.sx_task_split_of(at, task.id, at + 16, 1, n);
       if (st !== 0) throw coreError(fn, st);
       return SPLITS[core.i32()[at >> 2]];
     },
   });
 
+  const ANSWER_MAX_LEN = 240;
+
   function answerRows(fn, task, rows) {
     const { count, len } = rows;
-    if (len < 2 || len > 240) throw new RangeError(`${fn}: src rows must have 2..240 tokens (got ${len})`);
+    if (len < 2 || len > ANSWER_MAX_LEN) throw new RangeError(`${fn}: src rows must have 2..${ANSWER_MAX_LEN} tokens (got ${len})`);
     const n = count * len;
+    core.fit(fn, 8 * n);
+    const ids = readTokens(fn, "src", rows, task.vocab.length);
     const ex = core.ready(fn);
     const at = core.scratch(fn, 8 * n);
-    copyTokens(fn, "src", rows, (at >> 2) + n, task.vocab.length);
+    core.i32().set(ids, (at >> 2) + n);
     const st = ex.sx_task_answer(at, task.id, at + 4 * n, count, len);
     if (st !== 0) throw coreError(fn, st);
     return core.i32().slice(at >> 2, (at >> 2) + n);
@@ -490,10 +553,10 @@ export function modelApi(core) {
       return core.ready(fn);
     }
 
-    /** Grow the activation block for `count` rows (up to 4096) when a call needs it. */
+    /** Grow the activation block for `count` rows (up to 4096, see rowCount) when a call needs it. */
     #reserve(fn, ex, count) {
       if (count <= this.#config.maxBatch) return;
-      if (count > 4096) throw new RangeError(`${fn}: a batch has at most 4096 rows (got ${count})`);
+      rowCount(fn, count);
       const st = ex.sx_model_reserve(this.#handle, count);
       if (st !== 0) throw coreError(fn, st);
       this.#config = Object.freeze({ ...this.#config, maxBatch: count });
@@ -503,15 +566,21 @@ export function modelApi(core) {
     static load(bytes) {
       const fn = "Model.load";
       let b = bytes;
-      if (b instanceof ArrayBuffer) b = new Uint8Array(b);
-      if (!(b instanceof Uint8Array)) {
+      if (b instanceof ArrayBuffer) {
+        if (core.bufferDetached(b)) throw new TypeError(`${fn}: bytes is a detached ArrayBuffer`);
+        b = new Uint8Array(b);
+      }
+      if (core.typedName(b) !== "Uint8Array") {
         throw new TypeError(`${fn}: bytes must be a Uint8Array or an ArrayBuffer (got ${show(bytes)})`);
       }
+      const n = core.typedLength(b); // the real length: the copy below writes that many bytes
+      if (n === 0 && core.detached(b)) throw new TypeError(`${fn}: bytes is a detached Uint8Array`);
+      core.fit(fn, 16 + n, n); // the model the core builds from them is about as large
       const ex = core.ready(fn);
-      const at = core.scratch(fn, 16 + b.length);
+      const at = core.scratch(fn, 16 + n);
       core.i32()[at >> 2] = 0;
       core.u8().set(b, at + 16);
-      const st = ex.sx_model_load(at, at + 16, b.length);
+      const st = ex.sx_model_load(at, at + 16, n);
       if (st !== 0) throw coreError(fn, st);
       return new Model(CREATE, core.i32()[at >> 2] >>> 0);
     }
@@ -558,23 +627,31 @@ export function modelApi(core) {
       const o = objectArg(fn, "options", opts, true);
       knownKeys(fn, "options", o, ["count", "attention"]);
       const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 4096);
-      if (o.attention !== undefined && typeof o.attention !== "boolean") {
-        throw new TypeError(`${fn}: attention must be true or false (got ${show(o.attention)})`);
+      const oa = o.attention;
+      if (oa !== undefined && typeof oa !== "boolean") {
+        throw new TypeError(`${fn}: attention must be true or false (got ${show(oa)})`);
       }
-      const s = rowsOf(fn, "src", src, count);
-      const t = rowsOf(fn, "tgt", tgt, count ?? (s.nested ? undefined : s.count));
+      const withMaps = oa !== false;
+      const countWhat = count === undefined ? undefined : "the count option";
+      const s = rowsOf(fn, "src", src, count, countWhat);
+      const t = rowsOf(fn, "tgt", tgt, count ?? (s.nested ? undefined : s.count), countWhat);
       if (t.count !== s.count) throw new RangeError(`${fn}: src has ${s.count} rows, tgt has ${t.count}`);
       const { vocab, maxLen } = this.#config;
       lengthCheck(fn, "src", s.len, 1, maxLen);
       lengthCheck(fn, "tgt", t.len, 1, maxLen);
+      rowCount(fn, s.count);
+      const srcIds = readTokens(fn, "src", s, vocab);
+      const tgtIds = readTokens(fn, "tgt", t, vocab);
+      this.#live(fn); // a getter may have freed the model
       this.#reserve(fn, ex, s.count);
-      const ns = s.count * s.len, nt = t.count * t.len;
-      const at = core.scratch(fn, 4 * (ns + nt));
-      copyTokens(fn, "src", s, at >> 2, vocab);
-      copyTokens(fn, "tgt", t, (at >> 2) + ns, vocab);
+      const ns = s.count * s.len;
+      const at = core.scratch(fn, 4 * (ns + t.count * t.len));
+      const i32 = core.i32();
+      i32.set(srcIds, at >> 2);
+      i32.set(tgtIds, (at >> 2) + ns);
       const st = ex.sx_model_forward(this.#handle, at, s.len, at + 4 * ns, t.len, s.count);
       if (st !== 0) throw coreError(fn, st);
-      return this.#results(ex, s.count, t.len, o.attention !== false);
+      return this.#results(ex, s.count, t.len, withMaps);
     }
 
     /** Copies of the last pass's logits and (optionally) every attention map. */
@@ -614,27 +691,45 @@ export function modelApi(core) {
       return core.f32().slice(at >> 2, (at >> 2) + n);
     }
 
-    /** A batch's (src, tgt) rows, checked and copied into scratch; returns the layout. */
+    /**
+     * A batch's (src, tgt) rows, checked (shape against data, every id) and copied into scratch;
+     * returns the layout. batch.shape, when given, is [rows, row length] of both src and tgt.
+     */
     #batch(fn, ex, batch, extra) {
       const b = objectArg(fn, "batch", batch, false);
-      let count;
-      if (b.shape !== undefined) {
-        if (!Array.isArray(b.shape) || b.shape.length !== 2) {
-          throw new TypeError(`${fn}: batch.shape must be [count, length] (got ${show(b.shape)})`);
-        }
-        count = intArg(fn, "batch.shape[0]", b.shape[0], 1, 4096);
+      const shape = b.shape, bsrc = b.src, btgt = b.tgt; // each read once
+      let count, width;
+      if (shape !== undefined) {
+        const n = Array.isArray(shape) ? shape.length : undefined;
+        if (n !== 2) throw new TypeError(`${fn}: batch.shape must be [count, length] (got ${show(shape)})`);
+        const s0 = shape[0], s1 = shape[1];
+        count = intArg(fn, "batch.shape[0]", s0, 1, 4096);
+        width = intArg(fn, "batch.shape[1]", s1, 1, 0x7fffffff);
       }
-      const s = rowsOf(fn, "batch.src", b.src, count);
-      const t = rowsOf(fn, "batch.tgt", b.tgt, count ?? (s.nested ? undefined : s.count));
+      const countWhat = count === undefined ? undefined : "batch.shape[0]";
+      const s = rowsOf(fn, "batch.src", bsrc, count, countWhat);
+      const t = rowsOf(fn, "batch.tgt", btgt, count ?? (s.nested ? undefined : s.count), countWhat);
       if (t.count !== s.count) throw new RangeError(`${fn}: batch.src has ${s.count} rows, batch.tgt has ${t.count}`);
+      if (width !== undefined) {
+        for (const [name, r] of [["batch.src", s], ["batch.tgt", t]]) {
+          if (r.len !== width) {
+            throw new RangeError(`${fn}: batch.shape[1] (${width}) must equal the length of the rows of ${name} (${r.len})`);
+          }
+        }
+      }
       const { vocab, maxLen } = this.#config;
       lengthCheck(fn, "batch.src", s.len, 1, maxLen);
       lengthCheck(fn, "batch.tgt", t.len, 2, maxLen);
+      rowCount(fn, s.count);
+      const srcIds = readTokens(fn, "batch.src", s, vocab);
+      const tgtIds = readTokens(fn, "batch.tgt", t, vocab);
+      this.#live(fn); // a getter may have freed the model
       this.#reserve(fn, ex, s.count);
       const ns = s.count * s.len, nt = t.count * t.len;
       const at = core.scratch(fn, 16 + 4 * (ns + nt) + extra);
-      copyTokens(fn, "batch.src", s, (at >> 2) + 4, vocab);
-      copyTokens(fn, "batch.tgt", t, (at >> 2) + 4 + ns, vocab);
+      const i32 = core.i32();
+      i32.set(srcIds, (at >> 2) + 4);
+      i32.set(tgtIds, (at >> 2) + 4 + ns);
       return { at, src: at + 16, tgt: at + 16 + 4 * ns, count: s.count, slen: s.len, tlen: t.len };
     }
 
@@ -678,12 +773,15 @@ export function modelApi(core) {
       const { vocab, maxLen } = this.#config;
       const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 4096);
       const outLen = intArg(fn, "maxLen", o.maxLen, 2, maxLen, maxLen);
-      const s = rowsOf(fn, "src", src, count);
+      const s = rowsOf(fn, "src", src, count, count === undefined ? undefined : "the count option");
       lengthCheck(fn, "src", s.len, 1, maxLen);
+      rowCount(fn, s.count);
+      const srcIds = readTokens(fn, "src", s, vocab);
+      this.#live(fn); // a getter may have freed the model
       this.#reserve(fn, ex, s.count);
       const ns = s.count * s.len, no = s.count * outLen;
       const at = core.scratch(fn, 4 * (ns + no));
-      copyTokens(fn, "src", s, at >> 2, vocab);
+      core.i32().set(srcIds, at >> 2);
       const st = ex.sx_model_generate(this.#handle, at + 4 * ns, outLen, at, s.len, s.count);
       if (st !== 0) throw coreError(fn, st);
       return rowsOut((at >> 2) + ns, s.count, outLen);
@@ -735,6 +833,11 @@ export function modelApi(core) {
       if (st !== 0) throw coreError(fn, st);
       return core.u8().slice(at, at + n);
     }
+  }
+
+  /** A model call takes at most 4096 rows. */
+  function rowCount(fn, count, max = MAX_ROWS) {
+    if (count > max) throw new RangeError(`${fn}: a batch has at most ${max} rows (got ${count})`);
   }
 
   function lengthCheck(fn, name, len, lo, maxLen) {

@@ -7,6 +7,8 @@
 // Errors: TypeError / RangeError for bad arguments (checked in JS before any wasm call; the
 // message names the function, the argument and the value), SimplexityError for failures the C
 // core reports (NaN / +Infinity scores, out of memory). On any error `out` is left untouched.
+// A detached typed array is a TypeError (never an empty input); a size too large for one call
+// (2 GiB of wasm memory, the core's temporaries included) a RangeError with the byte count.
 
 /** Scores or probabilities: a Float32Array, a Float64Array (converted to float32) or an array of numbers. */
 export type Scores = Float32Array | Float64Array | readonly number[];

@@ -4,8 +4,9 @@
 //   await init();
 //   const p = entmax([1.5, 0, 1], { alpha: 1.5 });     // Float32Array [0.6..., 0, 0.3...]
 //
-// Reading order: errors, state and init, argument checks, the wasm heap (views, scratch,
-// copies), the three call shapes (forward, backward, per-row reduction), the public functions.
+// Reading order: errors, typed arrays, state and init, argument checks, the wasm heap (views,
+// scratch, reading Arrays, copies), the three call shapes (forward, backward, per-row
+// reduction), the public functions.
 //
 // The boundary rules (docs/STYLE.md, docs/PERFORMANCE.md point 6):
 // - JS validates every argument before crossing into wasm and throws TypeError/RangeError
@@ -14,6 +15,12 @@
 // - Inputs are copied into one grow-only scratch region of wasm memory, the C function writes
 //   its result there, and the result is copied out only on success: on any error, opts.out is
 //   untouched. Nothing is malloc'ed or freed per call.
+// - No user code runs once a call has taken a pointer into wasm memory: every argument is
+//   checked, sized (a call's bytes computed in double, with the core's temporaries) and read
+//   first. A typed array must be a real one (ArrayBuffer.isView: a Proxy passes instanceof,
+//   not that), so its reads run no user code; an Array's elements (where getters and Proxy
+//   traps run, and may call this module again) are read into JS-owned memory before anything
+//   is copied into wasm memory. A rejected call never grows wasm memory for its inputs.
 // - memory.buffer is never touched on the hot path: one cached Float32Array view is rebuilt when
 //   the module calls env.emscripten_notify_memory_growth (and, defensively, if it is detached).
 
@@ -41,8 +48,48 @@ function show(v) {
   if (typeof v === "number" || typeof v === "boolean" || v == null) return String(v);
   if (typeof v === "function") return "a function";
   if (Array.isArray(v)) return "an Array";
-  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
-  return `an object (${Object.prototype.toString.call(v).slice(8, -1)})`;
+  const t = typedName(v);
+  if (t !== undefined) return `a ${t}`;
+  if (ArrayBuffer.isView(v)) return "a DataView";
+  const tag = Object.prototype.toString.call(v).slice(8, -1);
+  if (/^(?:Big)?(?:Int|Uint|Float)(?:8|16|32|64)(?:Clamped)?Array$/.test(tag)) {
+    return `an object posing as a ${tag} (a Proxy?), not a typed array`;
+  }
+  return `an object (${tag})`;
+}
+
+// ------------------------------------------------------------------- typed arrays
+// The %TypedArray%.prototype accessors, called on the object: they read its internal slots, so
+// neither an own `length` property, a subclass getter nor a Proxy can answer for them.
+const TypedArrayProto = Object.getPrototypeOf(Int8Array.prototype);
+const taTag = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;
+const taLength = Object.getOwnPropertyDescriptor(TypedArrayProto, "length").get;
+const taBuffer = Object.getOwnPropertyDescriptor(TypedArrayProto, "buffer").get;
+const taSet = TypedArrayProto.set;
+
+/** "Float32Array", "Int32Array"... for a real typed array; undefined for anything else. */
+function typedName(v) {
+  return taTag.call(v);
+}
+
+/** A real typed array's element count (0 once its buffer is detached). */
+function typedLength(v) {
+  return taLength.call(v);
+}
+
+/** True for an ArrayBuffer whose contents were transferred away (postMessage, structuredClone). */
+function bufferDetached(b) {
+  try {
+    new Uint8Array(b, 0, 0); // a view of a detached buffer is a TypeError
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** True for a real typed array over a detached buffer. Cheap to call only when its length is 0. */
+function detached(v) {
+  return typedName(v) !== undefined && typedLength(v) === 0 && bufferDetached(taBuffer.call(v));
 }
 
 // ------------------------------------------------------------------ state and init
@@ -139,9 +186,48 @@ function optionsArg(fn, opts) {
   return opts;
 }
 
-/** Length of an input array: Float32Array, Float64Array or an Array of numbers. */
-function lengthOf(fn, name, x) {
-  if (x instanceof Float32Array || Array.isArray(x) || x instanceof Float64Array) return x.length;
+// An input array's kind: the caller's Float32Array or Float64Array (copied as they are), or an
+// Array (read element by element into JS memory first: see readArray).
+const F32 = 0, F64 = 1, ARR = 2;
+let inKind = F32; // inputArg's second result (like cOut below: no object per call)
+
+/**
+ * Length of an input array: Float32Array, Float64Array or an Array of numbers; sets inKind.
+ * The hot path (a Float32Array) is kept small so that it is inlined: instanceof and isView (a
+ * Proxy passes the first, not the second) and x.length. That length may lie (an own `length`
+ * property, a subclass getter): copyIn copies up to 16 elements one by one up to it, and checks
+ * it against the real element count before TypedArray.prototype.set copies them all.
+ */
+function inputArg(fn, name, x) {
+  if (x instanceof Float32Array && ArrayBuffer.isView(x)) {
+    const len = x.length;
+    if (len === 0) emptyInput(fn, name, x);
+    inKind = F32;
+    return len;
+  }
+  return otherInput(fn, name, x);
+}
+
+/** An empty typed input: a TypeError if its buffer was detached (not an empty input). */
+function emptyInput(fn, name, x) {
+  if (detached(x)) throw new TypeError(`${fn}: ${name} is a detached ${typedName(x)}`);
+}
+
+/** inputArg for anything but a plain Float32Array. */
+function otherInput(fn, name, x) {
+  const t = typedName(x);
+  if (t === "Float32Array" || t === "Float64Array") {
+    const len = typedLength(x);
+    if (len === 0) emptyInput(fn, name, x);
+    inKind = t === "Float32Array" ? F32 : F64;
+    return len;
+  }
+  if (Array.isArray(x)) {
+    const len = x.length; // a Proxy's trap may run (and call us): nothing is taken yet
+    if (len >>> 0 !== len) throw new TypeError(`${fn}: ${name}.length must be an integer >= 0 (got ${show(len)})`);
+    inKind = ARR;
+    return len;
+  }
   throw new TypeError(
     `${fn}: ${name} must be a Float32Array or an array of numbers (got ${show(x)})`);
 }
@@ -191,12 +277,22 @@ function paramArg(fn, name, v, dflt, min, strict) {
 /** opts.out: absent, or a Float32Array of exactly `len` elements. */
 function outArg(fn, out, len, what) {
   if (out === undefined || out === null) return undefined;
-  if (!(out instanceof Float32Array)) {
-    throw new TypeError(`${fn}: out must be a Float32Array (got ${show(out)})`);
+  // Fast for the common case; the full check (internal slots) for the rest, and above 64
+  // elements, where copyOut uses TypedArray.prototype.set, which needs the real length.
+  if (!(out instanceof Float32Array && ArrayBuffer.isView(out)) || out.length !== len || len === 0 || len > 64) {
+    bufferArg(fn, "out", out, len, what);
   }
-  if (out.length !== len) {
-    throw new RangeError(`${fn}: out.length (${out.length}) must equal ${what} (${len})`);
+  return out;
+}
+
+/** An output buffer given by the caller: a (real, attached) Float32Array of `len` elements. */
+function bufferArg(fn, name, out, len, what) {
+  if (typedName(out) !== "Float32Array") {
+    throw new TypeError(`${fn}: ${name} must be a Float32Array (got ${show(out)})`);
   }
+  const n = typedLength(out);
+  if (n === 0 && detached(out)) throw new TypeError(`${fn}: ${name} is a detached Float32Array`);
+  if (n !== len) throw new RangeError(`${fn}: ${name}.length (${n}) must equal ${what} (${len})`);
   return out;
 }
 
@@ -204,6 +300,21 @@ function outArg(fn, out, len, what) {
 // Everything a call needs sits in one scratch region: [result | x | dy], each segment rounded
 // up to 4 floats (16 bytes) so SIMD loads stay aligned.
 const MAX_FLOATS = Math.floor(0x7fffffff / 4); // sx_malloc takes an int byte count
+// One call's wasm memory: its scratch plus the core's temporaries, computed in double before
+// anything is allocated (the core sizes its temporaries in 32 bits: more would wrap).
+const CALL_MAX_BYTES = 0x7fffffff;
+const TOO_LARGE = "more than the 2 GiB a wasm32 module can address";
+// Inputs above this many floats have their call's bytes checked (below it no call can pass
+// CALL_MAX_BYTES: 4 segments of scratch and 96 bytes of temporaries per element at most).
+const BIG_LEN = 1 << 24;
+
+/** RangeError unless a call of `floats` scratch floats and `temp` bytes of core temporaries fits. */
+function fitCall(fn, floats, temp) {
+  const bytes = 4 * floats + temp;
+  if (floats > MAX_FLOATS || bytes > CALL_MAX_BYTES) {
+    throw new RangeError(`${fn}: input too large: it needs ${bytes} bytes of wasm memory, ${TOO_LARGE}`);
+  }
+}
 
 function pad4(len) {
   return len + (-len & 3);
@@ -242,27 +353,107 @@ function growScratch(fn, floats) {
   scratchFloats = got;
 }
 
-/** Copy an input into heap[at ...]. Arrays are checked element by element. */
-function copyIn(fn, name, x, at, len) {
-  const h = heap;
-  if (x instanceof Float32Array) {
-    if (len <= 16) for (let i = 0; i < len; i++) h[at + i] = x[i];
-    else h.set(x, at);
-  } else if (Array.isArray(x)) {
-    for (let i = 0; i < len; i++) {
+// Array inputs are read into JS memory (checked: numbers only) before any pointer into wasm
+// memory is taken. A call's Arrays of up to STAGE elements go to these reused buffers (one per
+// argument), unless a read is already under way: a call made from inside an Array's getter or a
+// Proxy's trap reads into new arrays, so it cannot overwrite what the outer call has read.
+const STAGE = 256;
+const stage0 = new Float32Array(STAGE);
+const stage1 = new Float32Array(STAGE);
+let staging = false; // a call is reading Arrays into stage0 / stage1
+
+/**
+ * The elements of Array x (len of them), checked, in a Float32Array: `buf` (a free stage) or a
+ * new array, grown as the read goes (a hole found early costs little memory).
+ */
+function readArray(fn, name, x, len, buf) {
+  if (buf === undefined) buf = newFloats(fn, Math.min(len, 1 << 16));
+  let i = 0;
+  for (;;) {
+    const end = Math.min(len, buf.length);
+    for (; i < end; i++) {
       const v = x[i];
-      if (typeof v !== "number") {
-        throw new TypeError(`${fn}: ${name}[${i}] must be a number (got ${show(v)})`);
-      }
-      h[at + i] = v;
+      if (typeof v !== "number") badElement(fn, name, i, v);
+      buf[i] = v;
     }
-  } else {
-    h.set(x, at); // Float64Array: converted to float32
+    if (i >= len) return buf;
+    const grown = newFloats(fn, Math.min(len, 2 * buf.length));
+    grown.set(buf);
+    buf = grown;
   }
 }
 
-/** Copy heap[at ... at+len) to `out`, or to a new Float32Array. */
-function copyOut(out, at, len) {
+/** A JS Float32Array of len floats; a failed allocation names the function. */
+function newFloats(fn, len) {
+  try {
+    return new Float32Array(len);
+  } catch {
+    throw new RangeError(`${fn}: out of JS memory: cannot allocate ${4 * len} bytes`);
+  }
+}
+
+/** An Array input of a mapping, read into stage0 (or new memory when nested or long). */
+function stageArray(fn, name, x, len) {
+  if (staging || len > STAGE) return readArray(fn, name, x, len, undefined);
+  staging = true;
+  try {
+    for (let i = 0; i < len; i++) { // readArray's loop, small enough to be inlined
+      const v = x[i];
+      if (typeof v !== "number") badElement(fn, name, i, v);
+      stage0[i] = v;
+    }
+    return stage0;
+  } finally {
+    staging = false;
+  }
+}
+
+function badElement(fn, name, i, v) {
+  throw new TypeError(`${fn}: ${name}[${i}] must be a number (got ${show(v)})`);
+}
+
+let stagedDy; // stageArrays' second result
+/** The x and dy of a backward pass, those that are Arrays read into stage0 / stage1 (or new memory). */
+function stageArrays(fn, x, dy, kx, kd, len) {
+  const own = !staging && len <= STAGE;
+  if (own) staging = true;
+  try {
+    const xs = kx === ARR ? readArray(fn, "x", x, len, own ? stage0 : undefined) : x;
+    stagedDy = kd === ARR ? readArray(fn, "dy", dy, len, own ? stage1 : undefined) : dy;
+    return xs;
+  } finally {
+    if (own) staging = false;
+  }
+}
+
+/** x as a Float32Array / Float64Array to copy: x itself, or (an Array) its elements read by readArray. */
+function readIn(fn, name, x, kind, len) {
+  return kind === ARR ? readArray(fn, name, x, len, undefined) : x;
+}
+
+/**
+ * Copy len elements of src (the caller's Float32Array / Float64Array, measured at len, or
+ * readArray's result: a stage or an array of exactly len) into heap[at ...]. Up to 16 (a stage:
+ * 256) one by one, up to len; more with TypedArray.prototype.set, which copies every element src
+ * has: so a caller's array must really have len (its length property may lie, and user code run
+ * since it was measured, a getter or a Proxy trap of another argument, may have detached it).
+ */
+function copyIn(fn, name, src, at, len, kind) {
+  const h = heap;
+  if (kind === F64 || len > (kind === ARR ? STAGE : 16)) {
+    if (kind !== ARR && typedLength(src) !== len) changed(fn, name, src, len);
+    h.set(src, at); // Float64: to float32
+  } else {
+    for (let i = 0; i < len; i++) h[at + i] = src[i];
+  }
+}
+
+/**
+ * Copy heap[at ... at+len) to `out` (the caller's Float32Array, checked at len), or to a new
+ * Float32Array. Above 64 elements with TypedArray.prototype.set (not out.set: that may be an own
+ * property), after checking that out was not detached or shrunk meanwhile.
+ */
+function copyOut(fn, name, out, at, len) {
   const h = heap;
   if (out === undefined) {
     if (len > 16) return h.slice(at, at + len);
@@ -270,9 +461,21 @@ function copyOut(out, at, len) {
     for (let i = 0; i < len; i++) out[i] = h[at + i];
     return out;
   }
-  if (len <= 64) for (let i = 0; i < len; i++) out[i] = h[at + i];
-  else out.set(h.subarray(at, at + len));
+  if (len <= 64) {
+    for (let i = 0; i < len; i++) out[i] = h[at + i];
+  } else {
+    if (typedLength(out) !== len) changed(fn, name, out, len);
+    taSet.call(out, h.subarray(at, at + len));
+  }
   return out;
+}
+
+/** A typed array measured at `len` that has not `len` elements: detached since, or it lied. */
+function changed(fn, name, a, len) {
+  if (detached(a)) {
+    throw new TypeError(`${fn}: ${name} changed during the call (it had ${len} elements and is now a detached ${typedName(a)})`);
+  }
+  throw new TypeError(`${fn}: ${name} has ${typedLength(a)} elements, but its length said ${len}`);
 }
 
 /** The C core's last failure as a SimplexityError: "<fn>: <C detail>". */
@@ -301,34 +504,48 @@ let pRes = 0;  // byte addresses of the result, x and dy in wasm memory
 let pX = 0;
 let pDy = 0;
 
-/** For out = mapping(x): rows * n in, rows * n out. */
-function prepareForward(fn, x, opts) {
-  const len = lengthOf(fn, "x", x);
+/**
+ * For out = mapping(x): rows * n in, rows * n out. `temp`: bytes of core temporaries per element
+ * of a row (the mapping's per-call scratch in C), for the size check of huge inputs.
+ */
+function prepareForward(fn, x, opts, temp) {
+  const len = inputArg(fn, "x", x);
+  const kind = inKind;
   const n = rowLength(fn, opts.n, len, "x");
   const t = temperatureArg(fn, opts.temperature);
   const out = outArg(fn, opts.out, len, "x.length");
   const seg = pad4(len);
+  if (2 * seg > scratchFloats || len > BIG_LEN) fitCall(fn, 2 * seg, temp * n);
+  const src = kind === ARR ? stageArray(fn, "x", x, len) : x;
   const at = scratch(fn, 2 * seg);
-  copyIn(fn, "x", x, at + seg, len);
+  copyIn(fn, "x", src, at + seg, len, kind);
   cOut = out; cAt = at; cLen = len; cRows = len / n; cN = n; cT = t;
   pRes = at << 2;
   pX = (at + seg) << 2;
 }
 
-/** For dx = J(x)^T dy: x and dy rows * n in, rows * n out. */
-function prepareBackward(fn, x, dy, opts) {
-  const len = lengthOf(fn, "x", x);
+/** For dx = J(x)^T dy: x and dy rows * n in, rows * n out; `temp` as for prepareForward. */
+function prepareBackward(fn, x, dy, opts, temp) {
+  const len = inputArg(fn, "x", x);
+  const kx = inKind;
   const n = rowLength(fn, opts.n, len, "x");
-  const dyLen = lengthOf(fn, "dy", dy);
+  const dyLen = inputArg(fn, "dy", dy);
+  const kd = inKind;
   if (dyLen !== len) {
     throw new RangeError(`${fn}: dy.length (${dyLen}) must equal x.length (${len})`);
   }
   const t = temperatureArg(fn, opts.temperature);
   const out = outArg(fn, opts.out, len, "x.length");
   const seg = pad4(len);
+  if (3 * seg > scratchFloats || len > BIG_LEN) fitCall(fn, 3 * seg, temp * n);
+  let xs = x, ds = dy;
+  if (kx === ARR || kd === ARR) {
+    xs = stageArrays(fn, x, dy, kx, kd, len);
+    ds = stagedDy;
+  }
   const at = scratch(fn, 3 * seg);
-  copyIn(fn, "x", x, at + seg, len);
-  copyIn(fn, "dy", dy, at + 2 * seg, len);
+  copyIn(fn, "x", xs, at + seg, len, kx);
+  copyIn(fn, "dy", ds, at + 2 * seg, len, kd);
   cOut = out; cAt = at; cLen = len; cRows = len / n; cN = n; cT = t;
   pRes = at << 2;
   pX = (at + seg) << 2;
@@ -338,27 +555,38 @@ function prepareBackward(fn, x, dy, opts) {
 /** The C status to an error, or the result copied out of scratch. */
 function finish(fn, status) {
   if (status !== 0) throw coreError(fn, status);
-  return copyOut(cOut, cAt, cLen);
+  return copyOut(fn, "out", cOut, cAt, cLen);
 }
 
 // ------------------------------------------------------------------- the mappings
 // An empty x never reaches wasm: `cLen === 0 ? 0 : call`.
+// The core's temporaries per element of a row, in bytes (upper bounds; core/src): entmax's
+// bisection keeps 24 bytes for each of 4 rows at once below alpha 2, for one row above (and in
+// the backward pass and entmaxAlphaGrad); fusedmax 24 (+4 backward); oscarmax 48 (+4 backward).
+// softmax, sparsemax and entmax15 (entmax at alpha 1, 1.5 and 2) take none.
+const T_FUSEDMAX = 28, T_OSCARMAX = 52, T_ROW = 24;
+
+function entmaxTemp(alpha, forward) {
+  const a = Math.fround(alpha);
+  if (a === 1 || a === 1.5 || a === 2) return 0;
+  return forward && a < 2 ? 4 * T_ROW : T_ROW;
+}
 
 /** softmax: exp(x/T - max) / sum. Dense. */
 export function softmax(x, opts) {
-  prepareForward("softmax", x, optionsArg("softmax", opts));
+  prepareForward("softmax", x, optionsArg("softmax", opts), 0);
   return finish("softmax", cLen === 0 ? 0 : wasm.sx_softmax(pRes, pX, cRows, cN, cT));
 }
 
 /** sparsemax: Euclidean projection of x/T onto the simplex. */
 export function sparsemax(x, opts) {
-  prepareForward("sparsemax", x, optionsArg("sparsemax", opts));
+  prepareForward("sparsemax", x, optionsArg("sparsemax", opts), 0);
   return finish("sparsemax", cLen === 0 ? 0 : wasm.sx_sparsemax(pRes, pX, cRows, cN, cT));
 }
 
 /** 1.5-entmax, exact (the closed-form threshold on the support). */
 export function entmax15(x, opts) {
-  prepareForward("entmax15", x, optionsArg("entmax15", opts));
+  prepareForward("entmax15", x, optionsArg("entmax15", opts), 0);
   return finish("entmax15", cLen === 0 ? 0 : wasm.sx_entmax15(pRes, pX, cRows, cN, cT));
 }
 
@@ -366,7 +594,7 @@ export function entmax15(x, opts) {
 export function entmax(x, opts) {
   const o = optionsArg("entmax", opts);
   const alpha = paramArg("entmax", "alpha", o.alpha, 1.5, 1, false);
-  prepareForward("entmax", x, o);
+  prepareForward("entmax", x, o, entmaxTemp(alpha, true));
   return finish("entmax", cLen === 0 ? 0 : wasm.sx_entmax(pRes, pX, cRows, cN, alpha, cT));
 }
 
@@ -374,7 +602,7 @@ export function entmax(x, opts) {
 export function fusedmax(x, opts) {
   const o = optionsArg("fusedmax", opts);
   const lambda = paramArg("fusedmax", "lambda", o.lambda, 1, 0, false);
-  prepareForward("fusedmax", x, o);
+  prepareForward("fusedmax", x, o, T_FUSEDMAX);
   return finish("fusedmax", cLen === 0 ? 0 : wasm.sx_fusedmax(pRes, pX, cRows, cN, lambda, cT));
 }
 
@@ -382,26 +610,26 @@ export function fusedmax(x, opts) {
 export function oscarmax(x, opts) {
   const o = optionsArg("oscarmax", opts);
   const beta = paramArg("oscarmax", "beta", o.beta, 1, 0, false);
-  prepareForward("oscarmax", x, o);
+  prepareForward("oscarmax", x, o, T_OSCARMAX);
   return finish("oscarmax", cLen === 0 ? 0 : wasm.sx_oscarmax(pRes, pX, cRows, cN, beta, cT));
 }
 
 // ------------------------------------------------------------- backward passes
 export function softmaxBackward(x, dy, opts) {
   const fn = "softmaxBackward";
-  prepareBackward(fn, x, dy, optionsArg(fn, opts));
+  prepareBackward(fn, x, dy, optionsArg(fn, opts), 0);
   return finish(fn, cLen === 0 ? 0 : wasm.sx_softmax_backward(pRes, pX, pDy, cRows, cN, cT));
 }
 
 export function sparsemaxBackward(x, dy, opts) {
   const fn = "sparsemaxBackward";
-  prepareBackward(fn, x, dy, optionsArg(fn, opts));
+  prepareBackward(fn, x, dy, optionsArg(fn, opts), 0);
   return finish(fn, cLen === 0 ? 0 : wasm.sx_sparsemax_backward(pRes, pX, pDy, cRows, cN, cT));
 }
 
 export function entmax15Backward(x, dy, opts) {
   const fn = "entmax15Backward";
-  prepareBackward(fn, x, dy, optionsArg(fn, opts));
+  prepareBackward(fn, x, dy, optionsArg(fn, opts), 0);
   return finish(fn, cLen === 0 ? 0 : wasm.sx_entmax15_backward(pRes, pX, pDy, cRows, cN, cT));
 }
 
@@ -409,7 +637,7 @@ export function entmaxBackward(x, dy, opts) {
   const fn = "entmaxBackward";
   const o = optionsArg(fn, opts);
   const alpha = paramArg(fn, "alpha", o.alpha, 1.5, 1, false);
-  prepareBackward(fn, x, dy, o);
+  prepareBackward(fn, x, dy, o, entmaxTemp(alpha, false));
   return finish(fn, cLen === 0 ? 0 : wasm.sx_entmax_backward(pRes, pX, pDy, cRows, cN, alpha, cT));
 }
 
@@ -417,7 +645,7 @@ export function fusedmaxBackward(x, dy, opts) {
   const fn = "fusedmaxBackward";
   const o = optionsArg(fn, opts);
   const lambda = paramArg(fn, "lambda", o.lambda, 1, 0, false);
-  prepareBackward(fn, x, dy, o);
+  prepareBackward(fn, x, dy, o, T_FUSEDMAX);
   return finish(fn, cLen === 0 ? 0 : wasm.sx_fusedmax_backward(pRes, pX, pDy, cRows, cN, lambda, cT));
 }
 
@@ -425,7 +653,7 @@ export function oscarmaxBackward(x, dy, opts) {
   const fn = "oscarmaxBackward";
   const o = optionsArg(fn, opts);
   const beta = paramArg(fn, "beta", o.beta, 1, 0, false);
-  prepareBackward(fn, x, dy, o);
+  prepareBackward(fn, x, dy, o, T_OSCARMAX);
   return finish(fn, cLen === 0 ? 0 : wasm.sx_oscarmax_backward(pRes, pX, pDy, cRows, cN, beta, cT));
 }
 
@@ -435,9 +663,11 @@ export function entmaxAlphaGrad(x, dy, opts) {
   const fn = "entmaxAlphaGrad";
   const o = optionsArg(fn, opts);
   const alpha = paramArg(fn, "alpha", o.alpha, 1.5, 1, false);
-  const len = lengthOf(fn, "x", x);
+  const len = inputArg(fn, "x", x);
+  const kx = inKind;
   const n = rowLength(fn, o.n, len, "x");
-  const dyLen = lengthOf(fn, "dy", dy);
+  const dyLen = inputArg(fn, "dy", dy);
+  const kd = inKind;
   if (dyLen !== len) throw new RangeError(`${fn}: dy.length (${dyLen}) must equal x.length (${len})`);
   const t = temperatureArg(fn, o.temperature);
   const rows = len / n;
@@ -445,12 +675,15 @@ export function entmaxAlphaGrad(x, dy, opts) {
   if (len === 0) return out === undefined ? new Float32Array(0) : out;
   const rseg = pad4(rows);
   const seg = pad4(len);
+  fitCall(fn, rseg + 2 * seg, T_ROW * n);
+  const xs = readIn(fn, "x", x, kx, len);
+  const ds = readIn(fn, "dy", dy, kd, len);
   const at = scratch(fn, rseg + 2 * seg);
-  copyIn(fn, "x", x, at + rseg, len);
-  copyIn(fn, "dy", dy, at + rseg + seg, len);
+  copyIn(fn, "x", xs, at + rseg, len, kx);
+  copyIn(fn, "dy", ds, at + rseg + seg, len, kd);
   const st = wasm.sx_entmax_alpha_grad(at << 2, (at + rseg) << 2, (at + rseg + seg) << 2, rows, n, alpha, t);
   if (st !== 0) throw coreError(fn, st);
-  return copyOut(out, at, rows);
+  return copyOut(fn, "out", out, at, rows);
 }
 
 /** Tsallis alpha-entropy of each row of p (alpha > 0, default 1.5); Shannon at alpha = 1. */
@@ -458,17 +691,20 @@ export function tsallisEntropy(p, opts) {
   const fn = "tsallisEntropy";
   const o = optionsArg(fn, opts);
   const alpha = paramArg(fn, "alpha", o.alpha, 1.5, 0, true);
-  const len = lengthOf(fn, "p", p);
+  const len = inputArg(fn, "p", p);
+  const kind = inKind;
   const n = rowLength(fn, o.n, len, "p");
   const rows = len / n;
   const out = outArg(fn, o.out, rows, "the number of rows");
   if (len === 0) return out === undefined ? new Float32Array(0) : out;
   const rseg = pad4(rows);
+  fitCall(fn, rseg + pad4(len), 0);
+  const ps = readIn(fn, "p", p, kind, len);
   const at = scratch(fn, rseg + pad4(len));
-  copyIn(fn, "p", p, at + rseg, len);
+  copyIn(fn, "p", ps, at + rseg, len, kind);
   const st = wasm.sx_tsallis_entropy(at << 2, (at + rseg) << 2, rows, n, alpha);
   if (st !== 0) throw coreError(fn, st);
-  return copyOut(out, at, rows);
+  return copyOut(fn, "out", out, at, rows);
 }
 
 // ---------------------------------------------------------------------- attention
@@ -521,9 +757,12 @@ function sizeArg(fn, name, v, dflt, min, what) {
 export function attention(q, k, v, opts) {
   const fn = "attention";
   const o = optionsArg(fn, opts);
-  const qLen = lengthOf(fn, "q", q);
-  const kLen = lengthOf(fn, "k", k);
-  const vLen = lengthOf(fn, "v", v);
+  const qLen = inputArg(fn, "q", q);
+  const kq = inKind;
+  const kLen = inputArg(fn, "k", k);
+  const kk = inKind;
+  const vLen = inputArg(fn, "v", v);
+  const kv = inKind;
   const heads = sizeArg(fn, "heads", o.heads, 1, 1, "the number of heads");
   const batch = sizeArg(fn, "batch", o.batch, 1, 1, "the number of batch elements");
   const tq = sizeArg(fn, "tq", o.tq, undefined, 1, "queries per batch element");
@@ -535,13 +774,14 @@ export function attention(q, k, v, opts) {
     throw new RangeError(`${fn}: the width of q, q.length / (batch * tq) = ${width}, is not a multiple of heads (${heads})`);
   }
   let tk;
-  if (o.tk === undefined) {
+  const oTk = o.tk;
+  if (oTk === undefined) {
     if (kLen === 0 || kLen % (batch * width) !== 0) {
       throw new RangeError(`${fn}: k.length (${kLen}) must be a non-zero multiple of batch * width (${batch} * ${width})`);
     }
     tk = kLen / (batch * width);
   } else {
-    tk = sizeArg(fn, "tk", o.tk, undefined, 1, "keys per batch element");
+    tk = sizeArg(fn, "tk", oTk, undefined, 1, "keys per batch element");
     if (kLen !== batch * tk * width) {
       throw new RangeError(`${fn}: k.length (${kLen}) must equal batch * tk * width (${batch} * ${tk} * ${width} = ${batch * tk * width})`);
     }
@@ -549,54 +789,78 @@ export function attention(q, k, v, opts) {
   if (vLen !== kLen) throw new RangeError(`${fn}: v.length (${vLen}) must equal k.length (${kLen})`);
 
   const { mapping, param } = mappingArg(fn, o, ATTN_MAPPINGS);
-  if (o.causal !== undefined && typeof o.causal !== "boolean") {
-    throw new TypeError(`${fn}: causal must be true or false (got ${show(o.causal)})`);
+  const causal = o.causal;
+  if (causal !== undefined && typeof causal !== "boolean") {
+    throw new TypeError(`${fn}: causal must be true or false (got ${show(causal)})`);
   }
   const lens = o.keyLengths;
+  let lensKind;
   if (lens !== undefined) {
-    if (!Array.isArray(lens) && !(lens instanceof Int32Array)) {
+    lensKind = typedName(lens);
+    if (!Array.isArray(lens) && lensKind !== "Int32Array") {
       throw new TypeError(`${fn}: keyLengths must be an Array or an Int32Array of batch (${batch}) integers (got ${show(lens)})`);
     }
-    if (lens.length !== batch) {
-      throw new RangeError(`${fn}: keyLengths.length (${lens.length}) must equal batch (${batch})`);
+    const n = lensKind === "Int32Array" ? typedLength(lens) : lens.length;
+    if (n === 0 && lensKind !== undefined && detached(lens)) throw new TypeError(`${fn}: keyLengths is a detached Int32Array`);
+    if (n !== batch) {
+      throw new RangeError(`${fn}: keyLengths.length (${n}) must equal batch (${batch})`);
     }
+  }
+  const out = outArg(fn, o.out, qLen, "q.length");
+  const wLen = batch * heads * tq * tk; // exact in double: every factor < 2^31, the product < 2^53
+  let weights = o.weights;
+  if (weights === undefined || weights === false) weights = undefined;
+  else if (weights !== true) {
+    if (typedName(weights) !== "Float32Array") {
+      throw new TypeError(`${fn}: weights must be true, false or a Float32Array (got ${show(weights)})`);
+    }
+    if (wLen <= MAX_FLOATS) bufferArg(fn, "weights", weights, wLen, "batch * heads * tq * tk");
+  }
+
+  // scratch: [out | weights | q | k | v | keyLengths]; the core adds its temporaries: the scores
+  // of one batch element (and its weights when they are not asked for), and a table per head.
+  const oSeg = pad4(qLen), wSeg = weights ? pad4(wLen) : 0, kSeg = pad4(kLen);
+  const lSeg = lens === undefined ? 0 : pad4(batch);
+  const floats = oSeg + wSeg + oSeg + 2 * kSeg + lSeg;
+  const bytes = 4 * floats + 4 * heads * tq * tk * (weights ? 1 : 2) + 8 * heads;
+  if (wLen > MAX_FLOATS || floats > MAX_FLOATS || bytes > CALL_MAX_BYTES) {
+    const sizes = `batch * heads * tq * tk = ${batch} * ${heads} * ${tq} * ${tk} = ${wLen} attention weights`;
+    if (wLen > MAX_FLOATS && bytes <= CALL_MAX_BYTES) {
+      throw new RangeError(`${fn}: too large: ${sizes}, more than the ${MAX_FLOATS} one call can index (${4 * wLen} bytes)`);
+    }
+    throw new RangeError(`${fn}: too large: ${sizes} need ${bytes} bytes of wasm memory with the inputs, ${TOO_LARGE}`);
+  }
+  if (weights === true) weights = newFloats(fn, wLen);
+  let lensIn;
+  if (lens !== undefined) {
+    lensIn = new Int32Array(batch); // read (and checked) once, before anything is copied
     for (let b = 0; b < batch; b++) {
       const n = lens[b];
       if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > tk) {
         throw new RangeError(`${fn}: keyLengths[${b}] must be an integer in [0, tk = ${tk}] (got ${show(n)})`);
       }
+      lensIn[b] = n;
     }
   }
-  const out = outArg(fn, o.out, qLen, "q.length");
-  const wLen = batch * heads * tq * tk;
-  let weights = o.weights;
-  if (weights === true) weights = new Float32Array(wLen);
-  else if (weights === undefined || weights === false) weights = undefined;
-  else if (!(weights instanceof Float32Array)) {
-    throw new TypeError(`${fn}: weights must be true, false or a Float32Array (got ${show(weights)})`);
-  } else if (weights.length !== wLen) {
-    throw new RangeError(`${fn}: weights.length (${weights.length}) must equal batch * heads * tq * tk (${wLen})`);
-  }
-
-  // scratch: [out | weights | q | k | v | keyLengths]
-  const oSeg = pad4(qLen), wSeg = weights ? pad4(wLen) : 0, kSeg = pad4(kLen);
-  const lSeg = lens === undefined ? 0 : pad4(batch);
-  const at = scratch(fn, oSeg + wSeg + oSeg + 2 * kSeg + lSeg);
+  const qs = readIn(fn, "q", q, kq, qLen);
+  const ks = readIn(fn, "k", k, kk, kLen);
+  const vs = readIn(fn, "v", v, kv, kLen);
+  const at = scratch(fn, floats);
   const qAt = at + oSeg + wSeg, kAt = qAt + oSeg, vAt = kAt + kSeg, lAt = vAt + kSeg;
-  copyIn(fn, "q", q, qAt, qLen);
-  copyIn(fn, "k", k, kAt, kLen);
-  copyIn(fn, "v", v, vAt, kLen);
-  if (lens !== undefined) {
+  copyIn(fn, "q", qs, qAt, qLen, kq);
+  copyIn(fn, "k", ks, kAt, kLen, kk);
+  copyIn(fn, "v", vs, vAt, kLen, kv);
+  if (lensIn !== undefined) {
     if (heapI32.length === 0) refreshHeap();
-    for (let b = 0; b < batch; b++) heapI32[lAt + b] = lens[b];
+    heapI32.set(lensIn, lAt);
   }
   const st = wasm.sx_attention(at << 2, weights ? (at + oSeg) << 2 : 0, qAt << 2, kAt << 2, vAt << 2,
-    lens === undefined ? 0 : lAt << 2, batch, tq, tk, heads, width / heads, ATTN_MAPPINGS[mapping],
-    param, o.causal ? 1 : 0);
+    lensIn === undefined ? 0 : lAt << 2, batch, tq, tk, heads, width / heads, ATTN_MAPPINGS[mapping],
+    param, causal ? 1 : 0);
   if (st !== 0) throw coreError(fn, st);
-  const result = copyOut(out, at, qLen);
+  const result = copyOut(fn, "out", out, at, qLen);
   if (weights === undefined) return result;
-  copyOut(weights, at + oSeg, wLen);
+  copyOut(fn, "weights", weights, at + oSeg, wLen);
   return { out: result, weights };
 }
 
@@ -615,18 +879,22 @@ function requiredNumber(fn, name, v, min, strict) {
 export function spanMask(distances, opts) {
   const fn = "spanMask";
   const o = optionsArg(fn, opts);
-  const len = lengthOf(fn, "distances", distances);
+  const len = inputArg(fn, "distances", distances);
+  const kind = inKind;
   const z = requiredNumber(fn, "z", o.z, 0, false);
   const ramp = requiredNumber(fn, "ramp", o.ramp, 0, true);
-  const maxSpan = o.maxSpan === undefined ? 0 : requiredNumber(fn, "maxSpan", o.maxSpan, 0, true);
+  const oMax = o.maxSpan;
+  const maxSpan = oMax === undefined ? 0 : requiredNumber(fn, "maxSpan", oMax, 0, true);
   const out = outArg(fn, o.out, len, "distances.length");
   if (len === 0) return out === undefined ? new Float32Array(0) : out;
   const seg = pad4(len);
+  fitCall(fn, 2 * seg, 0);
+  const ds = readIn(fn, "distances", distances, kind, len);
   const at = scratch(fn, 2 * seg);
-  copyIn(fn, "distances", distances, at + seg, len);
+  copyIn(fn, "distances", ds, at + seg, len, kind);
   const st = wasm.sx_span_mask(at << 2, (at + seg) << 2, len, z, ramp, maxSpan);
   if (st !== 0) throw coreError(fn, st);
-  return copyOut(out, at, len);
+  return copyOut(fn, "out", out, at, len);
 }
 
 // The kernels of attention pooling: SX_MAP_* in simplexity.h, as for attention.
@@ -635,21 +903,25 @@ const POOL_MAX_WEIGHTS = Math.floor(0x7fffffff / 32); // the C core's bound on n
 
 /** Checks the arguments shared by attentionPooling and its backward pass. */
 function poolArgs(fn, queries, keys, values, o) {
-  const nq = lengthOf(fn, "queries", queries);
-  const nk = lengthOf(fn, "keys", keys);
-  const nv = lengthOf(fn, "values", values);
+  const nq = inputArg(fn, "queries", queries);
+  const kq = inKind;
+  const nk = inputArg(fn, "keys", keys);
+  const kk = inKind;
+  const nv = inputArg(fn, "values", values);
+  const kv = inKind;
   if (nk === 0) throw new RangeError(`${fn}: keys must not be empty`);
   if (nv !== nk) throw new RangeError(`${fn}: values.length (${nv}) must equal keys.length (${nk})`);
   if (nq * nk > POOL_MAX_WEIGHTS) {
-    throw new RangeError(`${fn}: queries.length * keys.length (${nq} * ${nk}) is more than ${POOL_MAX_WEIGHTS} weights`);
+    throw new RangeError(`${fn}: queries.length * keys.length (${nq} * ${nk}) is more than ${POOL_MAX_WEIGHTS} weights (the core's temporaries would need ${32 * nq * nk} bytes)`);
   }
   let w = 1;
-  if (o.w !== undefined) {
-    if (typeof o.w !== "number") throw new TypeError(`${fn}: w must be a number (got ${show(o.w)})`);
-    if (!Number.isFinite(o.w) || !Number.isFinite(Math.fround(o.w))) {
-      throw new RangeError(`${fn}: w must be finite in float32 (got ${show(o.w)})`);
+  const ow = o.w;
+  if (ow !== undefined) {
+    if (typeof ow !== "number") throw new TypeError(`${fn}: w must be a number (got ${show(ow)})`);
+    if (!Number.isFinite(ow) || !Number.isFinite(Math.fround(ow))) {
+      throw new RangeError(`${fn}: w must be finite in float32 (got ${show(ow)})`);
     }
-    w = o.w;
+    w = ow;
   }
   const { mapping, param } = mappingArg(fn, o, POOL_MAPPINGS);
   const loo = o.leaveOneOut === undefined ? false : o.leaveOneOut;
@@ -657,7 +929,7 @@ function poolArgs(fn, queries, keys, values, o) {
   if (loo && nq !== nk) {
     throw new RangeError(`${fn}: leaveOneOut needs queries.length (${nq}) to equal keys.length (${nk}): the queries are the keys`);
   }
-  return { nq, nk, w, kind: POOL_MAPPINGS[mapping], param, loo: loo ? 1 : 0 };
+  return { nq, nk, kq, kk, kv, w, kind: POOL_MAPPINGS[mapping], param, loo: loo ? 1 : 0 };
 }
 
 /**
@@ -668,29 +940,36 @@ function poolArgs(fn, queries, keys, values, o) {
 export function attentionPooling(queries, keys, values, opts) {
   const fn = "attentionPooling";
   const o = optionsArg(fn, opts);
-  const { nq, nk, w, kind, param, loo } = poolArgs(fn, queries, keys, values, o);
+  const { nq, nk, kq, kk, kv, w, kind, param, loo } = poolArgs(fn, queries, keys, values, o);
   const out = outArg(fn, o.out, nq, "queries.length");
   const wLen = nq * nk;
-  let weights = o.weights === undefined ? true : o.weights;
+  const ow = o.weights;
+  let weights = ow === undefined ? true : ow;
   if (weights === false) weights = null;
-  else if (weights !== true && !(weights instanceof Float32Array)) {
-    throw new TypeError(`${fn}: weights must be true, false or a Float32Array (got ${show(weights)})`);
-  } else if (weights instanceof Float32Array && weights.length !== wLen) {
-    throw new RangeError(`${fn}: weights.length (${weights.length}) must equal queries.length * keys.length (${wLen})`);
+  else if (weights !== true) {
+    if (typedName(weights) !== "Float32Array") {
+      throw new TypeError(`${fn}: weights must be true, false or a Float32Array (got ${show(weights)})`);
+    }
+    bufferArg(fn, "weights", weights, wLen, "queries.length * keys.length");
   }
   // scratch: [out | weights | queries | keys | values]
   const oSeg = pad4(nq), wSeg = weights ? pad4(wLen) : 0, kSeg = pad4(nk);
-  const at = scratch(fn, 2 * oSeg + wSeg + 2 * kSeg);
+  const floats = 2 * oSeg + wSeg + 2 * kSeg;
+  fitCall(fn, floats, 8 * wLen);
+  const qs = readIn(fn, "queries", queries, kq, nq);
+  const ks = readIn(fn, "keys", keys, kk, nk);
+  const vs = readIn(fn, "values", values, kv, nk);
+  const at = scratch(fn, floats);
   const qAt = at + oSeg + wSeg, kAt = qAt + oSeg, vAt = kAt + kSeg;
-  copyIn(fn, "queries", queries, qAt, nq);
-  copyIn(fn, "keys", keys, kAt, nk);
-  copyIn(fn, "values", values, vAt, nk);
+  copyIn(fn, "queries", qs, qAt, nq, kq);
+  copyIn(fn, "keys", ks, kAt, nk, kk);
+  copyIn(fn, "values", vs, vAt, nk, kv);
   const st = nq === 0 ? 0 : wasm.sx_nw_pooling(at << 2, weights ? (at + oSeg) << 2 : 0, qAt << 2, kAt << 2,
     vAt << 2, nq, nk, w, kind, param, loo);
   if (st !== 0) throw coreError(fn, st);
-  const result = copyOut(out, at, nq);
+  const result = copyOut(fn, "out", out, at, nq);
   if (weights === null) return { out: result, weights: null };
-  return { out: result, weights: copyOut(weights === true ? undefined : weights, at + oSeg, wLen) };
+  return { out: result, weights: copyOut(fn, "weights", weights === true ? undefined : weights, at + oSeg, wLen) };
 }
 
 /**
@@ -700,18 +979,25 @@ export function attentionPooling(queries, keys, values, opts) {
 export function attentionPoolingBackward(queries, keys, values, dy, opts) {
   const fn = "attentionPoolingBackward";
   const o = optionsArg(fn, opts);
-  const { nq, nk, w, kind, param, loo } = poolArgs(fn, queries, keys, values, o);
-  const dyLen = lengthOf(fn, "dy", dy);
+  const { nq, nk, kq, kk, kv, w, kind, param, loo } = poolArgs(fn, queries, keys, values, o);
+  const dyLen = inputArg(fn, "dy", dy);
+  const kd = inKind;
   if (dyLen !== nq) throw new RangeError(`${fn}: dy.length (${dyLen}) must equal queries.length (${nq})`);
   if (nq === 0) return { dw: 0 };
   // scratch: [dw | queries | keys | values | dy]
   const qSeg = pad4(nq), kSeg = pad4(nk);
-  const at = scratch(fn, 4 + 2 * qSeg + 2 * kSeg);
+  const floats = 4 + 2 * qSeg + 2 * kSeg;
+  fitCall(fn, floats, 16 * nq * nk + 4 * nq);
+  const qs = readIn(fn, "queries", queries, kq, nq);
+  const ks = readIn(fn, "keys", keys, kk, nk);
+  const vs = readIn(fn, "values", values, kv, nk);
+  const ds = readIn(fn, "dy", dy, kd, nq);
+  const at = scratch(fn, floats);
   const qAt = at + 4, kAt = qAt + qSeg, vAt = kAt + kSeg, dAt = vAt + kSeg;
-  copyIn(fn, "queries", queries, qAt, nq);
-  copyIn(fn, "keys", keys, kAt, nk);
-  copyIn(fn, "values", values, vAt, nk);
-  copyIn(fn, "dy", dy, dAt, nq);
+  copyIn(fn, "queries", qs, qAt, nq, kq);
+  copyIn(fn, "keys", ks, kAt, nk, kk);
+  copyIn(fn, "values", vs, vAt, nk, kv);
+  copyIn(fn, "dy", ds, dAt, nq, kd);
   const st = wasm.sx_nw_pooling_backward(at << 2, dAt << 2, qAt << 2, kAt << 2, vAt << 2, nq, nk, w, kind, param, loo);
   if (st !== 0) throw coreError(fn, st);
   return { dw: heap[at] };
@@ -741,6 +1027,14 @@ const core = {
   scratch(fn, bytes) {
     return scratch(fn, Math.max(1, Math.ceil(bytes / 4))) << 2;
   },
+  /** RangeError unless a call of `bytes` bytes of scratch (and `temp` of the core's) fits. */
+  fit(fn, bytes, temp = 0) {
+    fitCall(fn, Math.ceil(bytes / 4), temp);
+  },
+  typedName,
+  typedLength,
+  detached,
+  bufferDetached,
   coreError,
   show,
   SimplexityError,

@@ -104,7 +104,12 @@ for (const { name, sx } of await builds()) {
     test("inputs too large for memory: SimplexityError code 3, and memory does not grow", () => {
       const before = sx.info().memoryBytes;
       // 2 * 268435448 floats = 2147483584 bytes: an int, but more than fits beside the heap.
-      throwsExactly(() => sx.softmax(new Array(268_435_448), { n: 1 }), SimplexityError, /^softmax: out of wasm memory/, { code: 3 });
+      // (A Float32Array: its 1 GiB of zeros is never touched, so never paged in.)
+      throwsExactly(() => sx.softmax(new Float32Array(268_435_448), { n: 1 }), SimplexityError, /^softmax: out of wasm memory/, { code: 3 });
+      assert.equal(sx.info().memoryBytes, before);
+      // The same size as a (sparse) Array: its elements are checked first, so the hole is found
+      // before any wasm memory is asked for.
+      throwsExactly(() => sx.softmax(new Array(268_435_448), { n: 1 }), TypeError, "softmax: x[0] must be a number (got undefined)");
       assert.equal(sx.info().memoryBytes, before);
       assertClose(sx.sparsemax([1.5, 0, 1]), [0.75, 0, 0.25], 1e-6, "after ENOMEM");
     });

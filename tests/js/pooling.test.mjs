@@ -271,7 +271,7 @@ for (const { name, sx } of all) {
       ["values element", () => sx.attentionPooling([0], K, [1, 2, "3"]), TypeError, 'attentionPooling: values[2] must be a number (got "3")'],
       ["keys empty", () => sx.attentionPooling([0], [], []), RangeError, "attentionPooling: keys must not be empty"],
       ["values length", () => sx.attentionPooling([0], K, [1, 2]), RangeError, "attentionPooling: values.length (2) must equal keys.length (3)"],
-      ["too many weights", () => sx.attentionPooling(new Array(10000), new Array(10000), new Array(10000)), RangeError, "attentionPooling: queries.length * keys.length (10000 * 10000) is more than 67108863 weights"],
+      ["too many weights", () => sx.attentionPooling(new Array(10000), new Array(10000), new Array(10000)), RangeError, "attentionPooling: queries.length * keys.length (10000 * 10000) is more than 67108863 weights (the core's temporaries would need 3200000000 bytes)"],
       ["pool options", () => sx.attentionPooling([0], K, V, "w"), TypeError, 'attentionPooling: options must be an object (got "w")'],
       ["w string", () => sx.attentionPooling([0], K, V, { w: "2" }), TypeError, 'attentionPooling: w must be a number (got "2")'],
       ["w NaN", () => sx.attentionPooling([0], K, V, { w: NaN }), RangeError, "attentionPooling: w must be finite in float32 (got NaN)"],
