@@ -20,6 +20,7 @@
    alpha -> 1 cancels cleanly; at alpha = 1 exactly, its limit sum g p (E[L^2] - L^2) / 2, L = log p. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -801,10 +802,14 @@ static double ecand_powers(float *p, const ecand *c, int n, double q, double t0,
    float search found (minus 1e-5, used only if f > 0 there in double, else -1), over a
    shrinking candidate set (without the scratch allocation: plain bisection, correct but
    slower). */
+/* SIZE_MAX when the byte count does not fit a size_t (wasm32: 24 n bytes pass 4 GiB at n near
+   180 M): malloc then fails and the callers take their allocation-free paths, instead of a
+   wrapped, too small buffer. */
 static size_t erow_scratch_bytes(int n) {
-    const size_t n4 = (size_t)((n + 3) & ~3);
+    const size_t n4 = ((size_t)n + 3) & ~(size_t)3;
     /* X, then (q > 1) P, then Xf, idx (alpha > 2: X, Xf) */
-    return 2 * sizeof(double) * (size_t)n + (sizeof(float) + sizeof(int)) * n4;
+    const size_t per = 2 * sizeof(double) + sizeof(float) + sizeof(int);
+    return n4 > SIZE_MAX / per ? SIZE_MAX : 2 * sizeof(double) * (size_t)n + (sizeof(float) + sizeof(int)) * n4;
 }
 
 static double erow_tau(const erow *e, void *scratch) {
@@ -1029,7 +1034,8 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
     if (alpha < 2.0f) {
         /* rows of up to 64 entries (the model's maps: a call per map): scratch on the stack */
         double stack[SX_QNORM_ROWS * 3 * 64];
-        const size_t bytes = SX_QNORM_ROWS * erow_scratch_bytes(n);
+        const size_t one = erow_scratch_bytes(n);
+        const size_t bytes = one > SIZE_MAX / SX_QNORM_ROWS ? SIZE_MAX : SX_QNORM_ROWS * one;
         void *scratch = bytes <= sizeof stack ? (void *)stack : malloc(bytes);
         if (scratch) {
             entmax_qnorm_rows(out, x, rows, n, alpha, temperature, scratch, SX_QNORM_ROWS);

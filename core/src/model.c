@@ -509,6 +509,15 @@ static int decoder_forward(sx_model *m, int B, int Ts, int Tt) {
     sx_nn_layernorm_forward(a[A_D_OUT], a[A_D_OUT_M], a[A_D_OUT_R], a[A_D_X] + 3 * L * NC,
                             p[P_DLNF_W], p[P_DLNF_B], N, C);
     sx_nn_linear_forward(a[A_LOGITS], a[A_D_OUT], p[P_OUT_W], p[P_OUT_B], N, C, m->V);
+    /* The policy for a model whose finite weights overflow float32 arithmetic (a crafted or
+       diverged checkpoint): every call that runs the decoder (forward, loss, generate, a
+       training step) fails here, with the same error, instead of returning Infinity or NaN
+       logits (or, in generate, tokens chosen among NaNs). */
+    const float *lg = a[A_LOGITS];
+    for (size_t i = 0, nl = (size_t)N * m->V; i < nl; i++)
+        if (!(lg[i] > -INFINITY && lg[i] < INFINITY))
+            return sx__fail(SX_ENONFINITE, -1, "the model's logits are not finite (logit %d is %g): "
+                            "its weights overflow float32 arithmetic", (int)i, (double)lg[i]);
     m->B = B;
     m->Ts = Ts;
     m->Tt = Tt;

@@ -576,6 +576,44 @@ for (const { name, sx } of all) {
   });
 }
 
+for (const { name, sx } of all) {
+  describe(`a loaded model whose finite weights overflow [${name} build]`, () => {
+    test("forward, loss, generate and trainStep all fail with the same SimplexityError (code 2) naming the call", () => {
+      const m = new sx.Model(SMALL);
+      const { vocab: V, dModel: C } = m.config;
+      const bytes = m.save(); // float32: each parameter as stored
+      m.free();
+      const dv = new DataView(bytes.buffer);
+      const nCfg = dv.getUint32(8, true), nF = dv.getUint32(12, true);
+      const at = 20 + 4 * (nCfg + nF);
+      // the output projection and bias (after the token embedding, core/src/model.c's tensor
+      // order) at +-3e38: attention stays finite, the logits overflow (the reported case)
+      for (let i = V * C; i < 2 * V * C + V; i++) dv.setFloat32(at + 4 * i, dv.getFloat32(at + 4 * i, true) < 0 ? -3e38 : 3e38, true);
+      resign(bytes);
+      const huge = sx.Model.load(bytes); // finite, checksum-valid: it loads
+      try {
+        const batch = sx.tasks.generate("reverse", { seed: 3, count: 2 });
+        const calls = {
+          "model.forward": () => huge.forward(batch.src, batch.tgt, { count: 2 }),
+          "model.loss": () => huge.loss(batch),
+          "model.generate": () => huge.generate(batch.src, { count: 2 }),
+          "model.trainStep": () => huge.trainStep(batch, { lr: 1e-3 }),
+        };
+        for (const [fn, call] of Object.entries(calls)) {
+          assert.throws(call, (e) => {
+            assert.equal(e.name, "SimplexityError", `${fn}: ${e.message}`);
+            assert.equal(e.code, 2, fn);
+            assert.match(e.message, new RegExp(`^${fn.replace(".", "\\.")}: .*the model's logits are not finite .*overflow float32`), fn);
+            return true;
+          });
+        }
+      } finally {
+        huge.free();
+      }
+    });
+  });
+}
+
 describe("SIMD and scalar builds", () => {
   test("agree closely on a forward pass and on training", () => {
     const [a, b] = all.map((x) => x.sx);
