@@ -45,7 +45,7 @@ EM_FLAGS := $(WARN) -O3 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
 # the library and the widgets as they are (the npm package, package.json "files"), dist/site/
 # those plus the page.
 LIB_JS := web/simplexity.js web/loader.js web/model.js
-WIDGET_JS := web/widgets.js web/checkpoints.js web/inspect.js web/trainer.js web/train-session.js \
+WIDGET_JS := web/widgets.js web/checkpoints.js web/inspect.js web/trainer.js web/train-session.js web/model-store.js \
              web/train-worker.js $(wildcard web/widgets/*.js web/viz/*.js)
 PAGE_SRC := web/index.html web/style.css web/favicon.svg web/app.js
 TYPES := web/simplexity.d.ts web/widgets.d.ts web/standalone.d.ts
@@ -170,6 +170,7 @@ test-browser: all
 	$(NODE) tests/browser/page.mjs
 	$(NODE) tests/browser/span-pooling.mjs
 	$(NODE) tests/browser/transformer.mjs
+	$(NODE) tests/browser/keep-model.mjs
 	$(NODE) tests/browser/readme.mjs
 	$(NODE) tests/browser/single-file.mjs
 	$(NODE) tests/browser/a11y.mjs

@@ -214,7 +214,11 @@ interface SxTrainOptions {
   evalEvery?: number; heldout?: number; confirm?: number; target?: number; seed?: number; heldoutSeed?: number;
 }
 
-/** `<sx-attention>`: the tiny Transformer's attention maps, live, with "train from scratch". */
+/**
+ * `<sx-attention>`: the tiny Transformer's attention maps, live, with "train from scratch"; the
+ * reader's own model (trained here, or a .sxm loaded or dropped) is kept in this browser
+ * (IndexedDB) until "Forget", and "Download .sxm" saves the model shown.
+ */
 declare class SxAttentionElement extends SxElement {
   /** The task; default "reverse". */
   get task(): TaskName;
@@ -234,6 +238,15 @@ declare class SxAttentionElement extends SxElement {
   /** The models attribute: the folder of the .sxm checkpoints (null: models/ beside the library). */
   get models(): string | null;
   set models(v: Or<string | URL>);
+  /**
+   * The model-src attribute: the URL (relative to the page) of a .sxm checkpoint to show instead
+   * of the shipped model; the widget switches to the task and kind it was trained for. A bad or
+   * missing file leaves a message and the shipped model. null: none.
+   */
+  get modelSrc(): string | null;
+  set modelSrc(v: Or<string | URL>);
+  /** The model shown, as the last sx-attention-model event described it; null before one is shown. */
+  get shownModel(): SxAttentionModelDetail | null;
   /** Schedule overrides for the next training run (null: the defaults). */
   trainOptions: SxTrainOptions | null;
   /** The Worker of the run under way, or null (none, or a run on the main thread). */
@@ -264,7 +277,7 @@ interface SxPoolingLearnDetail {
   steps: number; ms: number; computeMs: number;
   kernels: { mapping: SxPoolingKernel; w: number; before: number; after: number }[];
 }
-/** sx-attention-change: the reader chose a task or a model, or typed an input. */
+/** sx-attention-change: the reader chose a task or a model, or typed an input (or a loaded model switched task and kind). */
 interface SxAttentionChangeDetail { task: TaskName; kind: SxModelKind; input: string }
 /** sx-attention-progress: after each slice of training; accuracy is null before the first held-out check. */
 interface SxAttentionProgressDetail { step: number; loss: number; accuracy: number | null }
@@ -273,6 +286,21 @@ interface SxAttentionTrainedDetail {
   step: number; ms: number; wallMs: number | null; accuracy: number | null;
   reachedAt: { step: number; accuracy: number; confirm: number; ms: number } | null;
   test: number | null; stopped: boolean;
+}
+
+/**
+ * sx-attention-model: the model shown changed. source: "shipped" (models/<task>-<kind>.sxm),
+ * "url" (model-src), "trained" (trained in this tab), "stored" (the reader's model, kept in this
+ * browser from an earlier visit) or "file" (a .sxm the reader loaded or dropped). name: the file's
+ * name (null for a model trained here); size: the checkpoint's bytes; date: when it was trained
+ * or loaded (ms since 1970; null for shipped and model-src models); steps: training steps (null
+ * when unknown); accuracy: held-out exact-sequence accuracy on `examples` examples (2000 for a
+ * model trained here, 200 for a loaded one; null for shipped models).
+ */
+interface SxAttentionModelDetail {
+  source: "shipped" | "url" | "trained" | "stored" | "file";
+  task: TaskName; kind: SxModelKind; name: string | null; size: number;
+  date: number | null; steps: number | null; accuracy: number | null; examples: number | null;
 }
 
 /** Every event the widgets fire (bubbling and composed CustomEvents), by name. */
@@ -295,6 +323,7 @@ interface SxEventMap {
   "sx-attention-change": CustomEvent<SxAttentionChangeDetail>;
   "sx-attention-progress": CustomEvent<SxAttentionProgressDetail>;
   "sx-attention-trained": CustomEvent<SxAttentionTrainedDetail>;
+  "sx-attention-model": CustomEvent<SxAttentionModelDetail>;
   "sx-attention-export": CustomEvent<SxExportDetail>;
 }
 
@@ -363,7 +392,8 @@ interface SxWidgetAttributes {
     seed?: NumberAttr; noise?: NumberAttr; steps?: NumberAttr; theme?: SxTheme;
   };
   "sx-attention": SxEventProps<"sx-attention"> & {
-    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; input?: string; models?: string; theme?: SxTheme;
+    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; input?: string; models?: string; "model-src"?: string;
+    theme?: SxTheme;
   };
 }
 
@@ -374,7 +404,7 @@ export type {
   SxElementTagNameMap, SxElementConstructorMap, SxEventMap, SxWidgetAttributes,
   SxExportDetail, SxSimplexChangeDetail, SxEntropyChangeDetail, SxTrajectoryChangeDetail, SxTwoChoiceChangeDetail,
   SxFusedChangeDetail, SxSpanMaskChangeDetail, SxPoolingChangeDetail, SxPoolingLearnDetail,
-  SxAttentionChangeDetail, SxAttentionProgressDetail, SxAttentionTrainedDetail,
+  SxAttentionChangeDetail, SxAttentionProgressDetail, SxAttentionTrainedDetail, SxAttentionModelDetail,
 };
 
 declare global {

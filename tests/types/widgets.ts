@@ -9,7 +9,7 @@ import { load, TAGS } from "simplexity/widgets";
 import type {
   SxElement, SxSimplexElement, SxEntropyElement, SxTrajectoryElement, SxTwoChoiceElement, SxFusedElement,
   SxSpanMaskElement, SxPoolingElement, SxAttentionElement, SxTag, SxWidgetAttributes, SxEventMap,
-  SxPoolingLearnDetail, SxAttentionTrainedDetail, SxTrainOptions, SxMappingName,
+  SxPoolingLearnDetail, SxAttentionTrainedDetail, SxAttentionModelDetail, SxTrainOptions, SxMappingName,
 } from "simplexity/widgets";
 // Each widget's module alone: it registers its element; its types are the same file's.
 import "simplexity/widgets/sx-simplex";
@@ -167,6 +167,8 @@ exact<string | null>()(att.models);
 exact<SxTrainOptions | null>()(att.trainOptions);
 exact<Worker | null>()(att.trainingWorker);
 exact<"worker" | "main" | null>()(att.trainingThread);
+exact<string | null>()(att.modelSrc);
+exact<SxAttentionModelDetail | null>()(att.shownModel);
 att.task = "date";
 att.kind = "alpha-span";
 att.input = "22 Nov 2026";
@@ -176,6 +178,9 @@ att.models = new URL("https://example.com/models/");
 att.models = null;
 att.trainOptions = { maxSteps: 200, lr: 3e-3 };
 att.trainOptions = null;
+att.modelSrc = "models/date-alpha-trained.sxm";
+att.modelSrc = new URL("https://example.com/mine.sxm");
+att.modelSrc = null;
 // @ts-expect-error no such task
 att.task = "copy";
 // @ts-expect-error no such model kind
@@ -188,6 +193,8 @@ att.trainOptions = { maxstep: 200 };
 att.trainingThread = "main";
 // @ts-expect-error read-only
 att.trainingWorker = null;
+// @ts-expect-error read-only
+att.shownModel = null;
 // @ts-expect-error the property is camelCase
 void att["no-train"];
 
@@ -209,6 +216,14 @@ att.addEventListener("sx-attention-trained", (e) => {
 });
 att.addEventListener("sx-attention-progress", (e) => exact<number>()(e.detail.loss));
 att.addEventListener("sx-attention-change", (e) => exact<TaskName>()(e.detail.task));
+att.addEventListener("sx-attention-model", (e) => {
+  exact<SxAttentionModelDetail>()(e.detail);
+  exact<"shipped" | "url" | "trained" | "stored" | "file">()(e.detail.source);
+  exact<number | null>()(e.detail.accuracy);
+  exact<string | null>()(e.detail.name);
+  // @ts-expect-error no such source
+  if (e.detail.source === "cloud") void 0;
+});
 pool.addEventListener("sx-pooling-learn", (e) => exact<number>()(e.detail.kernels[0]!.after));
 span.addEventListener("sx-span-mask-change", (e) => exact<number>()(e.detail.ramp));
 two.addEventListener("sx-two-choice-change", (e) => exact<number>()(e.detail.t));
@@ -232,7 +247,7 @@ fused.addEventListener("sx-fused-change", (e) => void e.detail.w);
 
 // ------------------------------------------------------------- the JSX attributes
 const simplexAttrs: SxWidgetAttributes["sx-simplex"] = { scores: "1.5 0 1", alpha: 1.25, lambda: "0.3", mappings: "softmax sparsemax", cloud: "none" };
-const attentionAttrs: SxWidgetAttributes["sx-attention"] = { task: "date", kind: "alpha-span", input: "22 Nov 2026", "no-train": true };
+const attentionAttrs: SxWidgetAttributes["sx-attention"] = { task: "date", kind: "alpha-span", input: "22 Nov 2026", "no-train": true, "model-src": "mine.sxm" };
 exact<SxTag>()(null! as keyof SxWidgetAttributes);
 // @ts-expect-error alpha is a number
 const badAlpha: SxWidgetAttributes["sx-simplex"] = { alpha: "x" };

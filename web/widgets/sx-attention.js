@@ -6,22 +6,32 @@
 // trainWorker()) and watch its maps, alphas and spans form. Where no worker can be started (a
 // CSP that forbids it, the file missing), the same session runs on the main thread in short
 // slices, and the status line says so.
+// The reader's own model: one trained here, or a .sxm checkpoint loaded from the file picker or
+// dropped on the widget, is kept in this browser (model-store.js: IndexedDB, one per task and
+// kind), shown again after a reload, until "Forget"; "Download .sxm" saves the model shown. A
+// loaded file is matched to a task by its vocabulary and length and, where tasks share those
+// (reverse, sort), by its held-out exact accuracy; a bad one leaves a message and the model shown.
 //   <sx-attention task="reverse" kind="alpha" input="abcdefgh"></sx-attention>
 // Attributes: task (reverse, sort, after_marker, date), kind (softmax, entmax15, alpha,
 // alpha-span), input (text in the task's alphabet), maps (which maps, in order: encoder decoder
-// cross), models (the folder of the .sxm files; default: models/ beside the library), no-train
-// (hide the training panel), theme. Property: trainOptions (schedule overrides, trainer.js);
-// read-only: trainingWorker (the Worker while one trains), trainingThread ("worker", "main" or null).
+// cross), models (the folder of the .sxm files; default: models/ beside the library), model-src
+// (the URL of a .sxm to show instead of the shipped model), no-train (hide the training panel,
+// and with it the reader's own models), theme. Property: trainOptions (schedule overrides,
+// trainer.js); read-only: trainingWorker (the Worker while one trains), trainingThread
+// ("worker", "main" or null), shownModel (what the sx-attention-model event said last).
 // A model file is fetched only when the widget comes into view, and only the one shown.
 // Events: sx-attention-change { task, kind, input }, sx-attention-progress { step, loss,
 // accuracy }, sx-attention-trained { step, ms, wallMs, accuracy, reachedAt, test, stopped } (fired
-// after the widget has drawn the trained or stopped model).
-import { SxElement, define, sheet, svgEl, htmlEl, svgPoint, fmt } from "./base.js";
+// after the widget has drawn the trained or stopped model), sx-attention-model { source, task,
+// kind, name, size, date, steps, accuracy, examples } (the model shown changed; source: "shipped",
+// "url", "trained", "stored" or "file").
+import { SxElement, define, sheet, svgEl, htmlEl, svgPoint, fmt, ready } from "./base.js";
 import { Model, tasks } from "../simplexity.js";
 import { inspect, EXAMPLES } from "../inspect.js";
-import { KINDS, KIND_LABELS, SCHEDULE } from "../trainer.js";
+import { KINDS, KIND_LABELS, SCHEDULE, Evaluation } from "../trainer.js";
 import { MainThreadWorker, trainWorker, startTrainWorker } from "../train-session.js";
 import { checkpointUrl } from "../checkpoints.js";
+import { getModel, listModels, putModel, deleteModel } from "../model-store.js";
 import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "../viz/heatmap.js";
 import { headStats } from "../viz/attention-stats.js";
 import { lossCurve } from "../viz/loss-curve.js";
@@ -58,6 +68,67 @@ function fetchBytes(url) {
   return bytesCache.get(url);
 }
 
+// ------------------------------------------------------------ the reader's own models
+// A checkpoint this widget takes: at most MAX_FILE bytes (the shipped ones are 88 KB), one of the
+// four kinds, a task's vocabulary; scored on CHECK_EXAMPLES held-out examples of each task it fits.
+const MAX_FILE = 16 << 20, CHECK_EXAMPLES = 200, CHECK_SEED = 4242;
+const keyOf = (task, kind) => `${task}-${kind}`;
+const kb = (n) => `${Math.max(1, Math.round(n / 1024))} KB`;
+const pct = (a) => `${fmt(100 * a, 1)}%`;
+const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+// The kind (trainer.js modelConfig) of a model's config, or null for an attention none of the
+// four has (sparsemax, fusedmax, a fixed α, a span on softmax, layers that differ).
+function kindOf(c) {
+  const a = c.attention[0];
+  if (c.attention.some((x) => x !== a)) return null;
+  if (a === "entmax-learned") return c.span ? "alpha-span" : "alpha";
+  return (a === "softmax" || a === "entmax15") && !c.span ? a : null;
+}
+
+// Held-out exact-sequence accuracy of model on task, in slices of ~16 ms (a large model does not
+// freeze the page).
+async function heldOutExact(model, task) {
+  const ev = new Evaluation(model, tasks.generate(task, { seed: CHECK_SEED, count: CHECK_EXAMPLES, split: "heldout" }));
+  while (!ev.run(16)) await new Promise((r) => setTimeout(r, 0));
+  return ev.accuracy;
+}
+
+// Checkpoint bytes checked for this widget: { model, rec } (rec: model-store.js's record, source
+// and name to fill), or an Error saying why not. The task: among those whose vocabulary and
+// length the model has (reverse and sort share theirs), the one it scores best on; the task the
+// file's name starts with ("sort-alpha-trained.sxm"), then the widget's, win within 5 points.
+async function checkModel(bytes, name, current) {
+  if (bytes.length > MAX_FILE) throw new Error(`it has ${fmt(bytes.length / 1048576, 1)} MB, more than the ${MAX_FILE >> 20} MB this widget takes`);
+  let model;
+  try { model = Model.load(bytes); } catch (err) {
+    throw new Error(`it is not a usable Simplexity checkpoint (${err.message.replace(/^Model\.load: (model_load: )?/, "")})`);
+  }
+  try {
+    const c = model.config, kind = kindOf(c);
+    if (!kind) {
+      throw new Error(`its attention (${c.attention.join(", ")}${c.span ? " with a span" : ""}) is none of this widget's models (${KINDS.map((k) => KIND_LABELS[k]).join(", ")})`);
+    }
+    const fits = TASKS.filter((t) => tasks.vocab(t).length === c.vocab && c.maxLen >= tasks.width(t));
+    if (!fits.length) {
+      throw new Error(`its vocabulary (${c.vocab} tokens) and length (${c.maxLen}) fit none of the tasks (${TASKS.map((t) => `${t}: ${tasks.vocab(t).length} tokens, length ${tasks.width(t)}`).join("; ")})`);
+    }
+    const hint = TASKS.find((t) => name.startsWith(`${t}-`));
+    let best = null;
+    for (const task of new Set([hint, current, ...fits])) {
+      if (!fits.includes(task)) continue;
+      let acc;
+      try { acc = await heldOutExact(model, task); } catch (err) { throw new Error(`it gives no usable output (${err.message})`); }
+      if (!best || acc > best.acc + 0.05) best = { task, acc };
+    }
+    const rec = { key: keyOf(best.task, kind), task: best.task, kind, bytes, source: "file", name, date: Date.now(), steps: null, accuracy: best.acc, examples: CHECK_EXAMPLES };
+    return { model, rec };
+  } catch (err) {
+    model.free();
+    throw err;
+  }
+}
+
 const CSS = sheet(`
 .row { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0 0 0.5rem; }
 .row label { display: inline-flex; gap: 0.4rem; align-items: center; }
@@ -91,6 +162,10 @@ summary { cursor: pointer; color: var(--_muted); }
 progress { width: 12rem; height: 0.9rem; accent-color: var(--_accent); }
 .tstatus { font-variant-numeric: tabular-nums; font-size: 13px; }
 .tstatus.error { color: var(--_accent); font-weight: 600; }
+.keep { color: var(--_muted); font-size: 13px; }
+.keep button { margin-left: 0.4rem; }
+.keep.warn { color: var(--_accent); }
+.body.drop { outline: 2px dashed var(--_accent); outline-offset: 4px; border-radius: 6px; }
 svg.picture.loss { max-width: 720px; margin-top: 0.4rem; }
 svg.picture.off { display: none; }
 svg .loss-raw { fill: none; stroke: var(--_softmax); stroke-opacity: 0.35; stroke-width: 1; }
@@ -110,17 +185,29 @@ export class SxAttention extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
-  // input and models are free text, checked in settings() (parse-attr has no string type)
-  static get observedAttributes() { return [...Object.keys(this.spec), "input", "models"]; }
+  // input, models and model-src are free text, checked in settings() (parse-attr has no string type)
+  static get observedAttributes() { return [...Object.keys(this.spec), "input", "models", "model-src"]; }
 
   constructor() {
     super();
     this._seen = false;        // has come into view: models may be fetched
-    this._shipped = null;      // { key, model, url, size } the shipped model shown
+    this._shipped = null;      // { key, model, url, size, bytes } the shipped model shown
     this._pending = null;      // the key being fetched
     this._failed = null;       // { key, message } the last failed load
     this._run = null;          // the training run (see _startTraining)
-    this._showRun = false;     // show the run's model instead of the shipped one
+    this._showRun = false;     // show the run under way instead of a finished model
+    this._mine = new Map();    // key (task-kind) -> { rec, restored, kept } the reader's model, or null: none
+    this._looking = new Set(); // keys being looked up in the store
+    this._kept = null;         // the keys the store keeps (null: not listed yet)
+    this._listing = false;     // asked the store for them
+    this._ownModel = null;     // { entry, model } the loaded Model of a reader's model
+    this._showOwn = true;      // show the reader's model (when there is one) rather than the shipped one
+    this._url = null;          // { href, state: pending | ok | failed, model, rec, message } model-src's model
+    this._storeWhy = null;     // why the browser could not keep a model (IndexedDB's error)
+    this._shownModel = null;   // the detail of the last sx-attention-model event
+    this._shownFile = null;    // { bytes, name } what "Download .sxm" saves
+    this._checking = null;     // the name of the file being checked
+    this._fileToken = null;    // the latest file load (an older one that ends later is dropped)
     this._lastGood = {};       // task -> the last valid input (kept while the reader types)
     this._cursor = null;       // { kind, layer, head, i, j } the inspected cell
     this._notes = new Map();   // other messages for the message line (train errors)
@@ -131,6 +218,11 @@ export class SxAttention extends SxElement {
   set input(v) { if (v === null || v === undefined) this.removeAttribute("input"); else this.setAttribute("input", String(v)); }
   get models() { return this.getAttribute("models"); }
   set models(v) { if (v === null || v === undefined) this.removeAttribute("models"); else this.setAttribute("models", String(v)); }
+  get modelSrc() { return this.getAttribute("model-src"); }
+  set modelSrc(v) { if (v === null || v === undefined) this.removeAttribute("model-src"); else this.setAttribute("model-src", String(v)); }
+
+  /** The model shown, as the last sx-attention-model event described it (null before one is shown). */
+  get shownModel() { return this._shownModel ? { ...this._shownModel } : null; }
 
   /** The training worker, while one runs (for tests and host pages); null otherwise (also when the run is on the main thread). */
   get trainingWorker() { return this._run && this._run.worker && this._run.thread === "worker" ? this._run.worker : null; }
@@ -139,6 +231,8 @@ export class SxAttention extends SxElement {
 
   connectedCallback() {
     super.connectedCallback();
+    // ask the store early: the reader's model is usually there before the wasm core is ready
+    if (!this.noTrain) this._lookup(keyOf(this.task, this.kind));
     // fetch nothing until the widget is about to be seen
     if (!this._seen && !this._observer) {
       if (typeof IntersectionObserver !== "function") this._seen = true;
@@ -170,12 +264,14 @@ export class SxAttention extends SxElement {
     if (this._observer) { this._observer.disconnect(); this._observer = null; }
     if (this._resize) { this._resize.disconnect(); this._resize = null; }
     this._stopWorker();
-    if (this._run && this._run.model) this._run.model.free();
     this._run = null;
     this._showRun = false;
     if (this._shipped) this._shipped.model.free();
     this._shipped = null;
     this._pending = null;
+    this._dropOwnModel();
+    if (this._url && this._url.model) this._url.model.free();
+    this._url = null; // fetched again (from the page's cache) if the widget comes back
   }
 
   // ------------------------------------------------------------------ DOM
@@ -224,7 +320,42 @@ export class SxAttention extends SxElement {
     this._backBtn.hidden = true;
     this._startBtn.addEventListener("click", () => this._startTraining());
     this._stopBtn.addEventListener("click", () => this._stopTraining());
-    this._backBtn.addEventListener("click", () => { this._showRun = false; this._backBtn.hidden = true; this.invalidate(); });
+    this._backBtn.addEventListener("click", () => { this._showOwn = !this._showOwn; this.renderNow(); });
+    // the reader's own model: download the one shown, load a .sxm (the button, or a file dropped
+    // anywhere on the widget), forget the one kept
+    const orow = htmlEl("div", { class: "row", part: "own" }, tr);
+    this._saveBtn = htmlEl("button", { type: "button", class: "download", text: "Download .sxm", title: "Save the model shown as a .sxm checkpoint" }, orow);
+    this._openBtn = htmlEl("button", { type: "button", class: "open", text: "Load a .sxm…", title: "Show a .sxm checkpoint (trained here or with the library); you can also drop one on this widget" }, orow);
+    this._fileEl = htmlEl("input", { type: "file", accept: ".sxm,application/octet-stream", hidden: "", "aria-label": "a .sxm checkpoint to show" }, orow);
+    this._forgetBtn = htmlEl("button", { type: "button", class: "forget", text: "Forget your model", title: "Delete your model of this task and kind from this browser" }, orow);
+    this._keepEl = htmlEl("span", { class: "keep", "aria-live": "polite" }, orow);
+    this._forgetBtn.hidden = true;
+    this._saveBtn.addEventListener("click", () => this._download());
+    this._openBtn.addEventListener("click", () => this._fileEl.click());
+    this._fileEl.addEventListener("change", () => {
+      const f = this._fileEl.files && this._fileEl.files[0];
+      this._fileEl.value = ""; // the same file may be chosen again
+      if (f) this._loadFile(f);
+    });
+    this._forgetBtn.addEventListener("click", () => this._forget());
+    const files = (e) => Boolean(e.dataTransfer) && Array.from(e.dataTransfer.types || []).includes("Files");
+    const over = (e) => {
+      if (!files(e) || this.noTrain) return;
+      e.preventDefault(); // a file dropped here is not opened by the browser in place of the page
+      const ok = !this._busy();
+      e.dataTransfer.dropEffect = ok ? "copy" : "none";
+      this._body.classList.toggle("drop", ok);
+    };
+    this.addEventListener("dragenter", over);
+    this.addEventListener("dragover", over);
+    this.addEventListener("dragleave", (e) => { if (!e.relatedTarget || !this.contains(e.relatedTarget)) this._body.classList.remove("drop"); });
+    this.addEventListener("drop", (e) => {
+      if (!files(e) || this.noTrain) return;
+      e.preventDefault();
+      this._body.classList.remove("drop");
+      const f = e.dataTransfer.files[0];
+      if (f && !this._busy()) this._loadFile(f);
+    });
     this._lossSvg = svgEl("svg", { class: "picture loss", viewBox: `0 0 ${LOSS_W} ${LOSS_H}`, role: "img",
       "aria-label": "training loss (log scale) and held-out accuracy against steps" }, tr);
     this._lossSvg.classList.add("off"); // a class, not an inline style: a strict CSP blocks cloned style attributes
@@ -233,7 +364,7 @@ export class SxAttention extends SxElement {
 
   _user(change) {
     for (const k in change) this[k] = change[k];
-    if ("task" in change || "kind" in change) this._showRun = false;
+    if ("task" in change || "kind" in change) { this._showRun = false; this._showOwn = true; this._notes.delete("file"); }
     this.emit("change", { task: this.task, kind: this.kind, input: this.input });
   }
 
@@ -264,7 +395,15 @@ export class SxAttention extends SxElement {
     if (m !== null) {
       try { s.models = new URL(m.endsWith("/") ? m : `${m}/`, document.baseURI); } catch { errors.push(`models="${m.slice(0, 40)}" is not a URL; using the shipped models`); }
     }
+    const src = this.getAttribute("model-src");
+    s.modelSrc = null; // the shipped model (or the reader's)
+    if (src !== null && src.trim() !== "") {
+      try { s.modelSrc = new URL(src, document.baseURI).href; } catch { errors.push(`model-src="${src.slice(0, 40)}" is not a URL; showing the shipped model`); }
+    }
+    if (this._url && this._url.state === "failed" && this._url.href === s.modelSrc) errors.push(this._url.message);
     if (this._failed) errors.push(this._failed.message);
+    const own = s["no-train"] ? null : this._mine.get(keyOf(s.task, s.kind));
+    if (own && own.broken) errors.push(own.broken);
     for (const v of this._notes.values()) errors.push(v);
     return r;
   }
@@ -288,7 +427,7 @@ export class SxAttention extends SxElement {
         return;
       }
       if (this._shipped) this._shipped.model.free();
-      this._shipped = { key, model, url, size: bytes.length };
+      this._shipped = { key, model, url, size: bytes.length, bytes };
       this._failed = null;
       this.invalidate();
     }, (err) => {
@@ -299,31 +438,200 @@ export class SxAttention extends SxElement {
     });
   }
 
+  // ------------------------------------------------- the reader's own models
+  _busy() {
+    const run = this._run;
+    return Boolean(run && (run.status === "starting" || run.status === "training" || run.status === "stopping"));
+  }
+
+  // Ask the store (once per key) for the reader's model of key; invalidates when one is there.
+  // A model trained or loaded meanwhile wins over the answer.
+  _lookup(key) {
+    if (!this._listing) {
+      this._listing = true;
+      listModels().then((keys) => { this._kept = new Set(keys); this.invalidate(); }, (err) => { this._storeWhy = err.message; });
+    }
+    if (this._mine.has(key) || this._looking.has(key)) return;
+    this._looking.add(key);
+    getModel(key).then((rec) => {
+      this._looking.delete(key);
+      if (this._mine.has(key)) return;
+      const ok = rec && rec.key === key && TASKS.includes(rec.task) && KINDS.includes(rec.kind);
+      this._mine.set(key, ok ? { rec, restored: true, kept: true } : null);
+      if (ok) this.invalidate();
+    }, (err) => {
+      this._looking.delete(key);
+      this._storeWhy = err.message;
+      if (!this._mine.has(key)) this._mine.set(key, null);
+      this.invalidate();
+    });
+  }
+
+  // The loaded Model of the reader's model of key (loaded on first use), or null.
+  _ownModelFor(key) {
+    const entry = this._mine.get(key);
+    if (!entry) return null;
+    if (this._ownModel && this._ownModel.entry === entry) return this._ownModel.model;
+    this._dropOwnModel();
+    let model = null;
+    try {
+      model = Model.load(entry.rec.bytes);
+      if (kindOf(model.config) !== entry.rec.kind || tasks.vocab(entry.rec.task).length !== model.config.vocab) throw new Error("it is not a model of that task and kind");
+    } catch (err) {
+      // kept by another version, or damaged: shown as a message, and Forget stays offered
+      if (model) model.free();
+      entry.broken = `your kept model (${entry.rec.task}, ${KIND_LABELS[entry.rec.kind]}) could not be loaded (${err.message.replace(/^Model\.load: (model_load: )?/, "")}); "Forget your model" deletes it`;
+      this.invalidate();
+      return null;
+    }
+    this._ownModel = { entry, model };
+    return model;
+  }
+
+  _dropOwnModel() {
+    if (this._ownModel) this._ownModel.model.free();
+    this._ownModel = null;
+  }
+
+  // A model trained here or loaded from a file becomes the reader's model of its task and kind:
+  // shown, and kept in the store (replacing the one kept before).
+  _adopt(rec, model) {
+    const entry = { rec, restored: false, kept: null };
+    this._mine.set(rec.key, entry);
+    this._dropOwnModel();
+    this._ownModel = { entry, model };
+    this._showOwn = true;
+    putModel(rec).then(() => { entry.kept = true; this._storeWhy = null; (this._kept ??= new Set()).add(rec.key); },
+      (err) => { entry.kept = false; this._storeWhy = err.message; })
+      .then(() => this.invalidate());
+  }
+
+  // Task and kind follow a loaded model (the input: the last good one of the task, or its example).
+  _switchTo(task, kind) {
+    const change = {};
+    if (task !== this.task) { change.task = task; change.input = this._lastGood[task] ?? EXAMPLES[task]; }
+    if (kind !== this.kind) change.kind = kind;
+    if (Object.keys(change).length) this._user(change);
+  }
+
+  // A .sxm from the file picker or a drop: checked, then shown and kept; a bad one leaves a
+  // message and the model shown as it was. Only the latest file counts.
+  async _loadFile(file) {
+    const name = String(file.name || "model.sxm").slice(0, 80);
+    const token = this._fileToken = {};
+    this._notes.delete("file");
+    this._checking = name;
+    this.renderNow();
+    try {
+      if (file.size > MAX_FILE) throw new Error(`it has ${fmt(file.size / 1048576, 1)} MB, more than the ${MAX_FILE >> 20} MB this widget takes`);
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      await ready(); // the wasm core (a file may come before it is)
+      const { model, rec } = await checkModel(bytes, name, this.task);
+      if (token !== this._fileToken || !this.isConnected || this._busy()) { model.free(); if (token === this._fileToken) this._checking = null; return; }
+      this._adopt(rec, model);
+      this._switchTo(rec.task, rec.kind);
+    } catch (err) {
+      if (token !== this._fileToken) return;
+      this._notes.set("file", `${name} was not loaded: ${err.message}. The model shown stays.`);
+    }
+    if (token === this._fileToken) this._checking = null;
+    this.renderNow();
+  }
+
+  // model-src: fetched (once the widget is about to be seen), checked like a file, then shown in
+  // place of the shipped model of its task and kind, which the widget switches to.
+  _loadUrl(href) {
+    const url = this._url = { href, state: "pending", model: null, rec: null, message: "" };
+    const last = new URL(href).pathname.split("/").pop();
+    let name = last;
+    try { name = decodeURIComponent(last); } catch { /* a stray % : the name as written */ }
+    name = name.slice(0, 80) || "model.sxm";
+    const attr = `model-src="${(this.getAttribute("model-src") || "").slice(0, 60)}"`;
+    fetchBytes(href).then((bytes) => checkModel(bytes, name, this.task).then(({ model, rec }) => {
+      if (this._url !== url) { model.free(); return; }
+      Object.assign(url, { state: "ok", model, rec: { ...rec, source: "url" } });
+      this._switchTo(rec.task, rec.kind);
+      this.invalidate();
+    }, (err) => { throw new Error(`${attr} was not loaded: ${err.message}`); }),
+    (err) => { throw new Error(`${attr} was not loaded: could not fetch it (${err.message})`); })
+      .catch((err) => {
+        if (this._url !== url) return;
+        url.state = "failed";
+        url.message = err.message;
+        this.invalidate();
+      });
+  }
+
+  _forget() {
+    const key = keyOf(this.task, this.kind);
+    if (!this._mine.get(key) || this._busy()) return;
+    this._mine.set(key, null);
+    this._dropOwnModel();
+    this._notes.delete("file");
+    if (this._kept) this._kept.delete(key);
+    deleteModel(key).catch((err) => { this._storeWhy = err.message; });
+    this.renderNow();
+    this._openBtn.focus(); // the forget button is gone
+  }
+
+  _download() {
+    const f = this._shownFile;
+    if (!f) return;
+    const a = htmlEl("a", { href: URL.createObjectURL(new Blob([f.bytes], { type: "application/octet-stream" })), download: f.name }, this.shadowRoot);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+
   // --------------------------------------------------------------- render
   render(s) {
     this._trainEl.hidden = s["no-train"];
-    const training = this._run && (this._run.status === "starting" || this._run.status === "training" || this._run.status === "stopping");
+    const training = this._busy();
     this._taskSel.value = s.task; this._kindSel.value = s.kind;
-    this._taskSel.disabled = this._kindSel.disabled = Boolean(training);
+    this._taskSel.disabled = this._kindSel.disabled = training;
     if (this.shadowRoot.activeElement !== this._inputEl) this._inputEl.value = s.input;
     this._inputEl.maxLength = tasks.width(s.task) - 1;
     if (this._failed && this._failed.key !== this._modelURL(s).href) this._failed = null;
     if (this._showRun && this._run && (this._run.task !== s.task || this._run.kind !== s.kind)) this._showRun = false;
 
-    let view = null, source = "";
+    // which model: the run under way; else the reader's (unless no-train); else model-src's; else the shipped one
+    const key = keyOf(s.task, s.kind);
+    if (!s["no-train"]) this._lookup(key);
+    const own = s["no-train"] ? null : this._mine.get(key) || null;
+    if (this._ownModel && this._ownModel.entry.rec.key !== key) this._dropOwnModel();
+    if (this._url && this._url.href !== s.modelSrc) {
+      if (this._url.model) this._url.model.free();
+      this._url = null;
+    }
+    if (s.modelSrc && this._seen && !this._url) this._loadUrl(s.modelSrc);
+    const url = this._url, urlHere = url && url.state === "ok" && url.rec.key === key ? url : null;
+
+    let view = null, source = "", shown = null;
     const run = this._showRun ? this._run : null;
-    if (run && run.model) {
-      view = inspect(run.model, tasks, s.task, s.input);
-      source = `The model trained in this tab: ${KIND_LABELS[run.kind]}, ${run.step} steps, ${fmt(100 * (run.test ?? run.accuracy ?? 0), 1)}% held-out exact.`;
-    } else if (run) {
+    const ownModel = !run && own && !own.broken && this._showOwn ? this._ownModelFor(key) : null;
+    if (run) {
       if (run.text !== s.input && run.worker) { run.text = s.input; run.worker.postMessage({ type: "input", text: s.input }); }
       view = run.view;
       source = view ? `The model training in this tab (${KIND_LABELS[run.kind]}), step ${run.viewStep}${run.view.text !== s.input ? " (updating…)" : ""}.` : "Starting the training…";
+    } else if (ownModel) {
+      view = inspect(ownModel, tasks, s.task, s.input);
+      const r = own.rec;
+      shown = { source: own.restored ? "stored" : r.source, rec: r, file: r.source === "trained" ? `${key}-trained.sxm` : /\.sxm$/i.test(r.name) ? r.name : `${key}.sxm` };
+      source = this._ownLabel(own);
+    } else if (urlHere) {
+      view = inspect(urlHere.model, tasks, s.task, s.input);
+      const r = urlHere.rec;
+      shown = { source: "url", rec: r, file: /\.sxm$/i.test(r.name) ? r.name : `${key}.sxm` };
+      source = `The page's model ${r.name} (model-src, ${kb(r.bytes.length)}): ${KIND_LABELS[r.kind]}, ${pct(r.accuracy)} of ${r.examples} held-out examples exact.`;
+    } else if (url && url.state === "pending") {
+      source = "Loading the model of model-src…";
+      view = this._view && this._view.task === s.task ? this._view : null;
     } else if (!this._seen) {
       source = "The model loads when this part of the page comes into view.";
     } else if (this._shipped && this._shipped.key === this._modelURL(s).href) {
       view = inspect(this._shipped.model, tasks, s.task, s.input);
       const file = this._shipped.url.pathname.split("/").pop();
+      shown = { source: "shipped", rec: { task: s.task, kind: s.kind, name: file, bytes: this._shipped.bytes }, file: `${key}.sxm` };
       source = `The shipped ${KIND_LABELS[s.kind]} model (${file}, ${Math.round(this._shipped.size / 1024)} KB, trained natively to ≥ 99% held-out exact).`;
     } else {
       this._load(s);
@@ -331,6 +639,7 @@ export class SxAttention extends SxElement {
       view = this._view && this._view.task === s.task ? this._view : null; // keep the old picture meanwhile
     }
     this._source.textContent = source;
+    this._drawOwn(key, own, Boolean(ownModel), shown, urlHere, training);
     if (!view) {
       if (!this._view) this._ioLine.textContent = "";
       return;
@@ -340,6 +649,53 @@ export class SxAttention extends SxElement {
     this._drawMaps(view, s.maps);
     this._drawTable(view, s.maps);
     this._drawReadout();
+    if (shown && (!this._shownModel || this._shownFile.bytes !== shown.rec.bytes || this._shownModel.source !== shown.source)) {
+      const r = shown.rec;
+      this._shownFile = { bytes: r.bytes, name: shown.file };
+      this._shownModel = { source: shown.source, task: s.task, kind: s.kind, name: r.name ?? null, size: r.bytes.length,
+        date: r.date ?? null, steps: r.steps ?? null, accuracy: r.accuracy ?? null, examples: r.examples ?? null };
+      this.emit("model", this._shownModel);
+    }
+  }
+
+  // What the reader's model is, for the line above the maps.
+  _ownLabel({ rec: r, restored }) {
+    const from = r.source === "trained" ? `trained in ${restored ? "this browser" : "this tab"} on ${when(r.date)}`
+      : `loaded from ${r.name} (${kb(r.bytes.length)}) on ${when(r.date)}`;
+    const score = r.accuracy === null || r.accuracy === undefined ? "" : `, ${pct(r.accuracy)} of ${r.examples} held-out examples exact`;
+    return `Your model, ${from}${restored ? " (restored from this browser's storage)" : ""}: ${KIND_LABELS[r.kind]}${r.steps ? `, ${r.steps} steps` : ""}${score}.`;
+  }
+
+  // The buttons of the reader's model, what the browser keeps, and the reader's other kept models.
+  _drawOwn(key, own, showingOwn, shown, urlHere, training) {
+    this._saveBtn.disabled = !shown;
+    this._openBtn.disabled = training;
+    this._forgetBtn.hidden = !own || training;
+    this._backBtn.hidden = !own || own.broken || training;
+    this._backBtn.textContent = !showingOwn ? "Show your model" : urlHere ? "Show the page's model" : "Show the shipped model";
+    const others = !own && !training && this._kept ? [...this._kept].filter((k) => k !== key) : [];
+    let text = others.length ? "Your models kept in this browser:" : "Or drop a .sxm file on this widget.", warn = false;
+    if (this._checking) text = `Checking ${this._checking}…`;
+    else if (own && own.broken) text = "";
+    else if (own && own.kept === null) text = "Keeping your model in this browser…";
+    else if (own && own.kept) text = "Your model is kept in this browser until you forget it.";
+    else if (own || (this._storeWhy && !others.length)) {
+      text = `This browser cannot keep ${own ? "your model" : "models"} (${this._storeWhy || "IndexedDB refused"}): download ${own ? "it" : "yours"} to keep ${own ? "it" : "them"}.`;
+      warn = Boolean(own);
+    }
+    if (this._checking) others.length = 0;
+    const sig = `${text}|${others}`;
+    if (this._keepSig !== sig) {
+      this._keepSig = sig;
+      this._keepEl.replaceChildren(text);
+      for (const k of others) {
+        const task = TASKS.find((t) => k.startsWith(`${t}-`)), kind = task && k.slice(task.length + 1);
+        if (!KINDS.includes(kind)) continue;
+        htmlEl("button", { type: "button", class: "kept", text: `${task.replace("_", " ")}, ${KIND_LABELS[kind]}` }, this._keepEl)
+          .addEventListener("click", () => this._user({ task, kind, input: this._lastGood[task] ?? EXAMPLES[task] }));
+      }
+    }
+    this._keepEl.classList.toggle("warn", warn);
   }
 
   _drawIO(v) {
@@ -579,10 +935,10 @@ export class SxAttention extends SxElement {
   _startTraining() {
     const { s } = this.settings();
     this._stopWorker();
-    if (this._run && this._run.model) this._run.model.free();
     this._notes.delete("train");
+    this._notes.delete("file");
     const run = this._run = { task: s.task, kind: s.kind, text: s.input, status: "starting", worker: null, thread: null, fallback: null,
-      losses: [], evals: [], evaluating: null, step: 0, accuracy: null, view: null, viewStep: 0, model: null, t0: performance.now(),
+      losses: [], evals: [], evaluating: null, step: 0, accuracy: null, view: null, viewStep: 0, t0: performance.now(),
       maxSteps: SCHEDULE.maxSteps, simd: null };
     this._showRun = true;
     this._backBtn.hidden = true;
@@ -698,11 +1054,15 @@ export class SxAttention extends SxElement {
       run.testExamples = msg.testExamples;
       run.ms = msg.ms;
       run.reachedAt = msg.reachedAt;
-      try { run.model = Model.load(new Uint8Array(msg.bytes)); } catch (err) { this._notes.set("train", `the trained model could not be loaded: ${err.message}`); }
+      // the run's model becomes the reader's model of its task and kind: shown, and kept
+      try {
+        const bytes = new Uint8Array(msg.bytes), model = Model.load(bytes);
+        this._adopt({ key: keyOf(run.task, run.kind), task: run.task, kind: run.kind, bytes, source: "trained", name: null, date: Date.now(),
+          steps: run.step, accuracy: run.test ?? run.accuracy ?? null, examples: run.test !== null && run.test !== undefined ? run.testExamples : run.heldout ?? null }, model);
+      } catch (err) { this._notes.set("train", `the trained model could not be loaded: ${err.message}`); }
     }
     run.status = msg && !msg.stopped ? "done" : "stopped";
-    if (!run.model) this._showRun = false;
-    this._backBtn.hidden = !run.model;
+    this._showRun = false;
     // draw the final state first, so a listener of the event sees the trained model on screen
     this._drawTraining();
     this.renderNow();
