@@ -126,6 +126,46 @@ export function entmaxAlphaGrad(x: Scores, dy: Scores, options?: EntmaxOptions):
  */
 export function tsallisEntropy(p: Scores, options?: EntropyOptions): Float32Array;
 
+// ------------------------------------------------------- Jacobian and threshold
+/** The mappings jacobian() takes (threshold(): the first four). */
+export type JacobianMapping = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax" | "oscarmax";
+
+export interface JacobianOptions extends ShapeOptions {
+  /** Default "softmax". */
+  mapping?: JacobianMapping;
+  /** alpha >= 1 of mapping "entmax" only (default 1.5). */
+  alpha?: number;
+  /** lambda >= 0 of mapping "fusedmax" only (default 1). */
+  lambda?: number;
+  /** beta >= 0 of mapping "oscarmax" only (default 1). */
+  beta?: number;
+}
+
+export interface ThresholdOptions extends ShapeOptions {
+  /** Default "softmax". fusedmax and oscarmax have no threshold on the scores (a RangeError). */
+  mapping?: "softmax" | "sparsemax" | "entmax15" | "entmax";
+  /** alpha >= 1 of mapping "entmax" only (default 1.5). */
+  alpha?: number;
+}
+
+/**
+ * The Jacobian dp/dx of the mapping at each row of x: a Float32Array of rows * n * n, row r's
+ * block J[r*n*n + i*n + j] = dp_i / dx_j, 1/T included (J^T dy equals the backward pass).
+ * softmax (diag p - p p^T)/T; sparsemax (diag s - s s^T/|S|)/T, s the support indicator (the
+ * same at p = [.99, .01, 0] and [.5, .5, 0]); entmax the same with s = p^(2 - alpha) on the
+ * support; fusedmax and oscarmax row by row from their backward passes. Masked (-Infinity)
+ * entries have zero rows and columns. rows * n * n above 2^29 - 1 is a RangeError.
+ */
+export function jacobian(x: Scores, options?: JacobianOptions): Float32Array;
+/**
+ * The threshold tau of each row (a Float32Array of rows), in units of z = x / T:
+ * sparsemax p = [z - tau]_+; entmax (and entmax15, alpha 1.5) p = [(alpha - 1) z - tau]_+^(1/(alpha-1)),
+ * whose line across the score bars sits at z = tau / (alpha - 1); softmax has no threshold and
+ * gives the log-sum-exp normaliser, p = exp(z - tau). An all-masked row gives +Infinity
+ * (softmax: -Infinity).
+ */
+export function threshold(x: Scores, options?: ThresholdOptions): Float32Array;
+
 // ------------------------------------------------------------- span and pooling
 export interface SpanMaskOptions {
   /** The span in positions, finite and >= 0 (required). */

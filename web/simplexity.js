@@ -707,6 +707,100 @@ export function tsallisEntropy(p, opts) {
   return copyOut(fn, "out", out, at, rows);
 }
 
+// ------------------------------------------------------------ Jacobian and threshold
+// The mapping codes of sx_jacobian / sx_threshold (SX_MAP_* in simplexity.h).
+const JACOBIAN_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fusedmax: 5, oscarmax: 6 };
+const THRESHOLD_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3 };
+// The core's limit on rows * n * n (its bytes fit in an int32, as rows * n for the mappings).
+const JACOBIAN_MAX = Math.floor(0x7fffffff / 4);
+const MAP_PARAMS = [["alpha", "entmax"], ["lambda", "fusedmax"], ["beta", "oscarmax"]];
+
+/**
+ * The mapping option of jacobian() and threshold(): its name (default "softmax", one of `table`'s
+ * keys) and its parameter (alpha of "entmax", default 1.5; lambda of "fusedmax" and beta of
+ * "oscarmax", default 1, as the mapping functions; 0 otherwise). A parameter given for another
+ * mapping is an error, not ignored.
+ */
+function mapOption(fn, o, table) {
+  const mapping = o.mapping === undefined ? "softmax" : o.mapping;
+  if (typeof mapping !== "string") {
+    throw new TypeError(`${fn}: mapping must be a string (got ${show(mapping)})`);
+  }
+  if (!Object.hasOwn(table, mapping)) {
+    const why = !Object.hasOwn(JACOBIAN_MAPPINGS, mapping) ? ""
+      : `: ${mapping} has no threshold on the scores (its sparsemax thresholds ${mapping === "fusedmax" ? "prox_TV(x / T)" : "the pooled x / T"})`;
+    throw new RangeError(`${fn}: mapping must be one of ${Object.keys(table).map((m) => `"${m}"`).join(", ")} (got ${show(mapping)})${why}`);
+  }
+  for (const [name, owner] of MAP_PARAMS) {
+    if (o[name] !== undefined && mapping !== owner) {
+      throw new RangeError(`${fn}: ${name} applies to mapping "${owner}" only (mapping is "${mapping}")`);
+    }
+  }
+  const param = mapping === "entmax" ? paramArg(fn, "alpha", o.alpha, 1.5, 1, false)
+    : mapping === "fusedmax" ? paramArg(fn, "lambda", o.lambda, 1, 0, false)
+    : mapping === "oscarmax" ? paramArg(fn, "beta", o.beta, 1, 0, false) : 0;
+  return { code: table[mapping], mapping, param };
+}
+
+/**
+ * The Jacobian dp/dx of the mapping at each row of x: rows * n * n floats, row r's block
+ * J[r*n*n + i*n + j] = dp_i / dx_j (1/T included, so J^T dy is the backward pass). Masked
+ * (-Infinity) entries have zero rows and columns.
+ */
+export function jacobian(x, opts) {
+  const fn = "jacobian";
+  const o = optionsArg(fn, opts);
+  const { code, mapping, param } = mapOption(fn, o, JACOBIAN_MAPPINGS);
+  const len = inputArg(fn, "x", x);
+  const kind = inKind;
+  const n = rowLength(fn, o.n, len, "x");
+  const t = temperatureArg(fn, o.temperature);
+  const rows = len / n;
+  const jlen = rows * n * n;
+  if (jlen > JACOBIAN_MAX) {
+    throw new RangeError(`${fn}: the Jacobian has rows * n * n = ${rows} * ${n} * ${n} = ${jlen} floats, more than ${JACOBIAN_MAX} (2 GiB of wasm memory)`);
+  }
+  const out = outArg(fn, o.out, jlen, "rows * n * n");
+  if (len === 0) return out === undefined ? new Float32Array(0) : out;
+  const jseg = pad4(jlen);
+  const temp = mapping === "fusedmax" ? T_FUSEDMAX : mapping === "oscarmax" ? T_OSCARMAX
+    : mapping === "entmax" ? entmaxTemp(param, true) : 0;
+  fitCall(fn, jseg + pad4(len), (16 + temp) * n); // + 2 n doubles of the core's scratch
+  const xs = readIn(fn, "x", x, kind, len);
+  const at = scratch(fn, jseg + pad4(len));
+  copyIn(fn, "x", xs, at + jseg, len, kind);
+  const st = wasm.sx_jacobian(at << 2, (at + jseg) << 2, rows, n, code, param, t);
+  if (st !== 0) throw coreError(fn, st);
+  return copyOut(fn, "out", out, at, jlen);
+}
+
+/**
+ * The threshold tau of each row (rows floats), in units of z = x / T: sparsemax p = [z - tau]_+,
+ * entmax p = [(alpha - 1) z - tau]_+^(1/(alpha-1)) (its line on the score axis: tau / (alpha - 1)),
+ * softmax the log-sum-exp normaliser (p = exp(z - tau)). All-masked rows: +Infinity (softmax:
+ * -Infinity).
+ */
+export function threshold(x, opts) {
+  const fn = "threshold";
+  const o = optionsArg(fn, opts);
+  const { code, param } = mapOption(fn, o, THRESHOLD_MAPPINGS);
+  const len = inputArg(fn, "x", x);
+  const kind = inKind;
+  const n = rowLength(fn, o.n, len, "x");
+  const t = temperatureArg(fn, o.temperature);
+  const rows = len / n;
+  const out = outArg(fn, o.out, rows, "the number of rows");
+  if (len === 0) return out === undefined ? new Float32Array(0) : out;
+  const rseg = pad4(rows);
+  fitCall(fn, rseg + pad4(len), 4 * n);
+  const xs = readIn(fn, "x", x, kind, len);
+  const at = scratch(fn, rseg + pad4(len));
+  copyIn(fn, "x", xs, at + rseg, len, kind);
+  const st = wasm.sx_threshold(at << 2, (at + rseg) << 2, rows, n, code, param, t);
+  if (st !== 0) throw coreError(fn, st);
+  return copyOut(fn, "out", out, at, rows);
+}
+
 // ---------------------------------------------------------------------- attention
 /**
  * The mapping option of attention() and attentionPooling(): its name (default "softmax", one of

@@ -1,6 +1,6 @@
 /* simplexity.h - sparse attention mappings onto the simplex, in C99, and a tiny Transformer
-   that uses them (sections: mappings, backward passes, entropies, mapping codes, span and
-   pooling, attention, tasks, model, memory).
+   that uses them (sections: mappings, backward passes, entropies, mapping codes, Jacobian and
+   threshold, span and pooling, attention, tasks, model, memory).
 
    One public header. Every mapping takes `rows` rows of `n` scores, row-major,
    and writes `rows * n` probabilities. Every function that can fail returns an
@@ -118,7 +118,8 @@ enum {
     SX_MAP_ENTMAX15 = 2,
     SX_MAP_ENTMAX = 3,         /* alpha-entmax, param = alpha >= 1 (a model layer: in [1, 8]) */
     SX_MAP_ENTMAX_LEARNED = 4, /* model layers only: alpha = 1 + sigmoid(a), a learned per head */
-    SX_MAP_FUSEDMAX = 5        /* param = lambda >= 0 */
+    SX_MAP_FUSEDMAX = 5,       /* param = lambda >= 0 */
+    SX_MAP_OSCARMAX = 6        /* sx_jacobian only (param = beta >= 0); all others refuse it */
 };
 /* Deprecated: the former per-function names, aliases of SX_MAP_* kept so that existing code
    compiles (same values). New code uses SX_MAP_*. */
@@ -138,6 +139,54 @@ enum {
 #define SX_MODEL_ENTMAX SX_MAP_ENTMAX
 #define SX_MODEL_ENTMAX_LEARNED SX_MAP_ENTMAX_LEARNED
 #define SX_MODEL_FUSEDMAX SX_MAP_FUSEDMAX
+
+/* ================================================== Jacobian and threshold */
+/* The mapping, whole: its Jacobian and its threshold, per row, for pictures and checks.
+   mapping: SX_MAP_* (param as in the mapping codes: alpha >= 1 for SX_MAP_ENTMAX, lambda >= 0
+   for SX_MAP_FUSEDMAX, beta >= 0 for SX_MAP_OSCARMAX; ignored otherwise; SX_MAP_ENTMAX_LEARNED
+   is refused with SX_EINVAL). SX_MAP_ENTMAX at alpha 1, 1.5, 2 is softmax, SX_MAP_ENTMAX15,
+   sparsemax, exactly as sx_entmax dispatches. x as for the mappings (finite or -INFINITY).
+
+   USAGE
+
+     float x[3] = { 2.0f, 1.0f, -1.0f }, J[3 * 3], tau[1];
+     sx_jacobian(J, x, 1, 3, SX_MAP_SPARSEMAX, 0.0f, 1.0f);  // J[i*3 + j] = dp_i / dx_j
+     sx_threshold(tau, x, 1, 3, SX_MAP_SPARSEMAX, 0.0f, 1.0f); // tau[0] = 1: p = [x - 1]_+
+
+   sx_jacobian: J (rows * n * n floats, the caller's), row r's block J[r n n + i n + j] =
+   dp_i / dx_j of p = mapping(x_r), the 1/T factor included (so J^T dy equals the backward pass
+   sx_*_backward(dy)). Closed forms read off p, all (1/T)(diag(w) - w w^T / sum w):
+   softmax w = p; sparsemax w = 1 on the support S = {p > 0}, 0 off it (it depends on S only:
+   p = [.99, .01, 0] and [.5, .5, 0] have the same Jacobian); alpha-entmax w = p^(2 - alpha)
+   on S (1.5-entmax: sqrt p). These are symmetric and every row sums to 0. fusedmax and
+   oscarmax: row j is their exact backward pass applied to the unit vector e_j (n backward
+   passes per row; not symmetric in general). Masked (-INFINITY) entries have all-zero rows
+   and columns; an all-masked row gives an all-zero block. At a point exactly on a support
+   boundary: the Jacobian of the smaller support (the backward passes' convention).
+   rows * n * n floats must fit in 2^31 - 1 bytes (at most 2^29 floats, as rows * n for the
+   mappings): SX_EINVAL otherwise, before anything is read or written. Allocates 2 n doubles
+   of scratch per call (SX_ENOMEM). alpha-entmax with alpha > 2 has an unbounded Jacobian at
+   the support's edge: entries are clamped to +-FLT_MAX, never NaN.
+
+   sx_threshold: tau (rows floats), the threshold of each row, in the units of the scores
+   divided by the temperature, z = x / T (so for T = 1 it is drawn on the score axis):
+   - SX_MAP_SPARSEMAX (and entmax at alpha 2): p_i = [z_i - tau]_+; the support is
+     {z_i > tau}, and tau = (sum_S z_i - 1) / |S| over the forward pass's support S.
+   - SX_MAP_ENTMAX15 and SX_MAP_ENTMAX (alpha > 1): p_i = [(alpha - 1) z_i - tau]_+^(1/(alpha-1))
+     (docs/SCIENCE.md's convention; 1.5-entmax: p_i = [z_i / 2 - tau]_+^2). tau is on the scale
+     of (alpha - 1) z: the line across the score bars z sits at tau / (alpha - 1), and the
+     support is {z_i > tau / (alpha - 1)}. Closed form on the forward's support at 1.5,
+     bisection in double (100 halvings) otherwise.
+   - SX_MAP_SOFTMAX (and entmax at alpha 1): no threshold (softmax is dense): the log-sum-exp
+     normaliser tau = log sum_i exp(z_i), with p_i = exp(z_i - tau).
+   - SX_MAP_FUSEDMAX, SX_MAP_OSCARMAX: refused with SX_EINVAL (naming the mapping): their
+     sparsemax thresholds an inner vector (prox_TV(z), the pooled z), not the scores, so a line
+     across the score bars would mislead.
+   An all-masked row gets tau = +INFINITY (every p_i = [-inf - tau]_+ = 0) for the sparse
+   mappings and -INFINITY (the log of an empty sum) for softmax. tau overflows to +-Infinity
+   when z does (tiny T); computed in double, rounded once to float. Scratch: n floats. */
+int sx_jacobian(float *J, const float *x, int rows, int n, int mapping, float param, float temperature);
+int sx_threshold(float *tau, const float *x, int rows, int n, int mapping, float param, float temperature);
 
 /* ====================================================== span and pooling */
 /* Two attention pieces on their own, for pictures and experiments.

@@ -17,6 +17,9 @@
      scores; leave-one-out or not): every weight row on the simplex except a query with no
      visible key (all zeros, out 0), out finite when every |value| <= 1e37; its gradient wrt w
      never NaN;
+   - Jacobian (mapping code from the bytes, bad ones included; rows * n * n <= 4096): no NaN,
+     zero rows and columns at masked entries, finite when 1/T <= 1e30 for every map but
+     alpha-entmax with alpha > 2; threshold: no NaN, +-Infinity exactly on fully masked rows;
    - multi-head attention (shapes, mapping, masks, k_len from the bytes; q, k, v fresh scores):
      every weight row on the simplex with exact zeros at masked keys, or all zeros when no key
      is visible (output 0), the output finite and within max |v| when every |v| <= 1e37.
@@ -32,7 +35,8 @@
 enum {
     OP_SOFTMAX, OP_SPARSEMAX, OP_ENTMAX15, OP_ENTMAX, OP_FUSEDMAX, OP_OSCARMAX,
     OP_SOFTMAX_B, OP_SPARSEMAX_B, OP_ENTMAX15_B, OP_ENTMAX_B, OP_FUSEDMAX_B, OP_OSCARMAX_B,
-    OP_ALPHA_GRAD, OP_ENTROPY, OP_SPAN_MASK, OP_POOL, OP_POOL_B, OP_ATTENTION, OP_MISC, OP_COUNT
+    OP_ALPHA_GRAD, OP_ENTROPY, OP_SPAN_MASK, OP_POOL, OP_POOL_B, OP_ATTENTION, OP_MISC,
+    OP_JACOBIAN, OP_THRESHOLD, OP_COUNT
 };
 
 #define REQUIRE(c) do { if (!(c)) __builtin_trap(); } while (0)
@@ -121,7 +125,7 @@ static void check_backward(const float *dx, const float *x, const float *dy, int
 }
 
 /* ---------------------------------------------------------------- entry */
-static float x[MAXN], dy[MAXN], out[MAXN], p[MAXN], vals[MAXN], att[MAXN * 16];
+static float x[MAXN], dy[MAXN], out[MAXN], jac[MAXN], p[MAXN], vals[MAXN], att[MAXN * 16];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     reader rd = { data, size };
@@ -133,6 +137,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (shape == 0xF1) n = -3;
     if (shape == 0xF2) rows = -1;
     if (rows > 0 && n > 0 && rows * n > MAXN) n = MAXN / rows;
+    int map = op == OP_JACOBIAN || op == OP_THRESHOLD ? (int)(rd_u8(&rd) % 9) - 1 : 0; /* -1..7 */
+    if (op == OP_JACOBIAN && rows > 0)
+        while (n > 1 && (size_t)rows * n * n > MAXN) n--;
     float par = rd_param(&rd), t = rd_param(&rd);
     size_t count = rows > 0 && n > 0 ? (size_t)rows * n : 0;
     rd_scores(&rd, x, (int)count, 1);
@@ -143,6 +150,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int st;
     switch (op) {
     case OP_SOFTMAX: st = sx_softmax(o, xi, rows, n, t); break;
+    case OP_JACOBIAN: st = sx_jacobian(o ? jac : NULL, xi, rows, n, map, par, t); break;
+    case OP_THRESHOLD: st = sx_threshold(o, xi, rows, n, map, par, t); break;
     case OP_SPARSEMAX: st = sx_sparsemax(o, xi, rows, n, t); break;
     case OP_ENTMAX15: st = sx_entmax15(o, xi, rows, n, t); break;
     case OP_ENTMAX: st = sx_entmax(o, xi, rows, n, par, t); break;
@@ -307,6 +316,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     case OP_ENTMAX_B:
         check_backward(out, x, dy, rows, n, t, par <= 2.0f);
+        break;
+    case OP_JACOBIAN: {
+        const int bounded = !(map == SX_MAP_ENTMAX && par > 2.0f) && 1.0f / t <= 1e30f;
+        for (int r = 0; r < rows; r++) {
+            const float *xr = x + (size_t)r * n, *J = jac + (size_t)r * n * n;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    const float v = J[i * n + j];
+                    REQUIRE(v == v);
+                    if (bounded) REQUIRE(isfinite(v));
+                    if (xr[i] == -INFINITY || xr[j] == -INFINITY) REQUIRE(v == 0.0f);
+                }
+        }
+        break;
+    }
+    case OP_THRESHOLD:
+        REQUIRE(map != SX_MAP_FUSEDMAX && map != SX_MAP_OSCARMAX && map != SX_MAP_ENTMAX_LEARNED);
+        for (int r = 0; r < rows; r++) {
+            REQUIRE(out[r] == out[r]);
+            if (row_masked(x + (size_t)r * n, n)) REQUIRE(isinf(out[r]));
+        }
         break;
     case OP_ALPHA_GRAD: {
         double gmax = 0.0;

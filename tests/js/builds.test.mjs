@@ -9,8 +9,8 @@ const all = await builds();
 
 const PUBLIC_NAMES = [
   "Model", "SimplexityError", "attention", "attentionPooling", "attentionPoolingBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
-  "fusedmax", "fusedmaxBackward", "info", "init", "oscarmax", "oscarmaxBackward", "softmax",
-  "softmaxBackward", "spanMask", "sparsemax", "sparsemaxBackward", "tasks", "tsallisEntropy",
+  "fusedmax", "fusedmaxBackward", "info", "init", "jacobian", "oscarmax", "oscarmaxBackward", "softmax",
+  "softmaxBackward", "spanMask", "sparsemax", "sparsemaxBackward", "tasks", "threshold", "tsallisEntropy",
 ];
 
 describe("the two builds", () => {

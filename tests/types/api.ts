@@ -14,14 +14,14 @@ import {
   init, info, SimplexityError,
   softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax,
   softmaxBackward, sparsemaxBackward, entmax15Backward, entmaxBackward, fusedmaxBackward, oscarmaxBackward,
-  entmaxAlphaGrad, tsallisEntropy, attention, spanMask, attentionPooling, attentionPoolingBackward,
+  entmaxAlphaGrad, tsallisEntropy, jacobian, threshold, attention, spanMask, attentionPooling, attentionPoolingBackward,
   Model, tasks,
 } from "simplexity";
 import type {
   Scores, ShapeOptions, EntmaxOptions, FusedmaxOptions, OscarmaxOptions, EntropyOptions, InitOptions,
   Info, SpanMaskOptions, PoolingOptions, PoolingForwardOptions, AttentionOptions, TokenRow, TokenRows,
   TaskName, Split, Batch, GeneratedBatch, GenerateOptions, Mapping, ModelConfig, ResolvedModelConfig,
-  AttentionKind, AttentionMap, ForwardResult, PerHead,
+  AttentionKind, AttentionMap, ForwardResult, PerHead, JacobianMapping, JacobianOptions, ThresholdOptions,
 } from "simplexity";
 
 // --------------------------------------------------------------------- helpers
@@ -78,6 +78,21 @@ exact<Float32Array>()(softmax(scores, shape));
 exact<Float32Array>()(entmax(scores, eo));
 exact<Float32Array>()(fusedmax(scores, fo));
 exact<Float32Array>()(oscarmax(scores, oo));
+// the Jacobian (rows * n * n) and the threshold (rows)
+const jm: JacobianMapping = "oscarmax";
+const jo: JacobianOptions = { n: 3, mapping: "entmax", alpha: 1.5, temperature: 0.5, out: new Float32Array(18) };
+const to: ThresholdOptions = { n: 3, mapping: "sparsemax" };
+exact<Float32Array>()(jacobian([0.99, 0.01, -1], { mapping: "sparsemax" }));
+exact<Float32Array>()(jacobian(x, jo));
+exact<Float32Array>()(jacobian(x, { mapping: jm, beta: 0.1 }));
+exact<Float32Array>()(threshold(x, to));
+exact<Float32Array>()(threshold(scores, { mapping: "entmax", alpha: 1.25, n: 3 }));
+// @ts-expect-error jacobian takes the mapping's name, not its C code
+jacobian(x, { mapping: 1 });
+// @ts-expect-error fusedmax has no threshold on the scores
+threshold(x, { mapping: "fusedmax" });
+// @ts-expect-error threshold has no lambda
+threshold(x, { lambda: 1 });
 // @ts-expect-error scores are numbers, not a string
 softmax("1.5 0 1");
 // @ts-expect-error scores are float arrays, not an integer typed array

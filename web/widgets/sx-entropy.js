@@ -46,7 +46,7 @@ export class SxEntropy extends SxElement {
     // colour bar
     this._bar = svgEl("g", { class: "bar", transform: `translate(${OX}, ${H - 22})` }, svg);
     const ctl = htmlEl("div", { class: "controls", part: "controls" }, body);
-    this._alpha = rangeControl(ctl, { label: "Tsallis α", min: 0.25, max: 4, step: 0.05, value: 1.5, format: (v) => fmt(v) });
+    this._alpha = rangeControl(ctl, { label: "Tsallis α", min: 0.1, max: 4, step: 0.05, value: 1.5, format: (v) => fmt(v) });
     this._alpha.input.addEventListener("input", () => {
       this.alpha = Number(this._alpha.input.value);
       this.emit("change", { alpha: this.alpha });
