@@ -122,6 +122,9 @@ declare class SxTrajectoryElement extends SxElement {
   /** λ of fusedmax, in [0, 2]; default 0.3. */
   get lambda(): number;
   set lambda(v: Or<number>);
+  /** β of oscarmax, in [0, 2]; default 0.2. */
+  get beta(): number;
+  set beta(v: Or<number>);
   /** The current t (= 1 / T), in [0, 10000]; default 1. */
   get t(): number;
   set t(v: Or<number>);
@@ -379,7 +382,7 @@ interface SxWidgetAttributes {
   };
   "sx-entropy": SxEventProps<"sx-entropy"> & { alpha?: NumberAttr; scores?: string; theme?: SxTheme };
   "sx-trajectory": SxEventProps<"sx-trajectory"> & {
-    scores?: string; mappings?: string; alpha?: NumberAttr; lambda?: NumberAttr; t?: NumberAttr; tmax?: NumberAttr; theme?: SxTheme;
+    scores?: string; mappings?: string; alpha?: NumberAttr; lambda?: NumberAttr; beta?: NumberAttr; t?: NumberAttr; tmax?: NumberAttr; theme?: SxTheme;
   };
   "sx-two-choice": SxEventProps<"sx-two-choice"> & { alphas?: string; alpha?: NumberAttr; t?: NumberAttr; theme?: SxTheme };
   "sx-fused": SxEventProps<"sx-fused"> & { scores?: string; lambda?: NumberAttr; beta?: NumberAttr; theme?: SxTheme };

@@ -143,6 +143,25 @@ async function checkPage(browser, server) {
     return { type: b.type, size: b.size, magic: Array.from(head) };
   });
   check(png.type === "image/png" && png.size > 2000 && png.magic.join() === "137,80,78,71", `PNG export (${JSON.stringify(png)})`);
+  // <sx-trajectory>'s oscarmax follows its beta attribute
+  const betaPaths = await page.evaluate(async () => {
+    const draw = async (beta) => {
+      const e = document.createElement("sx-trajectory");
+      e.setAttribute("mappings", "oscarmax");
+      e.setAttribute("scores", "1 0.9 -0.5");
+      e.setAttribute("beta", beta);
+      document.body.append(e);
+      await customElements.whenDefined("sx-trajectory");
+      for (let i = 0; i < 200 && !(e.lastRenderMs > 0); i++) await new Promise((r) => requestAnimationFrame(r));
+      const d = [...e.shadowRoot.querySelectorAll("path")].map((p) => p.getAttribute("d")).join("|");
+      const msg = e.shadowRoot.querySelector("[part=message]");
+      e.remove();
+      return { d, msg: msg && !msg.hidden ? msg.textContent : "" };
+    };
+    return [await draw("0"), await draw("1.5")];
+  });
+  check(betaPaths[0].d.length > 0 && betaPaths[0].d !== betaPaths[1].d && !betaPaths[0].msg && !betaPaths[1].msg,
+    `sx-trajectory's oscarmax follows beta (${JSON.stringify(betaPaths.map((b) => [b.d.length, b.msg]))})`);
   const badFormat = await page.evaluate(() => document.getElementById("simplex").exportAs("jpg").then(() => "resolved", (e) => `${e.name}: ${e.message}`));
   check(badFormat === 'RangeError: sx-simplex.exportAs: format must be "svg" or "png" (got "jpg")', `exportAs refuses another format (got ${badFormat})`);
   const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#two-choice button", { hasText: "SVG" }).click()]);

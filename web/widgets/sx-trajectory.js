@@ -32,6 +32,7 @@ export class SxTrajectory extends SxElement {
     mappings: { type: "enums", default: ["softmax", "entmax15", "sparsemax"], values: NAMES },
     alpha: { type: "number", default: 1.5, min: 1, max: 4 },
     lambda: { type: "number", default: 0.3, min: 0, max: 2 },
+    beta: { type: "number", default: 0.2, min: 0, max: 2 },
     t: { type: "number", default: 1, min: 0, max: 1e4 },
     tmax: { type: "number", default: 50, min: 1, max: 1e4 },
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
@@ -67,12 +68,13 @@ export class SxTrajectory extends SxElement {
     const o = { n: 3 };
     if (name === "entmax") o.alpha = s.alpha;
     if (name === "fusedmax") o.lambda = s.lambda;
+    if (name === "oscarmax") o.beta = s.beta;
     return MAPPINGS[name].run(x, o);
   }
 
   render(s) {
     const z = s.scores;
-    const key = `${z}|${s.mappings}|${s.alpha}|${s.lambda}|${s.tmax}`;
+    const key = `${z}|${s.mappings}|${s.alpha}|${s.lambda}|${s.beta}|${s.tmax}`;
     if (key !== this._key) {
       this._key = key;
       // t = 0, then a log grid from TMIN to tmax
