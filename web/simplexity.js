@@ -713,25 +713,27 @@ const JACOBIAN_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fu
 const THRESHOLD_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3 };
 // The core's limit on rows * n * n (its bytes fit in an int32, as rows * n for the mappings).
 const JACOBIAN_MAX = Math.floor(0x7fffffff / 4);
+// Each mapping parameter and the mapping it belongs to.
 const MAP_PARAMS = [["alpha", "entmax"], ["lambda", "fusedmax"], ["beta", "oscarmax"]];
+// attention() and attentionPooling() have no oscarmax, and take no beta.
+const ATTN_PARAMS = MAP_PARAMS.slice(0, 2);
 
 /**
- * The mapping option of jacobian() and threshold(): its name (default "softmax", one of `table`'s
- * keys) and its parameter (alpha of "entmax", default 1.5; lambda of "fusedmax" and beta of
- * "oscarmax", default 1, as the mapping functions; 0 otherwise). A parameter given for another
- * mapping is an error, not ignored.
+ * The mapping option of jacobian(), threshold(), attention() and attentionPooling(): its name
+ * (default "softmax", one of `table`'s keys), its code (table's value) and its parameter (alpha of
+ * "entmax", default 1.5; lambda of "fusedmax" and beta of "oscarmax", default 1, as the mapping
+ * functions; 0 otherwise). A parameter of `params` given for another mapping is an error, not
+ * ignored. `why(mapping)` adds to the message for a mapping outside `table`.
  */
-function mapOption(fn, o, table) {
+function mappingArg(fn, o, table, params = MAP_PARAMS, why = () => "") {
   const mapping = o.mapping === undefined ? "softmax" : o.mapping;
   if (typeof mapping !== "string") {
     throw new TypeError(`${fn}: mapping must be a string (got ${show(mapping)})`);
   }
   if (!Object.hasOwn(table, mapping)) {
-    const why = !Object.hasOwn(JACOBIAN_MAPPINGS, mapping) ? ""
-      : `: ${mapping} has no threshold on the scores (its sparsemax thresholds ${mapping === "fusedmax" ? "prox_TV(x / T)" : "the pooled x / T"})`;
-    throw new RangeError(`${fn}: mapping must be one of ${Object.keys(table).map((m) => `"${m}"`).join(", ")} (got ${show(mapping)})${why}`);
+    throw new RangeError(`${fn}: mapping must be one of ${Object.keys(table).map((m) => `"${m}"`).join(", ")} (got ${show(mapping)})${why(mapping)}`);
   }
-  for (const [name, owner] of MAP_PARAMS) {
+  for (const [name, owner] of params) {
     if (o[name] !== undefined && mapping !== owner) {
       throw new RangeError(`${fn}: ${name} applies to mapping "${owner}" only (mapping is "${mapping}")`);
     }
@@ -742,6 +744,10 @@ function mapOption(fn, o, table) {
   return { code: table[mapping], mapping, param };
 }
 
+/** Why threshold() refuses fusedmax and oscarmax. */
+const noThreshold = (mapping) => (!Object.hasOwn(JACOBIAN_MAPPINGS, mapping) ? ""
+  : `: ${mapping} has no threshold on the scores (its sparsemax thresholds ${mapping === "fusedmax" ? "prox_TV(x / T)" : "the pooled x / T"})`);
+
 /**
  * The Jacobian dp/dx of the mapping at each row of x: rows * n * n floats, row r's block
  * J[r*n*n + i*n + j] = dp_i / dx_j (1/T included, so J^T dy is the backward pass). Masked
@@ -750,7 +756,7 @@ function mapOption(fn, o, table) {
 export function jacobian(x, opts) {
   const fn = "jacobian";
   const o = optionsArg(fn, opts);
-  const { code, mapping, param } = mapOption(fn, o, JACOBIAN_MAPPINGS);
+  const { code, mapping, param } = mappingArg(fn, o, JACOBIAN_MAPPINGS);
   const len = inputArg(fn, "x", x);
   const kind = inKind;
   const n = rowLength(fn, o.n, len, "x");
@@ -783,7 +789,7 @@ export function jacobian(x, opts) {
 export function threshold(x, opts) {
   const fn = "threshold";
   const o = optionsArg(fn, opts);
-  const { code, param } = mapOption(fn, o, THRESHOLD_MAPPINGS);
+  const { code, param } = mappingArg(fn, o, THRESHOLD_MAPPINGS, MAP_PARAMS, noThreshold);
   const len = inputArg(fn, "x", x);
   const kind = inKind;
   const n = rowLength(fn, o.n, len, "x");
@@ -802,30 +808,6 @@ export function threshold(x, opts) {
 }
 
 // ---------------------------------------------------------------------- attention
-/**
- * The mapping option of attention() and attentionPooling(): its name (default "softmax", one of
- * `table`'s keys) and its parameter (alpha of "entmax", default 1.5; lambda of "fusedmax",
- * default 1; 0 otherwise). alpha or lambda given for another mapping is an error, not ignored.
- */
-function mappingArg(fn, o, table) {
-  const mapping = o.mapping === undefined ? "softmax" : o.mapping;
-  if (typeof mapping !== "string") {
-    throw new TypeError(`${fn}: mapping must be a string (got ${show(mapping)})`);
-  }
-  if (!Object.hasOwn(table, mapping)) {
-    throw new RangeError(`${fn}: mapping must be one of ${Object.keys(table).map((m) => `"${m}"`).join(", ")} (got ${show(mapping)})`);
-  }
-  if (o.alpha !== undefined && mapping !== "entmax") {
-    throw new RangeError(`${fn}: alpha applies to mapping "entmax" only (mapping is "${mapping}")`);
-  }
-  if (o.lambda !== undefined && mapping !== "fusedmax") {
-    throw new RangeError(`${fn}: lambda applies to mapping "fusedmax" only (mapping is "${mapping}")`);
-  }
-  const param = mapping === "entmax" ? paramArg(fn, "alpha", o.alpha, 1.5, 1, false)
-    : mapping === "fusedmax" ? paramArg(fn, "lambda", o.lambda, 1, 0, false) : 0;
-  return { mapping, param };
-}
-
 // The mapping codes of sx_attention: SX_MAP_* in simplexity.h (4, learned alpha, is for models).
 const ATTN_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fusedmax: 5 };
 
@@ -882,7 +864,7 @@ export function attention(q, k, v, opts) {
   }
   if (vLen !== kLen) throw new RangeError(`${fn}: v.length (${vLen}) must equal k.length (${kLen})`);
 
-  const { mapping, param } = mappingArg(fn, o, ATTN_MAPPINGS);
+  const { mapping, param } = mappingArg(fn, o, ATTN_MAPPINGS, ATTN_PARAMS);
   const causal = o.causal;
   if (causal !== undefined && typeof causal !== "boolean") {
     throw new TypeError(`${fn}: causal must be true or false (got ${show(causal)})`);
@@ -1017,7 +999,7 @@ function poolArgs(fn, queries, keys, values, o) {
     }
     w = ow;
   }
-  const { mapping, param } = mappingArg(fn, o, POOL_MAPPINGS);
+  const { mapping, param } = mappingArg(fn, o, POOL_MAPPINGS, ATTN_PARAMS);
   const loo = o.leaveOneOut === undefined ? false : o.leaveOneOut;
   if (typeof loo !== "boolean") throw new TypeError(`${fn}: leaveOneOut must be true or false (got ${show(loo)})`);
   if (loo && nq !== nk) {
