@@ -61,7 +61,8 @@ export const REQUIRED_EXPORTS = [
   "sx_model_num_params", "sx_model_steps", "sx_model_alphas", "sx_model_spans", "sx_model_forward",
   "sx_model_logits", "sx_model_attention", "sx_model_attention_shape", "sx_model_loss",
   "sx_model_train_step", "sx_model_generate", "sx_model_save_size_as", "sx_model_save_as",
-  "sx_model_load",
+  "sx_model_load", "sx_model_edit", "sx_model_clear_edits", "sx_model_edit_count", "sx_model_explain",
+  "sx_model_attention_grad", "sx_model_rollout",
 ];
 
 // (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt)): validates only where the

@@ -26,6 +26,12 @@ const KINDS = ["encoder", "decoder", "cross"];
 const SPLITS = ["train", "heldout"];
 /** model.save()'s precisions: the C SX_SAVE_FLOAT32 / SX_SAVE_FLOAT16 (bits per parameter). */
 const SAVE_PRECISION = Object.freeze({ float32: 32, float16: 16 });
+// Interventions (sx_model_edit ops) and attributions (sx_model_explain methods)
+const EDIT_OPS = Object.freeze({ ablate: 0, replace: 1, erase: 2, mask: 3 });
+const MAX_ROW_EDITS = 64; // SX_MODEL_MAX_EDITS
+const MAX_EDITS = 256;
+const EXPLAIN_METHODS = Object.freeze({ gradInput: 0, gradNorm: 1, integratedGradients: 2, leaveOneOut: 3 });
+const EXPLAIN_ALL = Object.freeze([...Object.keys(EXPLAIN_METHODS), "rollout"]);
 
 // The integer config (model.h): field indices and the float config's.
 const C_VOCAB = 0, C_D_MODEL = 1, C_N_HEAD = 2, C_N_LAYER = 3, C_D_FF = 4, C_MAX_LEN = 5,
@@ -414,6 +420,85 @@ export function modelApi(core) {
     return core.i32().slice(at >> 2, (at >> 2) + n);
   }
 
+  // ============================================================= interventions
+  /** A kind name -> 0..2 (`where` names the field). */
+  function kindArg(fn, where, v) {
+    const k = KINDS.indexOf(v);
+    if (k < 0) {
+      const E = typeof v === "string" ? RangeError : TypeError;
+      throw new E(`${fn}: ${where} must be "encoder", "decoder" or "cross" (got ${show(v)})`);
+    }
+    return k;
+  }
+
+  /** Finite floats of an array or typed array of 1..max entries (each >= min). */
+  function floatsArg(fn, where, v, max, min) {
+    if (!Array.isArray(v) && !ArrayBuffer.isView(v)) {
+      throw new TypeError(`${fn}: ${where} must be an array of numbers (got ${show(v)})`);
+    }
+    const n = Array.isArray(v) ? v.length : core.typedLength(v);
+    if (!(n >= 1 && n <= max)) throw new RangeError(`${fn}: ${where} must have 1..${max} entries (got ${n})`);
+    const out = new Float32Array(n);
+    for (let j = 0; j < n; j++) {
+      const x = v[j];
+      if (typeof x !== "number") throw new TypeError(`${fn}: ${where}[${j}] must be a number (got ${show(x)})`);
+      if (!Number.isFinite(x) || !Number.isFinite(Math.fround(x)) || x < min) {
+        throw new RangeError(`${fn}: ${where}[${j}] must be finite${min > -Infinity ? ` and >= ${min}` : ""} (got ${show(x)})`);
+      }
+      out[j] = x;
+    }
+    return out;
+  }
+
+  /**
+   * options.intervene: an array of edits, each { op, kind, layer?, head?, row?, weights | keys },
+   * checked and read once into plain records { op, kind, layer, head, row, w } (-1: every).
+   */
+  function editsArg(fn, v, cfg) {
+    if (v === undefined) return [];
+    if (!Array.isArray(v)) throw new TypeError(`${fn}: intervene must be an array of edits (got ${show(v)})`);
+    const n = v.length;
+    if (n > MAX_EDITS) throw new RangeError(`${fn}: intervene has at most ${MAX_EDITS} edits (got ${n})`);
+    const { layers, heads, maxLen } = cfg;
+    const out = [];
+    let rowEdits = 0;
+    for (let i = 0; i < n; i++) {
+      const w = `intervene[${i}]`;
+      const e = objectArg(fn, w, v[i], false);
+      const opName = e.op;
+      if (typeof opName !== "string" || !Object.hasOwn(EDIT_OPS, opName)) {
+        const E = typeof opName === "string" ? RangeError : TypeError;
+        throw new E(`${fn}: ${w}.op must be "ablate", "replace", "erase" or "mask" (got ${show(opName)})`);
+      }
+      const op = EDIT_OPS[opName];
+      const keys = { ablate: ["op", "kind", "layer", "head"], replace: ["op", "kind", "layer", "head", "row", "weights"],
+        erase: ["op", "kind", "layer", "head", "row", "keys"], mask: ["op", "kind", "layer", "keys"] }[opName];
+      knownKeys(fn, w, e, keys);
+      const kind = kindArg(fn, `${w}.kind`, e.kind);
+      const layer = e.layer === undefined ? -1 : intArg(fn, `${w}.layer`, e.layer, 0, layers - 1);
+      const head = e.head === undefined ? -1 : intArg(fn, `${w}.head`, e.head, 0, heads - 1);
+      const row = e.row === undefined ? -1 : intArg(fn, `${w}.row`, e.row, 0, maxLen - 1);
+      let wts = null;
+      if (opName === "replace") {
+        if (e.weights === undefined) throw new TypeError(`${fn}: ${w}.weights is required for "replace"`);
+        wts = floatsArg(fn, `${w}.weights`, e.weights, maxLen, 0);
+      } else if (opName !== "ablate") {
+        const k = e.keys;
+        if (!Array.isArray(k) || k.length === 0) {
+          throw new TypeError(`${fn}: ${w}.keys must be a non-empty array of key positions (got ${show(k)})`);
+        }
+        wts = new Float32Array(maxLen);
+        for (let j = 0; j < k.length; j++) wts[intArg(fn, `${w}.keys[${j}]`, k[j], 0, maxLen - 1)] = 1;
+      }
+      if (op === EDIT_OPS.replace || op === EDIT_OPS.erase) rowEdits += layer < 0 ? layers : 1;
+      if (rowEdits > MAX_ROW_EDITS) {
+        throw new RangeError(`${fn}: intervene has more than ${MAX_ROW_EDITS} row edits (replace and erase, one per layer they touch)`);
+      }
+      out.push({ op, kind, layer, head, row, w: wts });
+    }
+    return out;
+  }
+
   // ==================================================================== Model
   // A safety net only: a Model that becomes unreachable without free() has its C handle freed
   // when (and if) the engine collects it. Call free(): collection may come late or never.
@@ -625,8 +710,9 @@ export function modelApi(core) {
       const fn = "model.forward";
       const ex = this.#live(fn);
       const o = objectArg(fn, "options", opts, true);
-      knownKeys(fn, "options", o, ["count", "attention"]);
+      knownKeys(fn, "options", o, ["count", "attention", "intervene"]);
       const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 4096);
+      const edits = editsArg(fn, o.intervene, this.#config);
       const oa = o.attention;
       if (oa !== undefined && typeof oa !== "boolean") {
         throw new TypeError(`${fn}: attention must be true or false (got ${show(oa)})`);
@@ -644,14 +730,180 @@ export function modelApi(core) {
       const tgtIds = readTokens(fn, "tgt", t, vocab);
       this.#live(fn); // a getter may have freed the model
       this.#reserve(fn, ex, s.count);
-      const ns = s.count * s.len;
-      const at = core.scratch(fn, 4 * (ns + t.count * t.len));
-      const i32 = core.i32();
-      i32.set(srcIds, at >> 2);
-      i32.set(tgtIds, (at >> 2) + ns);
-      const st = ex.sx_model_forward(this.#handle, at, s.len, at + 4 * ns, t.len, s.count);
-      if (st !== 0) throw coreError(fn, st);
-      return this.#results(ex, s.count, t.len, withMaps);
+      return this.#edited(fn, ex, edits, () => {
+        const ns = s.count * s.len;
+        const at = core.scratch(fn, 4 * (ns + t.count * t.len));
+        const i32 = core.i32();
+        i32.set(srcIds, at >> 2);
+        i32.set(tgtIds, (at >> 2) + ns);
+        const st = ex.sx_model_forward(this.#handle, at, s.len, at + 4 * ns, t.len, s.count);
+        if (st !== 0) throw coreError(fn, st);
+        return this.#results(ex, s.count, t.len, withMaps);
+      });
+    }
+
+    /** Run body with the edits in place in C, and none after it (whatever happens). */
+    #edited(fn, ex, edits, body) {
+      if (edits.length === 0) return body();
+      const h = this.#handle;
+      try {
+        for (const e of edits) {
+          const n = e.w ? e.w.length : 0;
+          const at = core.scratch(fn, 4 * Math.max(n, 1));
+          if (e.w) core.f32().set(e.w, at >> 2);
+          const st = ex.sx_model_edit(h, e.op, e.kind, e.layer, e.head, e.row, e.w ? at : 0, n);
+          if (st !== 0) throw coreError(fn, st);
+        }
+        return body();
+      } finally {
+        ex.sx_model_clear_edits(h);
+      }
+    }
+
+    /** One example's src and tgt rows for explain / attentionGrad: { src, tgt } Int32Arrays. */
+    #example(fn, src, tgt) {
+      const { vocab, maxLen } = this.#config;
+      const s = rowsOf(fn, "src", src, undefined, undefined, 1);
+      const t = rowsOf(fn, "tgt", tgt, undefined, undefined, 1);
+      if (s.count !== 1 || t.count !== 1) {
+        throw new RangeError(`${fn}: src and tgt must be one row each (got ${s.count} and ${t.count})`);
+      }
+      lengthCheck(fn, "src", s.len, 1, maxLen);
+      lengthCheck(fn, "tgt", t.len, 1, maxLen);
+      return { src: readTokens(fn, "src", s, vocab), tgt: readTokens(fn, "tgt", t, vocab) };
+    }
+
+    /** options.step (required) and options.target (default: tgt[step + 1], the token the row has next). */
+    #stepTarget(fn, o, tgt) {
+      if (o.step === undefined) throw new TypeError(`${fn}: options.step is required (the decoder position to explain)`);
+      const step = intArg(fn, "step", o.step, 0, tgt.length - 1);
+      if (o.target === undefined && step + 1 >= tgt.length) {
+        throw new RangeError(`${fn}: options.target is required when step (${step}) is the last position of tgt`);
+      }
+      const target = o.target === undefined ? tgt[step + 1] : intArg(fn, "target", o.target, 0, this.#config.vocab - 1);
+      return { step, target };
+    }
+
+    /**
+     * Which source tokens does the prediction of `target` at decoder position `step` depend on?
+     * src: one source row; tgt: one decoder input row (BOS, tokens...; a generated row is fine).
+     * options: step (required), target (default tgt[step + 1]), objective ("logProb", default,
+     * or "logit": f is log p(target) or the target's logit), methods (default all of gradInput,
+     * gradNorm, integratedGradients, leaveOneOut, rollout), steps (integrated gradients,
+     * default 64), intervene. Returns { step, target, objective, value (f), baselineValue (f at
+     * the zero-embedding baseline, with integratedGradients; else null), logProb,
+     * importance: { method: Float32Array(src length) }, logits (the step's row), attention }.
+     */
+    explain(src, tgt, opts) {
+      const fn = "model.explain";
+      const ex = this.#live(fn);
+      const o = objectArg(fn, "options", opts, true);
+      knownKeys(fn, "options", o, ["step", "target", "objective", "methods", "steps", "intervene"]);
+      const { src: sIds, tgt: tIds } = this.#example(fn, src, tgt);
+      const { step, target } = this.#stepTarget(fn, o, tIds);
+      let methods = EXPLAIN_ALL;
+      if (o.methods !== undefined) {
+        if (!Array.isArray(o.methods) || o.methods.length === 0) {
+          throw new TypeError(`${fn}: methods must be a non-empty array of method names (got ${show(o.methods)})`);
+        }
+        methods = Array.from(o.methods);
+        for (const m of methods) {
+          if (!EXPLAIN_ALL.includes(m)) {
+            const E = typeof m === "string" ? RangeError : TypeError;
+            throw new E(`${fn}: methods must name ${EXPLAIN_ALL.map((x) => JSON.stringify(x)).join(", ")} (got ${show(m)})`);
+          }
+        }
+      }
+      const steps = intArg(fn, "steps", o.steps, 1, 4096, 64);
+      const objective = o.objective === undefined ? "logProb" : o.objective;
+      if (objective !== "logProb" && objective !== "logit") {
+        const E = typeof objective === "string" ? RangeError : TypeError;
+        throw new E(`${fn}: objective must be "logProb" or "logit" (got ${show(objective)})`);
+      }
+      const edits = editsArg(fn, o.intervene, this.#config);
+      this.#live(fn); // a getter may have freed the model
+      const ns = sIds.length, nt = tIds.length;
+      return this.#edited(fn, ex, edits, () => {
+        const h = this.#handle;
+        const importance = {};
+        let value = null, baseline = null;
+        const at = core.scratch(fn, 4 * (ns + nt + ns * nt + ns + 2));
+        const pS = at, pT = at + 4 * ns, pOut = pT + 4 * nt, pVal = pOut + 4 * ns * nt;
+        for (const m of methods) {
+          if (m === "rollout") continue;
+          const i32 = core.i32();
+          i32.set(sIds, pS >> 2);
+          i32.set(tIds, pT >> 2);
+          const st = ex.sx_model_explain(h, pOut, pVal, EXPLAIN_METHODS[m], pS, ns, pT, nt, step, target,
+            objective === "logit" ? 1 : 0, steps);
+          if (st !== 0) throw coreError(fn, st);
+          const f32 = core.f32();
+          importance[m] = f32.slice(pOut >> 2, (pOut >> 2) + ns);
+          value = f32[pVal >> 2];
+          if (m === "integratedGradients") baseline = f32[(pVal >> 2) + 1];
+        }
+        if (value === null || methods.includes("rollout")) { // the example's forward pass
+          const i32 = core.i32();
+          i32.set(sIds, pS >> 2);
+          i32.set(tIds, pT >> 2);
+          const st = ex.sx_model_forward(h, pS, ns, pT, nt, 1);
+          if (st !== 0) throw coreError(fn, st);
+        }
+        if (methods.includes("rollout")) {
+          const st = ex.sx_model_rollout(h, pOut, 0);
+          if (st !== 0) throw coreError(fn, st);
+          importance.rollout = core.f32().slice((pOut >> 2) + step * ns, (pOut >> 2) + (step + 1) * ns);
+        }
+        const r = this.#results(ex, 1, nt, true);
+        const logits = r.logits.slice(step * this.#config.vocab, (step + 1) * this.#config.vocab);
+        if (value === null) value = objective === "logit" ? logits[target] : logSoftmaxAt(logits, target);
+        return { step, target, objective, value, baselineValue: baseline, logProb: logSoftmaxAt(logits, target),
+          importance, logits, attention: r.attention };
+      });
+    }
+
+    /**
+     * d f / d (one row of attention weights): f = log p(target) at `step` (default), or
+     * <dlogits, logits[step]> when options.dlogits (vocab numbers) is given. options: kind,
+     * layer, head, row (the query position), step, target, dlogits, intervene (with a "replace"
+     * edit on this very row, the gradient at the replaced weights). Returns a Float32Array over
+     * the keys (src length for "encoder" and "cross", tgt length for "decoder").
+     */
+    attentionGrad(src, tgt, opts) {
+      const fn = "model.attentionGrad";
+      const ex = this.#live(fn);
+      const o = objectArg(fn, "options", opts, false);
+      knownKeys(fn, "options", o, ["kind", "layer", "head", "row", "step", "target", "dlogits", "intervene"]);
+      const { src: sIds, tgt: tIds } = this.#example(fn, src, tgt);
+      const { layers, heads, vocab } = this.#config;
+      const kind = kindArg(fn, "kind", o.kind);
+      const layer = intArg(fn, "layer", o.layer, 0, layers - 1);
+      const head = intArg(fn, "head", o.head, 0, heads - 1);
+      const Tq = kind === 0 ? sIds.length : tIds.length, Tk = kind === 1 ? tIds.length : sIds.length;
+      const row = intArg(fn, "row", o.row, 0, Tq - 1);
+      let dl = null, step, target = 0;
+      if (o.dlogits !== undefined) {
+        dl = floatsArg(fn, "dlogits", o.dlogits, vocab, -Infinity);
+        if (dl.length !== vocab) throw new RangeError(`${fn}: dlogits must have vocab (${vocab}) entries (got ${dl.length})`);
+        if (o.target !== undefined) throw new TypeError(`${fn}: give target or dlogits, not both`);
+        if (o.step === undefined) throw new TypeError(`${fn}: options.step is required (the decoder position)`);
+        step = intArg(fn, "step", o.step, 0, tIds.length - 1);
+      } else {
+        ({ step, target } = this.#stepTarget(fn, o, tIds));
+      }
+      const edits = editsArg(fn, o.intervene, this.#config);
+      this.#live(fn); // a getter may have freed the model
+      return this.#edited(fn, ex, edits, () => {
+        const ns = sIds.length, nt = tIds.length;
+        const at = core.scratch(fn, 4 * (ns + nt + Tk + vocab));
+        const pS = at, pT = at + 4 * ns, pOut = pT + 4 * nt, pD = pOut + 4 * Tk;
+        core.i32().set(sIds, pS >> 2);
+        core.i32().set(tIds, pT >> 2);
+        if (dl) core.f32().set(dl, pD >> 2);
+        const st = ex.sx_model_attention_grad(this.#handle, pOut, kind, layer, head, row, pS, ns, pT, nt, step, target, dl ? pD : 0);
+        if (st !== 0) throw coreError(fn, st);
+        return core.f32().slice(pOut >> 2, (pOut >> 2) + Tk);
+      });
     }
 
     /** Copies of the last pass's logits and (optionally) every attention map. */
@@ -769,22 +1021,25 @@ export function modelApi(core) {
       const fn = "model.generate";
       const ex = this.#live(fn);
       const o = objectArg(fn, "options", opts, true);
-      knownKeys(fn, "options", o, ["count", "maxLen"]);
+      knownKeys(fn, "options", o, ["count", "maxLen", "intervene"]);
       const { vocab, maxLen } = this.#config;
       const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 4096);
       const outLen = intArg(fn, "maxLen", o.maxLen, 2, maxLen, maxLen);
+      const edits = editsArg(fn, o.intervene, this.#config);
       const s = rowsOf(fn, "src", src, count, count === undefined ? undefined : "the count option");
       lengthCheck(fn, "src", s.len, 1, maxLen);
       rowCount(fn, s.count);
       const srcIds = readTokens(fn, "src", s, vocab);
       this.#live(fn); // a getter may have freed the model
       this.#reserve(fn, ex, s.count);
-      const ns = s.count * s.len, no = s.count * outLen;
-      const at = core.scratch(fn, 4 * (ns + no));
-      core.i32().set(srcIds, at >> 2);
-      const st = ex.sx_model_generate(this.#handle, at + 4 * ns, outLen, at, s.len, s.count);
-      if (st !== 0) throw coreError(fn, st);
-      return rowsOut((at >> 2) + ns, s.count, outLen);
+      return this.#edited(fn, ex, edits, () => {
+        const ns = s.count * s.len, no = s.count * outLen;
+        const at = core.scratch(fn, 4 * (ns + no));
+        core.i32().set(srcIds, at >> 2);
+        const st = ex.sx_model_generate(this.#handle, at + 4 * ns, outLen, at, s.len, s.count);
+        if (st !== 0) throw coreError(fn, st);
+        return rowsOut((at >> 2) + ns, s.count, outLen);
+      });
     }
 
     // ------------------------------------------------------------- queries
@@ -833,6 +1088,14 @@ export function modelApi(core) {
       if (st !== 0) throw coreError(fn, st);
       return core.u8().slice(at, at + n);
     }
+  }
+
+  /** log softmax(z)[t] in double. */
+  function logSoftmaxAt(z, t) {
+    let mx = -Infinity, s = 0;
+    for (const v of z) mx = v > mx ? v : mx;
+    for (const v of z) s += Math.exp(v - mx);
+    return z[t] - mx - Math.log(s);
   }
 
   /** A model call takes at most 4096 rows. */

@@ -426,6 +426,73 @@ export interface PerHead<T> {
   cross: T[][];
 }
 
+/** One intervention on the attention weights, for one call (forward, generate, explain,
+ *  attentionGrad: `intervene: Edit[]`). layer, head, row omitted: every layer, head, query row.
+ *  Rows index the queries: source positions for "encoder", decoder positions otherwise; keys
+ *  likewise. ablate, replace and erase act after the mapping (replace: keys the row cannot see
+ *  stay 0; erase: the other weights renormalised, a row left empty is all zeros); mask hides
+ *  keys before the mapping, as padding does. At most 64 row edits (replace, erase: one per layer
+ *  they touch) and 256 edits in all. */
+export type Edit =
+  | { op: "ablate"; kind: AttentionKind; layer?: number; head?: number }
+  | { op: "replace"; kind: AttentionKind; layer?: number; head?: number; row?: number; weights: ArrayLike<number> }
+  | { op: "erase"; kind: AttentionKind; layer?: number; head?: number; row?: number; keys: number[] }
+  | { op: "mask"; kind: AttentionKind; layer?: number; keys: number[] };
+
+export type ExplainMethod = "gradInput" | "gradNorm" | "integratedGradients" | "leaveOneOut" | "rollout";
+
+export interface ExplainOptions {
+  /** The decoder position whose output is explained (required). */
+  step: number;
+  /** The token whose score is explained; default tgt[step + 1]. */
+  target?: number;
+  /** "logProb" (default): f = log p(target); "logit": f = the target's logit, which does not
+   *  saturate when p(target) is near 1 (there every gradient of log p vanishes). */
+  objective?: "logProb" | "logit";
+  /** Default: all five. */
+  methods?: ExplainMethod[];
+  /** Integrated gradients' midpoint steps, 1..4096; default 64. */
+  steps?: number;
+  intervene?: Edit[];
+}
+
+export interface ExplainResult {
+  step: number;
+  target: number;
+  objective: "logProb" | "logit";
+  /** f at the input. */
+  value: number;
+  /** f at integrated gradients' baseline (every source token embedding 0, positions kept);
+   *  null without that method. The attributions sum to about value - baselineValue. */
+  baselineValue: number | null;
+  /** log p(target) at the step. */
+  logProb: number;
+  /** One importance per source position (0 at PAD): gradInput sum_c e_ic df/de_ic (e the token
+   *  embedding), gradNorm ||df/de_i||, integratedGradients (from the zero embedding),
+   *  leaveOneOut (f minus f with the token masked as a key in every encoder and cross head),
+   *  rollout (the source token's share of the step's state, Abnar & Zuidema 2020: heads
+   *  averaged, residuals as half). */
+  importance: Partial<Record<ExplainMethod, Float32Array>>;
+  /** The step's logits. */
+  logits: Float32Array;
+  /** The example's attention maps (B = 1). */
+  attention: AttentionMap[];
+}
+
+export interface AttentionGradOptions {
+  kind: AttentionKind;
+  layer: number;
+  head: number;
+  /** The query row. */
+  row: number;
+  step: number;
+  /** f = log p(target) (default tgt[step + 1]) ... */
+  target?: number;
+  /** ... or f = <dlogits, logits[step]> (vocab numbers); not both. */
+  dlogits?: ArrayLike<number>;
+  intervene?: Edit[];
+}
+
 /** A tiny encoder-decoder Transformer in wasm memory. Free it with free(). */
 export class Model {
   /** Checks every field in JS (TypeError/RangeError naming it); C failures are SimplexityError. */
@@ -439,14 +506,20 @@ export class Model {
   readonly steps: number;
   readonly freed: boolean;
   /** Teacher-forced forward pass: src rows, decoder input rows (BOS first). Copies. */
-  forward(src: TokenRows, tgt: TokenRows, options?: { count?: number; attention?: boolean }): ForwardResult;
+  forward(src: TokenRows, tgt: TokenRows, options?: { count?: number; attention?: boolean; intervene?: Edit[] }): ForwardResult;
+  /** Attributions of the prediction at options.step to each source token (one src row, one
+   *  decoder input row, e.g. a generated one). */
+  explain(src: TokenRows, tgt: TokenRows, options: ExplainOptions): ExplainResult;
+  /** d f / d (one row of one head's attention weights), over the keys (src length for encoder and
+   *  cross, tgt length for decoder); with a replace edit on that row, at the replacement. */
+  attentionGrad(src: TokenRows, tgt: TokenRows, options: AttentionGradOptions): Float32Array;
   /** One Adam step (clip, span clamp) on full target rows; returns the loss before the step.
    *  lr >= 0, default 1e-3. */
   trainStep(batch: Batch, options?: { lr?: number }): number;
   /** The loss of a batch, without a step. */
   loss(batch: Batch): number;
   /** Greedy decoding: one row of maxLen (default config.maxLen) per source row: BOS, tokens, EOS, PAD. */
-  generate(src: TokenRows, options?: { count?: number; maxLen?: number }): Int32Array[];
+  generate(src: TokenRows, options?: { count?: number; maxLen?: number; intervene?: Edit[] }): Int32Array[];
   /** Effective alpha per head. */
   alphas(): PerHead<number>;
   /** Span per head in positions; null where none applies (cross-attention, span off). */

@@ -402,6 +402,77 @@ int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, c
    and logits are those of the last decoder pass (the decoder read out[:, :steps]). */
 int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int src_len, int count);
 
+/* ------------------------------------------------------------- interventions */
+/* Edits of the attention weights that every later forward pass, loss, generate, explain and
+   training step applies until sx_model_clear_edits (the explanation experiments: erase the
+   most-attended key, replace a row by another distribution, ablate heads, leave a token out).
+   kind: SX_MODEL_ENC_SELF, DEC_SELF or CROSS; layer -1: every layer; head -1: every head;
+   row -1: every query row (rows index the queries: source positions for ENC_SELF, decoder
+   positions otherwise). w: n floats (n in 1..max_len) over the keys, zero past n.
+   - SX_EDIT_ABLATE: the head's weights are all zero, so its output is 0 (w unused);
+   - SX_EDIT_REPLACE: the row's weights become w (finite, >= 0; keys the row cannot see,
+     by padding, causality or span, stay 0);
+   - SX_EDIT_ERASE: the keys with w[j] != 0 get weight 0 and the rest is renormalised (a row
+     left with no weight is all zeros: the head's output there is 0);
+   - SX_EDIT_MASK_KEYS: the keys with w[j] != 0 are masked before the mapping, as padding
+     is, so the mapping spreads the mass over the others (leave-one-out).
+   REPLACE, ERASE and ABLATE act after the mapping (and the span mask); in a backward pass the
+   weights they set are constants (no gradient reaches the scores from them). At most
+   SX_MODEL_MAX_EDITS row edits (REPLACE and ERASE, one per layer they touch) at once. */
+enum { SX_EDIT_ABLATE = 0, SX_EDIT_REPLACE = 1, SX_EDIT_ERASE = 2, SX_EDIT_MASK_KEYS = 3 };
+enum { SX_MODEL_MAX_EDITS = 64 };
+int sx_model_edit(sx_model *m, int op, int kind, int layer, int head, int row, const float *w,
+                  int n);
+int sx_model_clear_edits(sx_model *m);
+/* sx_model_edit calls in place since the last clear; 0 for NULL. */
+int sx_model_edit_count(const sx_model *m);
+
+/* ------------------------------------------------------------------ explain */
+/* Attributions for one example (core/src/explain.c): which source tokens does the decoder's
+   output f at position `step` depend on: f = log p(target | src, tgt_in[0 .. step]) with
+   objective SX_EXPLAIN_LOG_PROB, or f = the target's logit with SX_EXPLAIN_LOGIT (which does
+   not saturate when p(target) is near 1, where every gradient of log p vanishes)?
+   src (src_len) one source row, tgt_in (tgt_len) its decoder input (BOS, tokens...),
+   step in [0, tgt_len), target a token id. out (src_len): one importance per source token
+   (0 at PAD positions). The model's edits apply. Writes the gradient block (sx_model_grads)
+   as scratch; afterwards the logits and maps are those of a plain forward pass on the
+   example. value (2 floats, may be NULL): f at the input and at the method's reference
+   (the baseline for INTEGRATED_GRAD, f itself otherwise). Methods, with e_i the token
+   embedding of source position i (wte[src_i] sqrt(d_model); the sinusoidal position is added
+   after and kept everywhere) and g_i = d f / d e_i:
+   - SX_EXPLAIN_GRAD_INPUT: sum_c e_ic g_ic (gradient x input);
+   - SX_EXPLAIN_GRAD_NORM: ||g_i||_2;
+   - SX_EXPLAIN_INTEGRATED_GRAD: sum_c e_ic mean_k g_ic(e (k - 1/2) / steps), k = 1..steps:
+     integrated gradients from the all-zero token embedding (midpoint rule; the sum over i
+     approaches value[0] - value[1] as steps grows); steps in 1..4096;
+   - SX_EXPLAIN_LEAVE_ONE_OUT: f - f with source position i masked as a key in every encoder
+     self-attention and cross-attention head (SX_EDIT_MASK_KEYS). */
+enum {
+    SX_EXPLAIN_GRAD_INPUT = 0,
+    SX_EXPLAIN_GRAD_NORM = 1,
+    SX_EXPLAIN_INTEGRATED_GRAD = 2,
+    SX_EXPLAIN_LEAVE_ONE_OUT = 3
+};
+enum { SX_EXPLAIN_LOG_PROB = 0, SX_EXPLAIN_LOGIT = 1 };
+int sx_model_explain(sx_model *m, float *out, float *value, int method, const int *src,
+                     int src_len, const int *tgt_in, int tgt_len, int step, int target,
+                     int objective, int steps);
+/* d f / d att (Tk floats: the keys of that kind) of row `row` of one head's weights
+   (kind, layer, head as for sx_model_edit, batch element 0) for f = <dlogits, logits[step]>
+   (dlogits: V floats) or, with dlogits NULL, f = log p(target) as above. With the edits in
+   place; an edited row's own gradient is still reported (it is what an adversarial search on
+   that row needs). The model's logits and maps are then those of the example's forward pass. */
+int sx_model_attention_grad(sx_model *m, float *out, int kind, int layer, int head, int row,
+                            const int *src, int src_len, const int *tgt_in, int tgt_len, int step,
+                            int target, const float *dlogits);
+/* Attention rollout (Abnar & Zuidema 2020) of batch element b of the last forward pass:
+   out (Tt, Ts), the share of each source token in each decoder position. Heads are averaged
+   and each sub-layer's residual counts as half: R_enc = prod over encoder layers of
+   (A + I) / 2 (source x source); per decoder layer, self-attention R = (A + I) / 2 R and
+   cross-attention R_src = (R_src + A_cross R_enc) / 2, R_dec = R_dec / 2, starting from
+   R_dec = I, R_src = 0. Rows sum to at most 1 (the rest stays on decoder tokens). */
+int sx_model_rollout(const sx_model *m, float *out, int b);
+
 /* ------------------------------------------------------------- checkpoints */
 /* How a checkpoint stores the parameters (the config is always exact). SX_SAVE_FLOAT32 is
    lossless: a loaded model predicts, and trains on, exactly as the saved one (format version

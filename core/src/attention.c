@@ -470,6 +470,47 @@ static int check_cfg(const sx_nn_attn_cfg *cfg, const float *alpha_a, const floa
     return SX_OK;
 }
 
+/* ------------------------------------------------------------------ edits */
+/* Does an edit make row i of head h a constant (an ablated head or an edited row)? */
+static int row_edited(const sx_nn_attn_edit *e, int h, int i) {
+    if (!e) return 0;
+    if (e->head_off && e->head_off[h]) return 1;
+    for (int r = 0; r < e->n_rows; r++)
+        if ((e->rows[r].head < 0 || e->rows[r].head == h) &&
+            (e->rows[r].row < 0 || e->rows[r].row == i))
+            return 1;
+    return 0;
+}
+
+/* Apply the after-mapping edits to the (Tq, Tk) weights of head h. */
+static void apply_edits(float *a_bh, const sx_nn_attn_edit *e, const window *w, int h, int Tq,
+                        int Tk) {
+    if (e->head_off && e->head_off[h]) {
+        memset(a_bh, 0, (size_t)Tq * Tk * sizeof(float));
+        return;
+    }
+    for (int r = 0; r < e->n_rows; r++) {
+        const sx_nn_row_edit *re = &e->rows[r];
+        if (re->head >= 0 && re->head != h) continue;
+        const int i0 = re->row < 0 ? 0 : re->row, i1 = re->row < 0 ? Tq : re->row + 1;
+        for (int i = i0; i < i1 && i < Tq; i++) {
+            float *a_i = a_bh + (size_t)i * Tk;
+            const int lo = row_lo(w, i, Tk), hi = row_hi(w, i);
+            if (re->op == SX_NN_EDIT_REPLACE) {
+                for (int j = 0; j < Tk; j++) a_i[j] = j >= lo && j < hi ? re->w[j] : 0.0f;
+            } else {
+                double sum = 0.0;
+                for (int j = 0; j < Tk; j++) {
+                    if (re->w[j] != 0.0f) a_i[j] = 0.0f;
+                    sum += a_i[j];
+                }
+                const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
+                for (int j = 0; j < Tk; j++) a_i[j] = (float)(a_i[j] * inv);
+            }
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- forward */
 int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, const float *q,
                             int ldq, const float *k, const float *v, int ldkv,
@@ -479,6 +520,7 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
     if (st != SX_OK) return st;
     const int NH = cfg->n_head, hs = cfg->head_size, C = NH * hs;
     const float scale = 1.0f / sqrtf((float)hs);
+    const sx_nn_attn_edit *edit = cfg->edit;
     if (Tk == 0) {
         for (size_t i = 0; i < (size_t)B * Tq * C; i++) out[i] = 0.0f;
         return SX_OK;
@@ -513,6 +555,9 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                         return st;
                     if (hi > lo) fill_ninf(s_i + hi, Tk - hi);
                     else fill_ninf(s_i + lo, Tk - lo);
+                    if (edit && edit->key_off)
+                        for (int j = lo; j < hi; j++)
+                            if (edit->key_off[j]) s_i[j] = -INFINITY;
                 }
             }
             /* 2. the mapping */
@@ -551,6 +596,7 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                     for (int j = lo; j < hi; j++) a_i[j] *= inv;
                 }
             }
+            if (edit) apply_edits(a_bh, edit, &w, h, Tq, Tk);
             /* out = att v over each tile's key range */
             for (int i0 = 0; i0 < Tq; i0 += tq) {
                 const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
@@ -579,6 +625,7 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
     float *datt = scratch;                       /* (Tq, Tk) */
     float *dp = scratch + (size_t)Tq * Tk;       /* (Tq, Tk) */
     float *ds = scratch + 2 * (size_t)Tq * Tk;   /* (Tq, Tk) */
+    const sx_nn_attn_edit *edit = cfg->edit;
     for (int b = 0; b < B; b++) {
         for (int h = 0; h < NH; h++) {
             const float *q_bh = q + (size_t)b * Tq * ldq + h * hs;
@@ -613,6 +660,13 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
                 }
                 sx_nn_matmul(dv_bh + (size_t)klo * ldkv, ldkv, a_bh + (size_t)i0 * Tk + klo, Tk, 1,
                              dout_bh + (size_t)i0 * C, C, 0, NULL, khi - klo, hs, i1 - i0, 1);
+            }
+            /* edits: hand out the grabbed row, then cut the edited rows off the scores */
+            if (edit) {
+                if (edit->datt && b == 0 && h == edit->grab_head && edit->grab_row < Tq)
+                    memcpy(edit->datt, datt + (size_t)edit->grab_row * Tk, (size_t)Tk * sizeof(float));
+                for (int i = 0; i < Tq; i++)
+                    if (row_edited(edit, h, i)) memset(datt + (size_t)i * Tk, 0, (size_t)Tk * sizeof(float));
             }
             /* span: att = p m / S, S = sum p m. dp = m / S (datt - <datt, att>),
                dm = p / S (datt - <datt, att>), dz += sum dm * L / R inside the ramp. */

@@ -79,7 +79,7 @@ int sx_attention(float *out, float *att, const float *q, const float *k, const f
         kind_h[h] = mapping;
         param_h[h] = param;
     }
-    const sx_nn_attn_cfg cfg = { H, dh, causal != 0, kind_h, param_h, 0, 0.0f };
+    const sx_nn_attn_cfg cfg = { H, dh, causal != 0, kind_h, param_h, 0, 0.0f, NULL };
     const int ld = (int)C;
     for (int b = 0; b < B && st == SX_OK; b++) {
         float *att_b = att ? att + (size_t)b * map : scratch + map; /* (H, Tq, Tk) */

@@ -16,6 +16,7 @@
 
 /* ================================================================== config */
 #define MAX_HEADS 16
+#define MAX_EDITS SX_MODEL_MAX_EDITS
 #define N_CFG(L) (SX_MODEL_MAP + (L))
 #define N_FCFG(L) (SX_MODEL_F_PARAM + (L))
 #define N_CFG_MAX N_CFG(SX_MODEL_MAX_LAYERS)
@@ -156,7 +157,38 @@ struct sx_model {
     int *ints, *din, *labels, *klen; /* (Bmax T), (Bmax T), (Bmax) */
     /* shape of the last forward pass (B = 0: none yet) */
     int B, Ts, Tt;
+    /* interventions (sx_model_edit), per [kind][layer]: heads off, keys masked, row edits (their
+       weights in edit_w, T floats per slot); edit[k][l] is what attn_cfg hands the attention
+       (refresh_edits), with the backward's grab (datt) when explain.c asks for one */
+    unsigned char head_off[3][SX_MODEL_MAX_LAYERS][MAX_HEADS];
+    unsigned char key_off[3][SX_MODEL_MAX_LAYERS][256];
+    sx_nn_row_edit rows[3][SX_MODEL_MAX_LAYERS][MAX_EDITS];
+    int n_rows[3][SX_MODEL_MAX_LAYERS], n_heads_off[3][SX_MODEL_MAX_LAYERS];
+    int n_keys_off[3][SX_MODEL_MAX_LAYERS], n_edits, n_slots;
+    float *edit_w;
+    sx_nn_attn_edit edit[3][SX_MODEL_MAX_LAYERS];
+    int edit_on[3][SX_MODEL_MAX_LAYERS];
+    /* explain.c: the source token embeddings to use instead of wte[src] scale (B, Ts, C) */
+    const float *emb_src;
 };
+
+/* Rebuild edit[k][l] from the stored edits and the grab request. */
+static void refresh_edits(sx_model *m, int grab_kind, int grab_layer, int grab_head, int grab_row,
+                          float *datt) {
+    for (int k = 0; k < 3; k++)
+        for (int l = 0; l < m->L; l++) {
+            sx_nn_attn_edit *e = &m->edit[k][l];
+            const int grab = datt && k == grab_kind && l == grab_layer;
+            e->key_off = m->n_keys_off[k][l] ? m->key_off[k][l] : NULL;
+            e->head_off = m->n_heads_off[k][l] ? m->head_off[k][l] : NULL;
+            e->rows = m->rows[k][l];
+            e->n_rows = m->n_rows[k][l];
+            e->datt = grab ? datt : NULL;
+            e->grab_head = grab ? grab_head : -1;
+            e->grab_row = grab ? grab_row : -1;
+            m->edit_on[k][l] = e->key_off || e->head_off || e->n_rows || e->datt;
+        }
+}
 
 static sx_nn_attn_cfg attn_cfg(const sx_model *m, int kind, int l) {
     sx_nn_attn_cfg c;
@@ -167,6 +199,7 @@ static sx_nn_attn_cfg attn_cfg(const sx_model *m, int kind, int l) {
     c.param = m->head_param[l];
     c.span_max = kind == SX_MODEL_CROSS ? 0 : m->span;
     c.span_ramp = m->ramp;
+    c.edit = m->edit_on[kind][l] ? &m->edit[kind][l] : NULL;
     return c;
 }
 
@@ -323,6 +356,12 @@ static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcf
         free(m);
         return sx__fail(SX_ENOMEM, -1, "%s: cannot allocate parameters", fn);
     }
+    m->edit_w = malloc((size_t)MAX_EDITS * m->T * sizeof(float));
+    if (!m->edit_w) {
+        free(m->mem);
+        free(m);
+        return sx__fail(SX_ENOMEM, -1, "%s: cannot allocate parameters", fn);
+    }
     m->params = m->mem;
     m->grads = m->params + m->n_params;
     m->adam_m = m->grads + m->n_params;
@@ -339,6 +378,7 @@ static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcf
     init_params(m);
     st = alloc_acts(m, cfg[SX_MODEL_MAX_BATCH], fn);
     if (st != SX_OK) {
+        free(m->edit_w);
         free(m->mem);
         free(m);
         return st;
@@ -356,6 +396,7 @@ int sx_model_create(sx_model **out, const int *cfg, int n_cfg, const float *fcfg
 void sx_model_free(sx_model *m) {
     if (!m) return;
     free(m->mem);
+    free(m->edit_w);
     free(m->acts);
     free(m->ints);
     free(m);
@@ -433,6 +474,12 @@ static int encoder_forward(sx_model *m, const int *src, int B, int Ts) {
     }
     int st = sx_nn_embedding_forward(a[A_E_X], src, p[P_WTE], m->pe, m->escale, B, Ts, C, m->V);
     if (st != SX_OK) return st;
+    if (m->emb_src) /* explain.c: given token embeddings, the same positions */
+        for (int b = 0; b < B; b++)
+            for (int t = 0; t < Ts; t++)
+                for (int c = 0; c < C; c++)
+                    a[A_E_X][((size_t)b * Ts + t) * C + c] =
+                        m->emb_src[((size_t)b * Ts + t) * C + c] + m->pe[(size_t)t * C + c];
     for (int l = 0; l < L; l++) {
         const sx_nn_attn_cfg ac = attn_cfg(m, SX_MODEL_ENC_SELF, l);
         float *x = a[A_E_X] + 2 * l * NC, *x2 = x + NC, *x3 = x2 + NC;
@@ -616,8 +663,10 @@ static int self_backward(sx_model *m, float *dx, int kind, int l, int B, int T, 
     return SX_OK;
 }
 
-/* Gradient of the loss of the last loss_forward into m->grads (zeroed here). */
-static int model_backward(sx_model *m, const int *src) {
+/* Gradient of the loss of the last loss_forward into m->grads (zeroed here); or, with seed
+   (B, V), of f = sum_b <seed[b], logits[b][step]> after a forward pass, with d f / d (the
+   encoder's input embeddings) (B, Ts, C) copied to d_emb when it is not NULL. */
+static int model_backward(sx_model *m, const int *src, const float *seed, int step, float *d_emb) {
     const int B = m->B, Ts = m->Ts, Tt = m->Tt, C = m->C, L = m->L, F = m->F, V = m->V;
     const int N = B * Tt, Ns = B * Ts;
     const size_t NC = (size_t)N * C, NsC = (size_t)Ns * C;
@@ -625,14 +674,19 @@ static int model_backward(sx_model *m, const int *src) {
     float *dres = a[A_G_RES], *deout = a[A_G_EOUT], *dtmp = a[A_G_TMP];
     int st;
     memset(m->grads, 0, m->n_params * sizeof(float));
-    if (m->span)
+    if (m->span && !seed)
         sx_nn_span_penalty(g[P_SPAN], p[P_SPAN], 2 * L * m->NH, m->fcfg[SX_MODEL_F_SPAN_PENALTY]);
     /* head: logits = lnf(x) W + b */
     memset(a[A_G_LOGITS], 0, (size_t)N * V * sizeof(float));
     memset(dtmp, 0, NC * sizeof(float));
     memset(dres, 0, NC * sizeof(float));
     memset(deout, 0, NsC * sizeof(float));
-    sx_nn_crossentropy_backward(a[A_G_LOGITS], a[A_PROBS], m->labels, N, V, -1, 1.0f);
+    if (!seed)
+        sx_nn_crossentropy_backward(a[A_G_LOGITS], a[A_PROBS], m->labels, N, V, -1, 1.0f);
+    else
+        for (int b = 0; b < B; b++)
+            memcpy(a[A_G_LOGITS] + ((size_t)b * Tt + step) * V, seed + (size_t)b * V,
+                   (size_t)V * sizeof(float));
     sx_nn_linear_backward(dtmp, g[P_OUT_W], g[P_OUT_B], a[A_G_LOGITS], a[A_D_OUT], p[P_OUT_W], N,
                           C, V);
     sx_nn_layernorm_backward(dres, g[P_DLNF_W], g[P_DLNF_B], dtmp, a[A_D_X] + 3 * L * NC,
@@ -709,6 +763,7 @@ static int model_backward(sx_model *m, const int *src) {
                            p[P_E_O_W] + (size_t)l * C * C, m->klen);
         if (st != SX_OK) return st;
     }
+    if (d_emb) memcpy(d_emb, dres, NsC * sizeof(float));
     sx_nn_embedding_backward(g[P_WTE], dres, src, m->escale, B, Ts, C);
     return SX_OK;
 }
@@ -716,7 +771,7 @@ static int model_backward(sx_model *m, const int *src) {
 int sx_model_backward(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
                       int tgt_len, int count) {
     int st = loss_forward(m, loss, src, src_len, tgt, tgt_len, count, "model_backward");
-    if (st == SX_OK) st = model_backward(m, src);
+    if (st == SX_OK) st = model_backward(m, src, NULL, 0, NULL);
     return st;
 }
 
@@ -727,7 +782,7 @@ int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, c
     if (m && !(lr >= 0.0f && lr < INFINITY))
         return sx__fail(SX_EINVAL, -1, "%s: lr must be finite and >= 0 (got %g)", fn, (double)lr);
     int st = loss_forward(m, loss, src, src_len, tgt, tgt_len, count, fn);
-    if (st == SX_OK) st = model_backward(m, src);
+    if (st == SX_OK) st = model_backward(m, src, NULL, 0, NULL);
     if (st != SX_OK) return st;
     /* Adam in two slices, everything before alpha_a at lr, alpha_a at lr * alpha_lr; the clip
        stays global: each slice gets max_norm scaled by its share of the global norm, so both
@@ -785,6 +840,125 @@ int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int sr
         if (!open) break;
     }
     return SX_OK;
+}
+
+/* =========================================================== interventions */
+static const char *const edit_name[4] = { "ablate", "replace", "erase", "mask_keys" };
+
+int sx_model_edit(sx_model *m, int op, int kind, int layer, int head, int row, const float *w,
+                  int n) {
+    static const char fn[] = "model_edit";
+    if (!m) return sx__fail(SX_EINVAL, -1, "%s: model is NULL", fn);
+    if (op < SX_EDIT_ABLATE || op > SX_EDIT_MASK_KEYS)
+        return sx__fail(SX_EINVAL, -1, "%s: op must be in [%d, %d] (got %d)", fn, SX_EDIT_ABLATE,
+                        SX_EDIT_MASK_KEYS, op);
+    if (kind < 0 || kind > 2)
+        return sx__fail(SX_EINVAL, -1, "%s: %s: kind must be 0 (encoder self), 1 (decoder self) "
+                        "or 2 (cross) (got %d)", fn, edit_name[op], kind);
+    if (layer < -1 || layer >= m->L)
+        return sx__fail(SX_EINVAL, -1, "%s: %s: layer must be in [-1, %d] (got %d)", fn,
+                        edit_name[op], m->L - 1, layer);
+    if (op != SX_EDIT_MASK_KEYS && (head < -1 || head >= m->NH))
+        return sx__fail(SX_EINVAL, -1, "%s: %s: head must be in [-1, %d] (got %d)", fn,
+                        edit_name[op], m->NH - 1, head);
+    const int with_rows = op == SX_EDIT_REPLACE || op == SX_EDIT_ERASE;
+    if (with_rows && (row < -1 || row >= m->T))
+        return sx__fail(SX_EINVAL, -1, "%s: %s: row must be in [-1, %d] (got %d)", fn,
+                        edit_name[op], m->T - 1, row);
+    if (op != SX_EDIT_ABLATE) {
+        if (!w) return sx__fail(SX_EINVAL, -1, "%s: %s: w is NULL", fn, edit_name[op]);
+        if (n < 1 || n > m->T)
+            return sx__fail(SX_EINVAL, -1, "%s: %s: n must be in [1, max_len %d] (got %d)", fn,
+                            edit_name[op], m->T, n);
+        for (int j = 0; j < n; j++)
+            if (!(w[j] > -INFINITY && w[j] < INFINITY) || (op == SX_EDIT_REPLACE && w[j] < 0.0f))
+                return sx__fail(SX_EINVAL, j, "%s: %s: w[%d] must be finite%s (got %g)", fn,
+                                edit_name[op], j, op == SX_EDIT_REPLACE ? " and >= 0" : "",
+                                (double)w[j]);
+    }
+    const int l0 = layer < 0 ? 0 : layer, l1 = layer < 0 ? m->L : layer + 1;
+    if (with_rows && m->n_slots + (l1 - l0) > MAX_EDITS)
+        return sx__fail(SX_EINVAL, -1, "%s: %s: at most %d row edits at once (%d in place); "
+                        "clear the edits first", fn, edit_name[op], MAX_EDITS, m->n_slots);
+    for (int l = l0; l < l1; l++) {
+        if (op == SX_EDIT_ABLATE) {
+            for (int h = 0; h < m->NH; h++)
+                if ((head < 0 || head == h) && !m->head_off[kind][l][h]) {
+                    m->head_off[kind][l][h] = 1;
+                    m->n_heads_off[kind][l]++;
+                }
+        } else if (op == SX_EDIT_MASK_KEYS) {
+            for (int j = 0; j < n; j++)
+                if (w[j] != 0.0f && !m->key_off[kind][l][j]) {
+                    m->key_off[kind][l][j] = 1;
+                    m->n_keys_off[kind][l]++;
+                }
+        } else {
+            float *slot = m->edit_w + (size_t)m->n_slots++ * m->T;
+            for (int j = 0; j < m->T; j++) slot[j] = j < n ? w[j] : 0.0f;
+            sx_nn_row_edit *re = &m->rows[kind][l][m->n_rows[kind][l]++];
+            re->op = op == SX_EDIT_REPLACE ? SX_NN_EDIT_REPLACE : SX_NN_EDIT_ERASE;
+            re->head = head;
+            re->row = row;
+            re->w = slot;
+        }
+    }
+    m->n_edits++;
+    refresh_edits(m, -1, -1, -1, -1, NULL);
+    return SX_OK;
+}
+
+int sx_model_clear_edits(sx_model *m) {
+    if (!m) return sx__fail(SX_EINVAL, -1, "model_clear_edits: model is NULL");
+    memset(m->head_off, 0, sizeof m->head_off);
+    memset(m->key_off, 0, sizeof m->key_off);
+    memset(m->n_rows, 0, sizeof m->n_rows);
+    memset(m->n_heads_off, 0, sizeof m->n_heads_off);
+    memset(m->n_keys_off, 0, sizeof m->n_keys_off);
+    m->n_edits = m->n_slots = 0;
+    refresh_edits(m, -1, -1, -1, -1, NULL);
+    return SX_OK;
+}
+
+int sx_model_edit_count(const sx_model *m) { return m ? m->n_edits : 0; }
+
+/* ------------------------------------------------ for explain.c (model.h) */
+int sx__model_run(sx_model *m, const int *src, int Ts, const int *tgt_in, int Tt, int B,
+                  const float *emb_src) {
+    m->B = 0;
+    memcpy(m->din, tgt_in, (size_t)B * Tt * sizeof(int));
+    m->emb_src = emb_src;
+    int st = encoder_forward(m, src, B, Ts);
+    m->emb_src = NULL;
+    if (st == SX_OK) st = decoder_forward(m, B, Ts, Tt);
+    return st;
+}
+
+int sx__model_grad(sx_model *m, const int *src, const float *seed, int step, float *d_emb,
+                   int grab_kind, int grab_layer, int grab_head, int grab_row, float *datt) {
+    refresh_edits(m, grab_kind, grab_layer, grab_head, grab_row, datt);
+    const int st = model_backward(m, src, seed, step, d_emb);
+    refresh_edits(m, -1, -1, -1, -1, NULL);
+    return st;
+}
+
+void sx__model_embed(const sx_model *m, float *out, const int *src, int n) {
+    for (int t = 0; t < n; t++)
+        for (int c = 0; c < m->C; c++)
+            out[(size_t)t * m->C + c] = m->p[P_WTE][(size_t)src[t] * m->C + c] * m->escale;
+}
+
+void sx__model_mask_source_key(sx_model *m, int pos, unsigned char *saved, int restore) {
+    static const int kinds[2] = { SX_MODEL_ENC_SELF, SX_MODEL_CROSS };
+    for (int k = 0; k < 2; k++)
+        for (int l = 0; l < m->L; l++) {
+            unsigned char *bit = &m->key_off[kinds[k]][l][pos];
+            const unsigned char want = restore ? saved[k * m->L + l] : 1;
+            if (!restore) saved[k * m->L + l] = *bit;
+            m->n_keys_off[kinds[k]][l] += (int)want - (int)*bit;
+            *bit = want;
+        }
+    refresh_edits(m, -1, -1, -1, -1, NULL);
 }
 
 /* ================================================================= queries */

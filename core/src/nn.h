@@ -167,6 +167,35 @@ double sx_nn_entmax_alpha_grad_p(const float *p, const float *g, int n, float al
    Masked scores are -INFINITY, so masked keys get exactly 0 weight; a row with no visible
    key (k_len 0) is all zeros and its output is 0. Queries i >= q_len are computed as usual
    (the loss ignores them), so q_len is not needed. Row-major (Tq, Tk) maps per head. */
+/* Interventions on the attention weights of one sub-layer (model.c's edits, for the
+   explanation experiments). In the forward pass:
+   - key_off (Tk bytes; NULL: none): those keys' scores are set to -INFINITY before the
+     mapping, as padding is: they get exact zeros and the mapping spreads the mass over the
+     rest (a row left with no visible key is all zeros);
+   - after the mapping (and the span mask): head_off (n_head bytes; NULL: none) zeroes every
+     weight of those heads (their output is 0); then each of the n_rows row edits in order,
+     on row `row` (-1: every row) of head `head` (-1: every head): SX_NN_EDIT_REPLACE sets
+     the row's weights to w[j] (keys the row cannot see, by padding, causality or span, stay
+     0), SX_NN_EDIT_ERASE sets to 0 the weights of the keys with w[j] != 0 and divides the
+     rest by their sum (in double; a row left with no weight is all zeros).
+   In the backward pass an ablated head's or an edited row's weights are constants: no
+   gradient flows from them into the scores (everything else is exact). When datt is not
+   NULL, the backward pass also copies d loss / d att of (batch 0, head grab_head, row
+   grab_row), Tk floats, to datt, taken before that cut. w holds Tk floats per edit. */
+enum { SX_NN_EDIT_REPLACE = 1, SX_NN_EDIT_ERASE = 2 };
+typedef struct {
+    int op, head, row;
+    const float *w;
+} sx_nn_row_edit;
+typedef struct {
+    const unsigned char *key_off;
+    const unsigned char *head_off;
+    const sx_nn_row_edit *rows;
+    int n_rows;
+    float *datt;
+    int grab_head, grab_row;
+} sx_nn_attn_edit;
+
 typedef struct {
     int n_head, head_size;  /* C = n_head * head_size */
     int causal;             /* 1: query i sees keys j <= i */
@@ -174,6 +203,7 @@ typedef struct {
     const float *param;     /* (n_head) fixed alpha (SX_NN_ENTMAX) or lambda (FUSEDMAX); may be NULL */
     int span_max;           /* L > 0: adaptive span on every head; 0: off */
     float span_ramp;        /* R > 0, in positions (the paper uses 32) */
+    const sx_nn_attn_edit *edit; /* interventions (see above); NULL: none */
 } sx_nn_attn_cfg;
 
 /* Floats of each activation buffer, (B, NH, Tq, Tk). */

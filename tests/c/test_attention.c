@@ -467,7 +467,7 @@ static void test_huge_dy_backward_span(void) {
     for (int t = 0; t < 5; t++) {
         const int kind[1] = { cases[t].kind };
         const float par[1] = { cases[t].param }, alpha_a[1] = { 0.0f }, z[1] = { 0.5f };
-        const sx_nn_attn_cfg cfg = { 1, 1, 0, kind, par, 3, 2.0f };
+        const sx_nn_attn_cfg cfg = { 1, 1, 0, kind, par, 3, 2.0f, NULL };
         const float q[T] = { 0, 0, 0 }, k[T] = { 0, 0, 0 }, v[T] = { 1, -1, -1 };
         const float dout[T] = { 3e38f, 0, 0 };
         float out[T], score[T * T], prob[T * T], att[T * T], dq[T] = { 0 }, dk[T] = { 0 },

@@ -22,6 +22,7 @@ import type {
   Info, SpanMaskOptions, PoolingOptions, PoolingForwardOptions, AttentionOptions, TokenRow, TokenRows,
   TaskName, Split, Batch, GeneratedBatch, GenerateOptions, Mapping, ModelConfig, ResolvedModelConfig,
   AttentionKind, AttentionMap, ForwardResult, PerHead, JacobianMapping, JacobianOptions, ThresholdOptions,
+  Edit, ExplainMethod, ExplainOptions, ExplainResult, AttentionGradOptions,
 } from "simplexity";
 
 // --------------------------------------------------------------------- helpers
@@ -313,6 +314,40 @@ try {
   exact<PerHead<number>>()(alphas);
   exact<number[][]>()(alphas.cross);
   exact<PerHead<number | null>>()(model.spans());
+
+  // explanation: attributions, interventions, the gradient wrt an attention row
+  const why: ExplainResult = model.explain(row, answer, { step: 1, objective: "logit", steps: 32 });
+  exact<ExplainResult>()(why);
+  exact<Float32Array | undefined>()(why.importance.leaveOneOut);
+  exact<number | null>()(why.baselineValue);
+  exact<"logProb" | "logit">()(why.objective);
+  const methods: ExplainMethod[] = ["gradInput", "rollout"];
+  const explainOptions: ExplainOptions = { step: 2, target: 5, methods, intervene: [{ op: "ablate", kind: "cross", layer: 0 }] };
+  model.explain(row, answer, explainOptions);
+  const edits: Edit[] = [
+    { op: "replace", kind: "cross", layer: 0, head: 1, row: 2, weights: new Float32Array(6) },
+    { op: "erase", kind: "encoder", keys: [1, 2] },
+    { op: "mask", kind: "cross", keys: [0] },
+    { op: "ablate", kind: "decoder", head: 0 },
+  ];
+  exact<ForwardResult>()(model.forward([row], [answer], { intervene: edits }));
+  exact<Int32Array[]>()(model.generate([row], { intervene: edits }));
+  const gradOptions: AttentionGradOptions = { kind: "cross", layer: 0, head: 0, row: 1, step: 1, dlogits: [1, 0] };
+  exact<Float32Array>()(model.attentionGrad(row, answer, gradOptions));
+  // @ts-expect-error step is required
+  model.explain(row, answer, {});
+  // @ts-expect-error a method name from the list
+  model.explain(row, answer, { step: 1, methods: ["attention"] });
+  // @ts-expect-error the objective is "logProb" or "logit"
+  model.explain(row, answer, { step: 1, objective: "prob" });
+  // @ts-expect-error replace needs weights
+  model.forward([row], [answer], { intervene: [{ op: "replace", kind: "cross" }] });
+  // @ts-expect-error mask applies to every head: no head field
+  model.forward([row], [answer], { intervene: [{ op: "mask", kind: "cross", head: 0, keys: [1] }] });
+  // @ts-expect-error kind is an attention kind name
+  model.forward([row], [answer], { intervene: [{ op: "ablate", kind: 2 }] });
+  // @ts-expect-error the row gradient needs kind, layer, head, row and step
+  model.attentionGrad(row, answer, { kind: "cross", layer: 0 });
 
   const bytes: Uint8Array = model.save();
   exact<Uint8Array>()(model.save({ precision: "float16" }));
