@@ -44,17 +44,17 @@ EM_FLAGS := $(WARN) -O3 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
 # boundary), the widgets that import it by relative paths, and the page's own files. dist/ gets
 # the library and the widgets as they are (the npm package, package.json "files"), dist/site/
 # those plus the page.
-LIB_JS := web/simplexity.js web/loader.js web/model.js
+LIB_JS := web/simplexity.js web/loader.js web/model.js web/explain.js
 WIDGET_JS := web/widgets.js web/checkpoints.js web/inspect.js web/trainer.js web/train-session.js web/model-store.js \
-             web/train-worker.js $(wildcard web/widgets/*.js web/viz/*.js)
+             web/train-worker.js web/explain-session.js web/explain-worker.js $(wildcard web/widgets/*.js web/viz/*.js)
 PAGE_SRC := web/index.html web/style.css web/favicon.svg web/app.js
-TYPES := web/simplexity.d.ts web/widgets.d.ts web/standalone.d.ts
+TYPES := web/simplexity.d.ts web/widgets.d.ts web/standalone.d.ts web/explain.d.ts
 MODELS := $(wildcard web/models/*.sxm)
 DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm \
         $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS) $(TYPES) $(MODELS)) \
         $(D)/simplexity-widgets.js
 
-.PHONY: all site site-size tools-test test commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention serve clean tools
+.PHONY: explain-findings all site site-size tools-test test commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention serve clean tools
 
 # The deliverables: the package's files and the static site.
 all: tools $(DIST) site
@@ -169,7 +169,11 @@ test-browser: all
 	$(NODE) tests/browser/run.mjs
 	$(NODE) tests/browser/page.mjs
 	$(NODE) tests/browser/span-pooling.mjs
+	$(NODE) tests/browser/jacobian.mjs
+	$(NODE) tests/browser/threshold.mjs
+	$(NODE) tests/browser/regularized.mjs
 	$(NODE) tests/browser/transformer.mjs
+	$(NODE) tests/browser/explain.mjs
 	$(NODE) tests/browser/keep-model.mjs
 	$(NODE) tests/browser/readme.mjs
 	$(NODE) tests/browser/single-file.mjs
@@ -264,6 +268,11 @@ models: $(MODEL_BUILT)
 
 # `make models` must reproduce the committed checkpoints: retrain the quickest one (a few
 # seconds) into build/ and compare it byte for byte. Part of `make test`.
+# "Is attention explanation?" on every shipped model (about 6 minutes): rewrites the README's table
+# (tests/js/readme-findings.test.mjs recomputes two of its rows).
+explain-findings: all
+	$(NODE) tools/explain-findings.mjs --count 200 --readme README.md
+
 models-check: $(B)/tools/train
 	@mkdir -p $(B)/models-check
 	$(B)/tools/train --task date --kind softmax $(MODEL_FLAGS) --out $(B)/models-check/date-softmax.sxm \

@@ -39,6 +39,12 @@ async function main() {
     if (e.detail.alpha >= 1) { simplex.alpha = e.detail.alpha; two.alpha = e.detail.alpha; }
   });
   two.addEventListener("sx-two-choice-change", (e) => { simplex.alpha = e.detail.alpha; entropy.alpha = e.detail.alpha; });
+  // the threshold section's alpha-entmax follows the alpha the sections above share (from 1.01: its
+  // line is at tau / (alpha - 1))
+  const threshold = $("threshold");
+  for (const type of ["sx-simplex-change", "sx-entropy-change", "sx-two-choice-change"]) {
+    document.addEventListener(type, (e) => { if (e.detail.alpha >= 1.01 && e.detail.alpha <= 4) threshold.alpha = e.detail.alpha; });
+  }
   // every widget has rendered once: the test and the reader may start
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   document.body.dataset.ready = "1";

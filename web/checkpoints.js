@@ -27,6 +27,23 @@ const CHECKPOINTS = {
   "date-alpha-span": () => new URL("./models/date-alpha-span.sxm", import.meta.url),
 };
 
+// A checkpoint's bytes by URL, shared by every widget of the page (<sx-attention>, <sx-explain>):
+// fetched once, when first shown. A failed fetch is forgotten (the next attempt fetches again).
+const bytesCache = new Map();
+
+/** The bytes of the checkpoint at `url` (a string), fetched once per page; rejects with the HTTP status. */
+export function fetchCheckpoint(url) {
+  if (!bytesCache.has(url)) {
+    const p = fetch(url).then((r) => {
+      if (!r.ok) throw new Error(`HTTP ${r.status} ${r.statusText}`.trimEnd());
+      return r.arrayBuffer();
+    }).then((b) => new Uint8Array(b));
+    p.catch(() => bytesCache.delete(url));
+    bytesCache.set(url, p);
+  }
+  return bytesCache.get(url);
+}
+
 /** The (task, kind) pairs that have a shipped checkpoint, as "<task>-<kind>". */
 export const SHIPPED = Object.freeze(Object.keys(CHECKPOINTS));
 

@@ -52,6 +52,7 @@ export const REQUIRED_EXPORTS = [
   "sx_softmax", "sx_sparsemax", "sx_entmax15", "sx_entmax", "sx_fusedmax", "sx_oscarmax",
   "sx_softmax_backward", "sx_sparsemax_backward", "sx_entmax15_backward", "sx_entmax_backward",
   "sx_fusedmax_backward", "sx_oscarmax_backward", "sx_entmax_alpha_grad", "sx_tsallis_entropy",
+  "sx_sigmoid", "sx_sigmoid_backward", "sx_groupmax", "sx_groupmax_backward",
   "sx_jacobian", "sx_threshold",
   "sx_span_mask", "sx_nw_pooling", "sx_nw_pooling_backward", "sx_attention",
   "sx_task_count", "sx_task_name", "sx_task_vocab_size", "sx_task_width", "sx_task_lengths",

@@ -865,9 +865,10 @@ export function modelApi(core) {
     /**
      * d f / d (one row of attention weights): f = log p(target) at `step` (default), or
      * <dlogits, logits[step]> when options.dlogits (vocab numbers) is given. options: kind,
-     * layer, head, row (the query position), step, target, dlogits, intervene (with a "replace"
-     * edit on this very row, the gradient at the replaced weights). Returns a Float32Array over
-     * the keys (src length for "encoder" and "cross", tgt length for "decoder").
+     * layer, head (each omitted: every one), row (the query position), step, target, dlogits,
+     * intervene (with a "replace" edit on this very row, the gradient at the replaced weights).
+     * Returns a Float32Array over the keys (src length for "encoder" and "cross", tgt length for
+     * "decoder"), one such row per selected layer and head, (layers, heads, keys) row-major.
      */
     attentionGrad(src, tgt, opts) {
       const fn = "model.attentionGrad";
@@ -877,9 +878,10 @@ export function modelApi(core) {
       const { src: sIds, tgt: tIds } = this.#example(fn, src, tgt);
       const { layers, heads, vocab } = this.#config;
       const kind = kindArg(fn, "kind", o.kind);
-      const layer = intArg(fn, "layer", o.layer, 0, layers - 1);
-      const head = intArg(fn, "head", o.head, 0, heads - 1);
+      const layer = intArg(fn, "layer", o.layer, 0, layers - 1, -1);
+      const head = intArg(fn, "head", o.head, 0, heads - 1, -1);
       const Tq = kind === 0 ? sIds.length : tIds.length, Tk = kind === 1 ? tIds.length : sIds.length;
+      const nOut = (layer < 0 ? layers : 1) * (head < 0 ? heads : 1) * Tk;
       const row = intArg(fn, "row", o.row, 0, Tq - 1);
       let dl = null, step, target = 0;
       if (o.dlogits !== undefined) {
@@ -895,14 +897,14 @@ export function modelApi(core) {
       this.#live(fn); // a getter may have freed the model
       return this.#edited(fn, ex, edits, () => {
         const ns = sIds.length, nt = tIds.length;
-        const at = core.scratch(fn, 4 * (ns + nt + Tk + vocab));
-        const pS = at, pT = at + 4 * ns, pOut = pT + 4 * nt, pD = pOut + 4 * Tk;
+        const at = core.scratch(fn, 4 * (ns + nt + nOut + vocab));
+        const pS = at, pT = at + 4 * ns, pOut = pT + 4 * nt, pD = pOut + 4 * nOut;
         core.i32().set(sIds, pS >> 2);
         core.i32().set(tIds, pT >> 2);
         if (dl) core.f32().set(dl, pD >> 2);
         const st = ex.sx_model_attention_grad(this.#handle, pOut, kind, layer, head, row, pS, ns, pT, nt, step, target, dl ? pD : 0);
         if (st !== 0) throw coreError(fn, st);
-        return core.f32().slice(pOut >> 2, (pOut >> 2) + Tk);
+        return core.f32().slice(pOut >> 2, (pOut >> 2) + nOut);
       });
     }
 

@@ -39,6 +39,14 @@ export interface OscarmaxOptions extends ShapeOptions {
   beta?: number;
 }
 
+export interface GroupmaxOptions extends ShapeOptions {
+  /** Required: the contiguous group sizes (integers >= 1, at least one), the same for every
+   *  row, e.g. [2, 3, 1] for n = 6. They sum to n; n defaults to their sum. */
+  groups: ArrayLike<number>;
+  /** Group-lasso strength lambda >= 0 (acting on x / T); 0 gives sparsemax. Default 1. */
+  lambda?: number;
+}
+
 export interface EntropyOptions {
   /** Row length (default p.length). */
   n?: number;
@@ -103,6 +111,12 @@ export function entmax(x: Scores, options?: EntmaxOptions): Float32Array;
 export function fusedmax(x: Scores, options?: FusedmaxOptions): Float32Array;
 /** oscarmax(x / T): simplex-constrained OSCAR; equal weights for clusters of close scores. */
 export function oscarmax(x: Scores, options?: OscarmaxOptions): Float32Array;
+/** sigmoid(x / T), entry by entry: independent weights, NOT on the simplex (a row does not sum
+ *  to 1; nothing competes). For contrast with the mappings above. -Infinity gives exactly 0. */
+export function sigmoid(x: Scores, options?: ShapeOptions): Float32Array;
+/** groupmax(x / T): argmax over the simplex of <p, z> - ||p||^2 / 2 - lambda sum_g ||p_g||_2, groups
+ *  given in advance: whole groups get exactly 0 (group sparsity) as well as single entries. */
+export function groupmax(x: Scores, options: GroupmaxOptions): Float32Array;
 
 /** Vector-Jacobian product of softmax: dx = J(x)^T dy (1/T included). Same shape as x. */
 export function softmaxBackward(x: Scores, dy: Scores, options?: ShapeOptions): Float32Array;
@@ -116,6 +130,11 @@ export function entmaxBackward(x: Scores, dy: Scores, options?: EntmaxOptions): 
 export function fusedmaxBackward(x: Scores, dy: Scores, options?: FusedmaxOptions): Float32Array;
 /** Vector-Jacobian product of oscarmax. */
 export function oscarmaxBackward(x: Scores, dy: Scores, options?: OscarmaxOptions): Float32Array;
+/** Vector-Jacobian product of sigmoid: dy_i p_i (1 - p_i) / T (its Jacobian is diagonal). */
+export function sigmoidBackward(x: Scores, dy: Scores, options?: ShapeOptions): Float32Array;
+/** Vector-Jacobian product of groupmax (implicit differentiation on the active groups; the
+ *  Jacobian is symmetric, 0 on inactive groups). */
+export function groupmaxBackward(x: Scores, dy: Scores, options: GroupmaxOptions): Float32Array;
 /** d <dy, entmax(x; alpha)> / d alpha, one value per row (a Float32Array of length rows). */
 export function entmaxAlphaGrad(x: Scores, dy: Scores, options?: EntmaxOptions): Float32Array;
 
@@ -127,8 +146,9 @@ export function entmaxAlphaGrad(x: Scores, dy: Scores, options?: EntmaxOptions):
 export function tsallisEntropy(p: Scores, options?: EntropyOptions): Float32Array;
 
 // ------------------------------------------------------- Jacobian and threshold
-/** The mappings jacobian() takes (threshold(): the first four). */
-export type JacobianMapping = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax" | "oscarmax";
+/** The mappings jacobian() takes (threshold(): the first four). groupmax is refused (a
+ *  RangeError): its Jacobian is groupmaxBackward on the unit vectors. */
+export type JacobianMapping = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax" | "oscarmax" | "sigmoid";
 
 export interface JacobianOptions extends ShapeOptions {
   /** Default "softmax". */
@@ -142,7 +162,7 @@ export interface JacobianOptions extends ShapeOptions {
 }
 
 export interface ThresholdOptions extends ShapeOptions {
-  /** Default "softmax". fusedmax and oscarmax have no threshold on the scores (a RangeError). */
+  /** Default "softmax". fusedmax, oscarmax, sigmoid and groupmax have no threshold on the scores (a RangeError). */
   mapping?: "softmax" | "sparsemax" | "entmax15" | "entmax";
   /** alpha >= 1 of mapping "entmax" only (default 1.5). */
   alpha?: number;
@@ -153,7 +173,8 @@ export interface ThresholdOptions extends ShapeOptions {
  * block J[r*n*n + i*n + j] = dp_i / dx_j, 1/T included (J^T dy equals the backward pass).
  * softmax (diag p - p p^T)/T; sparsemax (diag s - s s^T/|S|)/T, s the support indicator (the
  * same at p = [.99, .01, 0] and [.5, .5, 0]); entmax the same with s = p^(2 - alpha) on the
- * support; fusedmax and oscarmax row by row from their backward passes. Masked (-Infinity)
+ * support; fusedmax and oscarmax row by row from their backward passes; sigmoid diagonal,
+ * p (1 - p) / T. Masked (-Infinity)
  * entries have zero rows and columns. rows * n * n above 2^29 - 1 is a RangeError.
  */
 export function jacobian(x: Scores, options?: JacobianOptions): Float32Array;
@@ -481,8 +502,10 @@ export interface ExplainResult {
 
 export interface AttentionGradOptions {
   kind: AttentionKind;
-  layer: number;
-  head: number;
+  /** Omitted: every layer. */
+  layer?: number;
+  /** Omitted: every head. */
+  head?: number;
   /** The query row. */
   row: number;
   step: number;
@@ -510,8 +533,9 @@ export class Model {
   /** Attributions of the prediction at options.step to each source token (one src row, one
    *  decoder input row, e.g. a generated one). */
   explain(src: TokenRows, tgt: TokenRows, options: ExplainOptions): ExplainResult;
-  /** d f / d (one row of one head's attention weights), over the keys (src length for encoder and
-   *  cross, tgt length for decoder); with a replace edit on that row, at the replacement. */
+  /** d f / d (one row of attention weights), over the keys (src length for encoder and cross,
+   *  tgt length for decoder), one such row per selected layer and head ((layers, heads, keys)
+   *  row-major); with a replace edit on that row, at the replacement. */
   attentionGrad(src: TokenRows, tgt: TokenRows, options: AttentionGradOptions): Float32Array;
   /** One Adam step (clip, span clamp) on full target rows; returns the loss before the step.
    *  lr >= 0, default 1e-3. */

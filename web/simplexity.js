@@ -503,29 +503,31 @@ let cT = 1;    // temperature
 let pRes = 0;  // byte addresses of the result, x and dy in wasm memory
 let pX = 0;
 let pDy = 0;
+let pExtra = 0; // byte address of the `extra` floats after x (and dy): groupmax's group sizes
 
 /**
  * For out = mapping(x): rows * n in, rows * n out. `temp`: bytes of core temporaries per element
  * of a row (the mapping's per-call scratch in C), for the size check of huge inputs.
  */
-function prepareForward(fn, x, opts, temp) {
+function prepareForward(fn, x, opts, temp, extra = 0) {
   const len = inputArg(fn, "x", x);
   const kind = inKind;
   const n = rowLength(fn, opts.n, len, "x");
   const t = temperatureArg(fn, opts.temperature);
   const out = outArg(fn, opts.out, len, "x.length");
   const seg = pad4(len);
-  if (2 * seg > scratchFloats || len > BIG_LEN) fitCall(fn, 2 * seg, temp * n);
+  if (2 * seg + extra > scratchFloats || len > BIG_LEN) fitCall(fn, 2 * seg + extra, temp * n);
   const src = kind === ARR ? stageArray(fn, "x", x, len) : x;
-  const at = scratch(fn, 2 * seg);
+  const at = scratch(fn, 2 * seg + extra);
   copyIn(fn, "x", src, at + seg, len, kind);
   cOut = out; cAt = at; cLen = len; cRows = len / n; cN = n; cT = t;
   pRes = at << 2;
   pX = (at + seg) << 2;
+  pExtra = (at + 2 * seg) << 2;
 }
 
 /** For dx = J(x)^T dy: x and dy rows * n in, rows * n out; `temp` as for prepareForward. */
-function prepareBackward(fn, x, dy, opts, temp) {
+function prepareBackward(fn, x, dy, opts, temp, extra = 0) {
   const len = inputArg(fn, "x", x);
   const kx = inKind;
   const n = rowLength(fn, opts.n, len, "x");
@@ -537,19 +539,20 @@ function prepareBackward(fn, x, dy, opts, temp) {
   const t = temperatureArg(fn, opts.temperature);
   const out = outArg(fn, opts.out, len, "x.length");
   const seg = pad4(len);
-  if (3 * seg > scratchFloats || len > BIG_LEN) fitCall(fn, 3 * seg, temp * n);
+  if (3 * seg + extra > scratchFloats || len > BIG_LEN) fitCall(fn, 3 * seg + extra, temp * n);
   let xs = x, ds = dy;
   if (kx === ARR || kd === ARR) {
     xs = stageArrays(fn, x, dy, kx, kd, len);
     ds = stagedDy;
   }
-  const at = scratch(fn, 3 * seg);
+  const at = scratch(fn, 3 * seg + extra);
   copyIn(fn, "x", xs, at + seg, len, kx);
   copyIn(fn, "dy", ds, at + 2 * seg, len, kd);
   cOut = out; cAt = at; cLen = len; cRows = len / n; cN = n; cT = t;
   pRes = at << 2;
   pX = (at + seg) << 2;
   pDy = (at + 2 * seg) << 2;
+  pExtra = (at + 3 * seg) << 2;
 }
 
 /** The C status to an error, or the result copied out of scratch. */
@@ -614,6 +617,70 @@ export function oscarmax(x, opts) {
   return finish("oscarmax", cLen === 0 ? 0 : wasm.sx_oscarmax(pRes, pX, cRows, cN, beta, cT));
 }
 
+// -------------------------------------------------- beyond the simplex, for contrast
+/** sigmoid: independent weights sigmoid(x/T), not on the simplex (a row does not sum to 1). */
+export function sigmoid(x, opts) {
+  prepareForward("sigmoid", x, optionsArg("sigmoid", opts), 0);
+  return finish("sigmoid", cLen === 0 ? 0 : wasm.sx_sigmoid(pRes, pX, cRows, cN, cT));
+}
+
+/**
+ * opts.groups of groupmax: contiguous group sizes (an Array or typed array of integers >= 1,
+ * at least one), summing to opts.n when it is given; read into a JS Int32Array (no user code
+ * runs once wasm memory is touched). Returns the options prepareForward reads, with n = the sum.
+ */
+function groupsArg(fn, o) {
+  const g = o.groups;
+  const t = typedName(g);
+  if (!Array.isArray(g) && (t === undefined || t === "BigInt64Array" || t === "BigUint64Array")) {
+    throw new TypeError(`${fn}: groups must be an array of group sizes, e.g. [2, 3, 1] (got ${show(g)})`);
+  }
+  const k = t === undefined ? g.length : typedLength(g);
+  if (k === 0) throw new RangeError(`${fn}: groups must hold at least one group size (got an empty array)`);
+  if (k > 0x7fffffff) throw new RangeError(`${fn}: groups has too many entries (${k})`);
+  const sizes = new Int32Array(k);
+  let sum = 0;
+  for (let i = 0; i < k; i++) {
+    const v = g[i];
+    if (typeof v !== "number") throw new TypeError(`${fn}: groups[${i}] must be an integer >= 1 (got ${show(v)})`);
+    if (!Number.isInteger(v) || v < 1 || v > 0x7fffffff) {
+      throw new RangeError(`${fn}: groups[${i}] must be an integer >= 1 (got ${show(v)})`);
+    }
+    sizes[i] = v;
+    sum += v;
+  }
+  if (sum > 0x7fffffff) throw new RangeError(`${fn}: groups must sum to n, at most 2^31 - 1 (got ${sum})`);
+  if (o.n !== undefined) {
+    rowLength(fn, o.n, o.n, "x"); // n's own checks (type, integer >= 1)
+    if (sum !== o.n) throw new RangeError(`${fn}: groups must sum to n (got ${sum}, n = ${o.n})`);
+  }
+  groupSizes = sizes;
+  return { n: sum, temperature: o.temperature, out: o.out };
+}
+let groupSizes = new Int32Array(0); // groupsArg's second result
+
+/** Copies groupSizes to pExtra (after prepare*: nothing runs user code between). */
+function placeGroups() {
+  if (heapI32.buffer !== memory.buffer) refreshHeap();
+  heapI32.set(groupSizes, pExtra >>> 2);
+}
+
+/**
+ * groupmax: argmax over the simplex of <p, z> - 1/2 ||p||^2 - lambda sum_g ||p_g||_2, z = x/T,
+ * groups the contiguous group sizes (summing to n), lambda >= 0 (default 1; 0 is sparsemax).
+ */
+export function groupmax(x, opts) {
+  const fn = "groupmax";
+  const o = optionsArg(fn, opts);
+  const lambda = paramArg(fn, "lambda", o.lambda, 1, 0, false);
+  const go = groupsArg(fn, o);
+  const k = groupSizes.length;
+  prepareForward(fn, x, go, 0, pad4(k));
+  if (cLen === 0) return finish(fn, 0);
+  placeGroups();
+  return finish(fn, wasm.sx_groupmax(pRes, pX, cRows, cN, pExtra, k, lambda, cT));
+}
+
 // ------------------------------------------------------------- backward passes
 export function softmaxBackward(x, dy, opts) {
   const fn = "softmaxBackward";
@@ -655,6 +722,24 @@ export function oscarmaxBackward(x, dy, opts) {
   const beta = paramArg(fn, "beta", o.beta, 1, 0, false);
   prepareBackward(fn, x, dy, o, T_OSCARMAX);
   return finish(fn, cLen === 0 ? 0 : wasm.sx_oscarmax_backward(pRes, pX, pDy, cRows, cN, beta, cT));
+}
+
+export function sigmoidBackward(x, dy, opts) {
+  const fn = "sigmoidBackward";
+  prepareBackward(fn, x, dy, optionsArg(fn, opts), 0);
+  return finish(fn, cLen === 0 ? 0 : wasm.sx_sigmoid_backward(pRes, pX, pDy, cRows, cN, cT));
+}
+
+export function groupmaxBackward(x, dy, opts) {
+  const fn = "groupmaxBackward";
+  const o = optionsArg(fn, opts);
+  const lambda = paramArg(fn, "lambda", o.lambda, 1, 0, false);
+  const go = groupsArg(fn, o);
+  const k = groupSizes.length;
+  prepareBackward(fn, x, dy, go, 0, pad4(k));
+  if (cLen === 0) return finish(fn, 0);
+  placeGroups();
+  return finish(fn, wasm.sx_groupmax_backward(pRes, pX, pDy, cRows, cN, pExtra, k, lambda, cT));
 }
 
 // ------------------------------------------------------------ per-row reductions
@@ -709,7 +794,7 @@ export function tsallisEntropy(p, opts) {
 
 // ------------------------------------------------------------ Jacobian and threshold
 // The mapping codes of sx_jacobian / sx_threshold (SX_MAP_* in simplexity.h).
-const JACOBIAN_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fusedmax: 5, oscarmax: 6 };
+const JACOBIAN_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3, fusedmax: 5, oscarmax: 6, sigmoid: 7 };
 const THRESHOLD_MAPPINGS = { softmax: 0, sparsemax: 1, entmax15: 2, entmax: 3 };
 // The core's limit on rows * n * n (its bytes fit in an int32, as rows * n for the mappings).
 const JACOBIAN_MAX = Math.floor(0x7fffffff / 4);
@@ -744,8 +829,15 @@ function mappingArg(fn, o, table, params = MAP_PARAMS, why = () => "") {
   return { code: table[mapping], mapping, param };
 }
 
-/** Why threshold() refuses fusedmax and oscarmax. */
-const noThreshold = (mapping) => (!Object.hasOwn(JACOBIAN_MAPPINGS, mapping) ? ""
+/** Why jacobian() refuses groupmax: its groups do not fit the (mapping, parameter) pair. */
+const noJacobian = (mapping) => (mapping !== "groupmax" ? ""
+  : ": groupmax's Jacobian is groupmaxBackward(x, e_j, { groups, lambda }) on each unit vector e_j (row j; it is symmetric)");
+
+/** Why threshold() refuses fusedmax, oscarmax, sigmoid and groupmax. */
+const noThreshold = (mapping) => (mapping === "sigmoid"
+  ? ": sigmoid has no threshold (its weights are independent, p_i = sigmoid(x_i / T): no tau couples them)"
+  : mapping === "groupmax" ? ": groupmax's tau does not threshold the scores (p_g = (1 - lambda / ||[z_g - tau]_+||)_+ [z_g - tau]_+)"
+  : !Object.hasOwn(JACOBIAN_MAPPINGS, mapping) ? ""
   : `: ${mapping} has no threshold on the scores (its sparsemax thresholds ${mapping === "fusedmax" ? "prox_TV(x / T)" : "the pooled x / T"})`);
 
 /**
@@ -756,7 +848,7 @@ const noThreshold = (mapping) => (!Object.hasOwn(JACOBIAN_MAPPINGS, mapping) ? "
 export function jacobian(x, opts) {
   const fn = "jacobian";
   const o = optionsArg(fn, opts);
-  const { code, mapping, param } = mappingArg(fn, o, JACOBIAN_MAPPINGS);
+  const { code, mapping, param } = mappingArg(fn, o, JACOBIAN_MAPPINGS, MAP_PARAMS, noJacobian);
   const len = inputArg(fn, "x", x);
   const kind = inKind;
   const n = rowLength(fn, o.n, len, "x");

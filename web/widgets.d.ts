@@ -21,6 +21,7 @@
 // gets it with this module.
 /// <reference lib="dom" />
 import type { TaskName, AttentionKind } from "./simplexity.js";
+import type { ExperimentSummary } from "./explain.js";
 
 // --------------------------------------------------------------------- shared types
 /** A widget's colour scheme: "auto" follows prefers-color-scheme. */
@@ -29,6 +30,12 @@ type SxTheme = "auto" | "light" | "dark";
 type SxMappingName = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax" | "oscarmax";
 /** The kernels of <sx-pooling>. */
 type SxPoolingKernel = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax";
+/** The mappings of <sx-threshold>. */
+type SxThresholdMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
+/** The mappings of <sx-regularized> (each the gradient of a regularised max). */
+type SxRegularizedMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
+/** The views of <sx-regularized>. */
+type SxRegularizedView = "argmax" | "max" | "omega";
 /** The mappings of <sx-span-mask>'s row. */
 type SxSpanMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
 /** The shipped models of a task (models/<task>-<kind>.sxm). */
@@ -146,7 +153,8 @@ declare class SxTwoChoiceElement extends SxElement {
   set t(v: Or<number>);
 }
 
-/** `<sx-fused>`: sparsemax, fusedmax and oscarmax over a sequence of scores. */
+/** `<sx-fused>`: sparsemax, fusedmax, oscarmax and groupmax over a sequence of scores, and sigmoid
+ *  for contrast (independent weights, not on the simplex: their sum is printed). */
 declare class SxFusedElement extends SxElement {
   /** The scores, 2 to 24 numbers in [-2.5, 2.5]; default 10 scores. */
   get scores(): readonly number[];
@@ -157,6 +165,114 @@ declare class SxFusedElement extends SxElement {
   /** β of oscarmax, in [0, 1]; default 0.03. */
   get beta(): number;
   set beta(v: Or<number>);
+  /** groupmax's contiguous group sizes, 1 to 24 whole numbers summing to the number of scores;
+   *  default 3 3 2 2. Sizes that do not sum to it fall back to groups of about 3 (and say so). */
+  get groups(): readonly number[];
+  set groups(v: Or<NumberList>);
+  /** λ of groupmax (the `group-lambda` attribute), in [0, 5]; default 0.3. */
+  get groupLambda(): number;
+  set groupLambda(v: Or<number>);
+}
+
+/**
+ * `<sx-jacobian>`: the whole Jacobian dp/dz of a mapping as a heatmap, beside the scores, the
+ * output p and (n = 3) the simplex; t moves the scores along a face of the simplex.
+ */
+declare class SxJacobianElement extends SxElement {
+  /** The mapping whose Jacobian is drawn; default "sparsemax". */
+  get mapping(): SxMappingName;
+  set mapping(v: Or<SxMappingName>);
+  /** A second mapping drawn beside it ("none": only one); default "softmax". */
+  get compare(): "none" | SxMappingName;
+  set compare(v: Or<"none" | SxMappingName>);
+  /** The number of scores, a whole number in [2, 8]; default 3. */
+  get n(): number;
+  set n(v: Or<number>);
+  /** The n scores z, each in [-3, 3]; default (no attribute): the face path's point at t. */
+  get scores(): readonly number[];
+  set scores(v: Or<NumberList>);
+  /** α of α-entmax, in [1, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** λ of fusedmax, in [0, 2]; default 0.3. */
+  get lambda(): number;
+  set lambda(v: Or<number>);
+  /** β of oscarmax, in [0, 2]; default 0.2. */
+  get beta(): number;
+  set beta(v: Or<number>);
+  /** The temperature T (the mappings see z / T), in [0.01, 10]; default 1. */
+  get temperature(): number;
+  set temperature(v: Or<number>);
+  /** The face path's start (t = 0), n scores in [-3, 3]; default [0.99, 0.01, -1, ..., -1]. */
+  get from(): readonly number[];
+  set from(v: Or<NumberList>);
+  /** The face path's end (t = 1), n scores in [-3, 3]; default [0.5, 0.5, -1, ..., -1]. */
+  get to(): readonly number[];
+  set to(v: Or<NumberList>);
+  /** Where the scores are on the face path, in [0, 1]; default 0. */
+  get t(): number;
+  set t(v: Or<number>);
+  /** The Jacobian shown, n * n row-major (J[i*n + j] = dp_i / dz_j, 1/T included); null before the first render. A copy. */
+  get jacobian(): Float32Array | null;
+  /** The output p shown; null before the first render. A copy. */
+  get p(): Float32Array | null;
+}
+
+/**
+ * `<sx-threshold>`: a row of scores as bars, the threshold τ of a sparse mapping as a line across
+ * them, the support above it and the weights below; "Show the steps" finds τ step by step.
+ */
+declare class SxThresholdElement extends SxElement {
+  /** How many random scores when there is no scores attribute, a whole number in [1, 50]; default 8. */
+  get n(): number;
+  set n(v: Or<number>);
+  /** The scores, 1 to 50 numbers in [-3, 3]; default null: n seeded random scores in [-1, 1.5]. */
+  get scores(): readonly number[] | null;
+  set scores(v: Or<NumberList>);
+  /** The random scores' seed, in [0, 4294967295]; default 1. */
+  get seed(): number;
+  set seed(v: Or<number>);
+  /** The mapping; default "sparsemax" (softmax has no threshold: no line, its normaliser instead). */
+  get mapping(): SxThresholdMapping;
+  set mapping(v: Or<SxThresholdMapping>);
+  /** α of α-entmax, in [1.01, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** The temperature T (the mapping sees z / T), in [0.1, 10]; default 1. */
+  get temperature(): number;
+  set temperature(v: Or<number>);
+  /** The steps attribute: show how τ is found (sparsemax's closed form, entmax's bisection). */
+  get steps(): boolean;
+  set steps(v: boolean);
+}
+
+/**
+ * `<sx-regularized>`: argmax as a linear program over the simplex (the optimal vertex, or edge on
+ * a tie), the regularised max max_{TΩ}(z) = ⟨p, z⟩ − T Ω(p) as contours over the score plane with
+ * its gradient p, and Ω itself on the simplex.
+ */
+declare class SxRegularizedElement extends SxElement {
+  /** The three scores z, each in [-3, 3]; default [1.5, 0, 1]. */
+  get scores(): readonly number[];
+  set scores(v: Or<NumberList>);
+  /** The mapping, the gradient of max_Ω: Ω = −Shannon (softmax), −Tsallis 2 (sparsemax), −Tsallis α; default "softmax". */
+  get mapping(): SxRegularizedMapping;
+  set mapping(v: Or<SxRegularizedMapping>);
+  /** α of α-entmax, in [1, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** The temperature T (max_{TΩ}, the mapping sees z / T), in [0.01, 10]; default 1. */
+  get temperature(): number;
+  set temperature(v: Or<number>);
+  /** The views drawn; default argmax, max, omega. */
+  get view(): readonly SxRegularizedView[];
+  set view(v: Or<Iterable<SxRegularizedView>>);
+  /** The mapping's output p at the scores shown (the gradient of max_{TΩ}); null before the first render. A copy. */
+  get p(): readonly number[] | null;
+  /** max_{TΩ}(z) at the scores shown; null before the first render. */
+  get value(): number | null;
+  /** The optimal face of argmax: the indices of the largest score (two on a tie); null before the first render. A copy. */
+  get argmax(): readonly number[] | null;
 }
 
 /** `<sx-span-mask>`: the adaptive attention span's soft mask applied to one row of attention. */
@@ -258,6 +374,54 @@ declare class SxAttentionElement extends SxElement {
   get trainingThread(): "worker" | "main" | null;
 }
 
+/** The importances `<sx-explain>` shows (model.explain's methods), per source token. */
+type SxExplainMethod = "gradInput" | "integratedGradients" | "leaveOneOut" | "rollout";
+/** The models "Run the experiments" compares. */
+type SxExplainExperimentKind = "softmax" | "entmax15" | "alpha";
+/** A finished experiments run of `<sx-explain>`: explain.js runExperiments' summary per model. */
+interface SxExplainExperiments {
+  task: TaskName; examples: number;
+  summaries: Partial<Record<SxExplainExperimentKind, ExperimentSummary>>;
+}
+
+/**
+ * `<sx-explain>`: "is attention explanation?" on the tiny Transformer. The attention row of an
+ * output step (one cross-attention head, or their mean) beside gradient x input, integrated
+ * gradients, leave-one-out, rollout and the known alignment, with Kendall's tau; source tokens
+ * erased live; "Run the experiments" (explain.js runExperiments for the softmax, 1.5-entmax and
+ * learned-α models, in a Web Worker) draws the erasure curves and a table per model.
+ */
+declare class SxExplainElement extends SxElement {
+  /** The task; default "reverse". */
+  get task(): TaskName;
+  set task(v: Or<TaskName>);
+  /** The shipped model explained; default "entmax15". */
+  get kind(): SxModelKind;
+  set kind(v: Or<SxModelKind>);
+  /** What is explained at the step: the target's logit or its log-probability; default "logit". */
+  get objective(): "logit" | "logProb";
+  set objective(v: Or<"logit" | "logProb">);
+  /** The output step explained (0-based, clamped to the output's length); default 0. */
+  get step(): number;
+  set step(v: Or<number>);
+  /** Held-out examples per model for "Run the experiments", a whole number in [10, 1000]; default 100. */
+  get examples(): number;
+  set examples(v: Or<number>);
+  /** The source text (the attribute, or the task's example when it has none). */
+  get text(): string;
+  set text(v: Or<string>);
+  /** The cross-attention head: "mean" (of every layer and head) or "<layer>.<head>", 1-based ("2.1"); default "mean". */
+  get head(): string;
+  set head(v: Or<string>);
+  /** The models attribute: the folder of the .sxm checkpoints (null: models/ beside the library). */
+  get models(): string | null;
+  set models(v: Or<string | URL>);
+  /** Where the last (or current) experiments run ran: "worker", "main" (no worker could start) or null (none yet). */
+  get experimentsRanIn(): "worker" | "main" | null;
+  /** The last finished experiments run; null before one finished. */
+  get experiments(): SxExplainExperiments | null;
+}
+
 // -------------------------------------------------------------------------- events
 /** `<tag>-export`: after exportAs() (or a toolbar button) downloaded the file. */
 interface SxExportDetail { format: "svg" | "png"; size: number }
@@ -270,7 +434,26 @@ interface SxTrajectoryChangeDetail { t: number }
 /** sx-two-choice-change: the reader moved the α slider or the t cursor. */
 interface SxTwoChoiceChangeDetail { alpha: number; t: number }
 /** sx-fused-change: the reader moved a score or a slider. */
-interface SxFusedChangeDetail { scores: readonly number[]; lambda: number; beta: number }
+interface SxFusedChangeDetail { scores: readonly number[]; lambda: number; beta: number; groupLambda: number }
+/** sx-jacobian-change: the reader moved a score, t or a slider, or chose a mapping; p and the Jacobian (n * n, row-major) at the new scores. */
+interface SxJacobianChangeDetail { scores: readonly number[]; mapping: SxMappingName; t: number; p: Float32Array; jacobian: Float32Array }
+/**
+ * sx-threshold-change: the reader moved a score, α or chose a mapping. tau: threshold()'s τ (in
+ * units of z / T; softmax: its log-sum-exp normaliser), p: the weights, support: the indices of
+ * the non-zero weights, ascending.
+ */
+interface SxThresholdChangeDetail {
+  scores: readonly number[]; tau: number; p: readonly number[]; support: readonly number[]; mapping: SxThresholdMapping; alpha: number;
+}
+/**
+ * sx-regularized-change: the reader moved a score (a slider or the score point), α or T, or chose
+ * a mapping. p: the mapping's output (the gradient of max_{TΩ} at the scores), value: max_{TΩ}(z),
+ * argmax: the indices of the largest score (two or three on a tie: the optimal face).
+ */
+interface SxRegularizedChangeDetail {
+  scores: readonly number[]; mapping: SxRegularizedMapping; alpha: number; temperature: number;
+  p: readonly number[]; value: number; argmax: readonly number[];
+}
 /** sx-span-mask-change: the reader moved z or R, chose a mapping or applied a head's span. */
 interface SxSpanMaskChangeDetail { z: number; ramp: number; mapping: SxSpanMapping }
 /** sx-pooling-change: the reader moved the w slider. */
@@ -306,6 +489,20 @@ interface SxAttentionModelDetail {
   date: number | null; steps: number | null; accuracy: number | null; examples: number | null;
 }
 
+/**
+ * sx-explain-change: the reader chose a task, a model, a step, a head or the objective, or typed a
+ * source. attention: the row shown over the source tokens (the characters and EOS); importance:
+ * each method's importance over the same tokens; tau: Kendall's tau of the attention row with
+ * each method (and with the known alignment, where there is one; NaN for a constant row). The
+ * three are null before the model has loaded.
+ */
+interface SxExplainChangeDetail {
+  task: TaskName; kind: SxModelKind; text: string; step: number; head: string; objective: "logit" | "logProb";
+  attention: number[] | null;
+  importance: Record<SxExplainMethod, number[]> | null;
+  tau: (Record<SxExplainMethod, number> & { alignment?: number }) | null;
+}
+
 /** Every event the widgets fire (bubbling and composed CustomEvents), by name. */
 interface SxEventMap {
   "sx-simplex-change": CustomEvent<SxSimplexChangeDetail>;
@@ -318,6 +515,12 @@ interface SxEventMap {
   "sx-two-choice-export": CustomEvent<SxExportDetail>;
   "sx-fused-change": CustomEvent<SxFusedChangeDetail>;
   "sx-fused-export": CustomEvent<SxExportDetail>;
+  "sx-jacobian-change": CustomEvent<SxJacobianChangeDetail>;
+  "sx-jacobian-export": CustomEvent<SxExportDetail>;
+  "sx-threshold-change": CustomEvent<SxThresholdChangeDetail>;
+  "sx-threshold-export": CustomEvent<SxExportDetail>;
+  "sx-regularized-change": CustomEvent<SxRegularizedChangeDetail>;
+  "sx-regularized-export": CustomEvent<SxExportDetail>;
   "sx-span-mask-change": CustomEvent<SxSpanMaskChangeDetail>;
   "sx-span-mask-export": CustomEvent<SxExportDetail>;
   "sx-pooling-change": CustomEvent<SxPoolingChangeDetail>;
@@ -328,6 +531,9 @@ interface SxEventMap {
   "sx-attention-trained": CustomEvent<SxAttentionTrainedDetail>;
   "sx-attention-model": CustomEvent<SxAttentionModelDetail>;
   "sx-attention-export": CustomEvent<SxExportDetail>;
+  "sx-explain-change": CustomEvent<SxExplainChangeDetail>;
+  "sx-explain-experiments": CustomEvent<SxExplainExperiments>;
+  "sx-explain-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -338,9 +544,13 @@ interface SxElementTagNameMap {
   "sx-trajectory": SxTrajectoryElement;
   "sx-two-choice": SxTwoChoiceElement;
   "sx-fused": SxFusedElement;
+  "sx-jacobian": SxJacobianElement;
+  "sx-threshold": SxThresholdElement;
+  "sx-regularized": SxRegularizedElement;
   "sx-span-mask": SxSpanMaskElement;
   "sx-pooling": SxPoolingElement;
   "sx-attention": SxAttentionElement;
+  "sx-explain": SxExplainElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -351,9 +561,13 @@ interface SxElementConstructorMap {
   "sx-trajectory": typeof SxTrajectoryElement;
   "sx-two-choice": typeof SxTwoChoiceElement;
   "sx-fused": typeof SxFusedElement;
+  "sx-jacobian": typeof SxJacobianElement;
+  "sx-threshold": typeof SxThresholdElement;
+  "sx-regularized": typeof SxRegularizedElement;
   "sx-span-mask": typeof SxSpanMaskElement;
   "sx-pooling": typeof SxPoolingElement;
   "sx-attention": typeof SxAttentionElement;
+  "sx-explain": typeof SxExplainElement;
 }
 
 /** Every widget's tag. */
@@ -385,7 +599,18 @@ interface SxWidgetAttributes {
     scores?: string; mappings?: string; alpha?: NumberAttr; lambda?: NumberAttr; beta?: NumberAttr; t?: NumberAttr; tmax?: NumberAttr; theme?: SxTheme;
   };
   "sx-two-choice": SxEventProps<"sx-two-choice"> & { alphas?: string; alpha?: NumberAttr; t?: NumberAttr; theme?: SxTheme };
-  "sx-fused": SxEventProps<"sx-fused"> & { scores?: string; lambda?: NumberAttr; beta?: NumberAttr; theme?: SxTheme };
+  "sx-fused": SxEventProps<"sx-fused"> & { scores?: string; lambda?: NumberAttr; beta?: NumberAttr; groups?: string; "group-lambda"?: NumberAttr; theme?: SxTheme };
+  "sx-jacobian": SxEventProps<"sx-jacobian"> & {
+    mapping?: SxMappingName; compare?: "none" | SxMappingName; n?: NumberAttr; scores?: string; alpha?: NumberAttr;
+    lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr; from?: string; to?: string; t?: NumberAttr; theme?: SxTheme;
+  };
+  "sx-threshold": SxEventProps<"sx-threshold"> & {
+    n?: NumberAttr; scores?: string; seed?: NumberAttr; mapping?: SxThresholdMapping; alpha?: NumberAttr; temperature?: NumberAttr;
+    steps?: boolean; theme?: SxTheme;
+  };
+  "sx-regularized": SxEventProps<"sx-regularized"> & {
+    scores?: string; mapping?: SxRegularizedMapping; alpha?: NumberAttr; temperature?: NumberAttr; view?: string; theme?: SxTheme;
+  };
   "sx-span-mask": SxEventProps<"sx-span-mask"> & {
     scores?: string; mapping?: SxSpanMapping; alpha?: NumberAttr; z?: NumberAttr; ramp?: NumberAttr;
     model?: "none" | TaskName; theme?: SxTheme;
@@ -398,16 +623,24 @@ interface SxWidgetAttributes {
     task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; input?: string; models?: string; "model-src"?: string;
     theme?: SxTheme;
   };
+  "sx-explain": SxEventProps<"sx-explain"> & {
+    task?: TaskName; kind?: SxModelKind; objective?: "logit" | "logProb"; step?: NumberAttr; examples?: NumberAttr;
+    text?: string; head?: string; models?: string; theme?: SxTheme;
+  };
 }
 
 export type {
   SxElement, SxSimplexElement, SxEntropyElement, SxTrajectoryElement, SxTwoChoiceElement, SxFusedElement,
+  SxThresholdElement, SxThresholdChangeDetail, SxThresholdMapping,
+  SxRegularizedElement, SxRegularizedChangeDetail, SxRegularizedMapping, SxRegularizedView,
   SxSpanMaskElement, SxPoolingElement, SxAttentionElement, SxTrainOptions,
   SxTheme, SxMappingName, SxPoolingKernel, SxSpanMapping, SxModelKind, SxTag,
   SxElementTagNameMap, SxElementConstructorMap, SxEventMap, SxWidgetAttributes,
   SxExportDetail, SxSimplexChangeDetail, SxEntropyChangeDetail, SxTrajectoryChangeDetail, SxTwoChoiceChangeDetail,
   SxFusedChangeDetail, SxSpanMaskChangeDetail, SxPoolingChangeDetail, SxPoolingLearnDetail,
   SxAttentionChangeDetail, SxAttentionProgressDetail, SxAttentionTrainedDetail, SxAttentionModelDetail,
+  SxJacobianElement, SxJacobianChangeDetail,
+  SxExplainElement, SxExplainChangeDetail, SxExplainExperiments, SxExplainMethod, SxExplainExperimentKind,
 };
 
 declare global {

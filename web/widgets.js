@@ -19,9 +19,13 @@ const MODULES = {
   "sx-trajectory": ["./widgets/sx-trajectory.js", () => import("./widgets/sx-trajectory.js")],
   "sx-two-choice": ["./widgets/sx-two-choice.js", () => import("./widgets/sx-two-choice.js")],
   "sx-fused": ["./widgets/sx-fused.js", () => import("./widgets/sx-fused.js")],
+  "sx-jacobian": ["./widgets/sx-jacobian.js", () => import("./widgets/sx-jacobian.js")],
+  "sx-threshold": ["./widgets/sx-threshold.js", () => import("./widgets/sx-threshold.js")],
+  "sx-regularized": ["./widgets/sx-regularized.js", () => import("./widgets/sx-regularized.js")],
   "sx-span-mask": ["./widgets/sx-span-mask.js", () => import("./widgets/sx-span-mask.js")],
   "sx-pooling": ["./widgets/sx-pooling.js", () => import("./widgets/sx-pooling.js")],
   "sx-attention": ["./widgets/sx-attention.js", () => import("./widgets/sx-attention.js")],
+  "sx-explain": ["./widgets/sx-explain.js", () => import("./widgets/sx-explain.js")],
 };
 
 /** Every widget's tag. */

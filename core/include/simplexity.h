@@ -458,7 +458,8 @@ int sx_model_explain(sx_model *m, float *out, float *value, int method, const in
                      int src_len, const int *tgt_in, int tgt_len, int step, int target,
                      int objective, int steps);
 /* d f / d att (Tk floats: the keys of that kind) of row `row` of one head's weights
-   (kind, layer, head as for sx_model_edit, batch element 0) for f = <dlogits, logits[step]>
+   (kind, layer, head as for sx_model_edit, batch element 0; layer or head -1: every one, out
+   then holds (layers, heads, Tk) floats of the selection) for f = <dlogits, logits[step]>
    (dlogits: V floats) or, with dlogits NULL, f = log p(target) as above. With the edits in
    place; an edited row's own gradient is still reported (it is what an adversarial search on
    that row needs). The model's logits and maps are then those of the example's forward pass. */
@@ -497,6 +498,42 @@ int sx_model_load(sx_model **out, const unsigned char *buf, int size);
 /* malloc/free for the JS side (wasm callers have no other allocator). */
 void *sx_malloc(int bytes);
 void sx_free(void *ptr);
+
+/* ============================================ beyond the simplex, for contrast */
+/* Two mappings that show what the simplex buys (core/src/sigmoid.c, core/src/groupmax.c; issue
+   15). Same conventions as the mappings above: rows x n row-major, z = x / T, -INFINITY entries
+   get exactly 0 (and no gradient), NaN and +INFINITY scores are SX_ENONFINITE, backward passes
+   overwrite dx with J^T dy (1/T included).
+
+   sx_sigmoid: independent weights p_i = sigmoid(x_i / T) = 1 / (1 + exp(-x_i / T)). NOT on the
+   simplex: rows do not sum to 1 (n zeros give n / 2), nothing competes, no finite score gets
+   exactly 0. Its Jacobian is diagonal: dp_i / dx_i = p_i (1 - p_i) / T. In double, no scratch.
+
+   sx_groupmax: group-sparse attention with groups given in advance,
+     p = argmax_{p in simplex} <p, z> - 1/2 ||p||^2 - lambda sum_g ||p_g||_2,
+   sparsemax's regulariser plus a group lasso; lambda >= 0 acts on z (not scaled by T), and
+   lambda = 0 is sparsemax exactly. groups: n_groups contiguous group sizes (each >= 1, summing
+   to n; 1 <= n_groups <= n), the same for every row: groups = {2, 3, 1} for n = 6 groups entries
+   0-1, 2-4 and 5. Solution: p_g = (1 - lambda / ||[z_g - tau]_+||)_+ [z_g - tau]_+ (block
+   soft-thresholding of the positive part) with tau solving sum p = 1 (Newton safeguarded by
+   bisection, in double), so whole groups become exactly 0 as well as single entries; small
+   groups die first (the price of mass spread over k entries is lambda / sqrt(k)). All groups
+   of size 1 give sparsemax; one group of size n gives sparsemax(s z) with s = ||p|| / (||p|| +
+   lambda). The backward pass differentiates the active set implicitly: J = (1/T)(blockdiag(M_g)
+   - w w^T / c), M_g = (1 - lambda/r_g) I + lambda u_g u_g^T / r_g^3, w_g = M_g 1, c = sum 1^T M_g 1,
+   u_g = [z_g - tau]_+, r_g = ||u_g|| (symmetric; zero on inactive groups). No scratch.
+   Errors name the argument: "n_groups must be >= 1 (got 0)", "groups[1] must be >= 1 (got 0)",
+   "groups must sum to n (got 5, n = 6)", "lambda must be >= 0". */
+int sx_sigmoid(float *out, const float *x, int rows, int n, float temperature);
+int sx_sigmoid_backward(float *dx, const float *x, const float *dy, int rows, int n, float temperature);
+int sx_groupmax(float *out, const float *x, int rows, int n, const int *groups, int n_groups,
+                float lambda, float temperature);
+int sx_groupmax_backward(float *dx, const float *x, const float *dy, int rows, int n, const int *groups,
+                         int n_groups, float lambda, float temperature);
+/* The mapping code of sigmoid for sx_jacobian (its diagonal Jacobian; sx_threshold refuses it:
+   no threshold, no normaliser). groupmax has no code: its groups do not fit the (mapping,
+   param) pair; its Jacobian is its backward pass on unit vectors (the JS jacobian() does that). */
+enum { SX_MAP_SIGMOID = 7 };
 
 #ifdef __cplusplus
 }

@@ -663,8 +663,10 @@ int sx_nn_attention_backward(float *dq, float *dk, float *dv, float *dalpha_a, f
             }
             /* edits: hand out the grabbed row, then cut the edited rows off the scores */
             if (edit) {
-                if (edit->datt && b == 0 && h == edit->grab_head && edit->grab_row < Tq)
-                    memcpy(edit->datt, datt + (size_t)edit->grab_row * Tk, (size_t)Tk * sizeof(float));
+                if (edit->datt && b == 0 && (edit->grab_head < 0 || h == edit->grab_head) &&
+                    edit->grab_row < Tq)
+                    memcpy(edit->datt + (edit->grab_head < 0 ? (size_t)h * Tk : 0),
+                           datt + (size_t)edit->grab_row * Tk, (size_t)Tk * sizeof(float));
                 for (int i = 0; i < Tq; i++)
                     if (row_edited(edit, h, i)) memset(datt + (size_t)i * Tk, 0, (size_t)Tk * sizeof(float));
             }

@@ -13,6 +13,13 @@
 #include "model.h"
 #include "tasks.h"
 
+/* Nothing here is a hot loop (one example at a time, T <= 256): compiled for size under clang
+   (emcc), which otherwise unrolls and vectorises the rollout's products into kilobytes of wasm
+   that every page would fetch. */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((minsize)), apply_to = function)
+#endif
+
 /* Check the example and the step; *klen = the source tokens before the first PAD. */
 static int check_example(const sx_model *m, const char *fn, const int *src, int Ts,
                          const int *tgt, int Tt, int step, int target, int *klen) {
@@ -110,7 +117,7 @@ int sx_model_explain(sx_model *m, float *out, float *value, int method, const in
     switch (method) {
     case SX_EXPLAIN_GRAD_INPUT:
     case SX_EXPLAIN_GRAD_NORM:
-        if ((st = sx__model_grad(m, src, seed, step, d_emb, -1, -1, -1, -1, NULL)) != SX_OK) goto done;
+        if ((st = sx__model_grad(m, src, seed, step, d_emb, -1, -1, -1, -1, NULL, 0)) != SX_OK) goto done;
         for (int i = 0; i < klen; i++) {
             double acc = 0.0;
             for (int c = 0; c < C; c++) {
@@ -129,7 +136,7 @@ int sx_model_explain(sx_model *m, float *out, float *value, int method, const in
             }
             if ((st = sx__model_run(m, srcs, src_len, tgts, tgt_len, nb, emb)) != SX_OK) goto done;
             for (int b = 0; b < nb; b++) f_of(m, b, tgt_len, step, target, objective, seed + (size_t)b * V);
-            if ((st = sx__model_grad(m, srcs, seed, step, d_emb, -1, -1, -1, -1, NULL)) != SX_OK)
+            if ((st = sx__model_grad(m, srcs, seed, step, d_emb, -1, -1, -1, -1, NULL, 0)) != SX_OK)
                 goto done;
             for (int b = 0; b < nb; b++)
                 for (size_t j = 0; j < TC; j++) gsum[j] += d_emb[(size_t)b * TC + j];
@@ -177,10 +184,10 @@ int sx_model_attention_grad(sx_model *m, float *out, int kind, int layer, int he
     const int V = sx_model_config(m, SX_MODEL_VOCAB);
     if (kind < 0 || kind > 2)
         return sx__fail(SX_EINVAL, -1, "%s: kind must be 0, 1 or 2 (got %d)", fn, kind);
-    if (layer < 0 || layer >= L)
-        return sx__fail(SX_EINVAL, -1, "%s: layer must be in [0, %d) (got %d)", fn, L, layer);
-    if (head < 0 || head >= NH)
-        return sx__fail(SX_EINVAL, -1, "%s: head must be in [0, %d) (got %d)", fn, NH, head);
+    if (layer < -1 || layer >= L)
+        return sx__fail(SX_EINVAL, -1, "%s: layer must be in [-1, %d) (got %d)", fn, L, layer);
+    if (head < -1 || head >= NH)
+        return sx__fail(SX_EINVAL, -1, "%s: head must be in [-1, %d) (got %d)", fn, NH, head);
     const int Tq = kind == SX_MODEL_ENC_SELF ? src_len : tgt_len;
     const int Tk = kind == SX_MODEL_DEC_SELF ? tgt_len : src_len;
     if (row < 0 || row >= Tq)
@@ -196,8 +203,8 @@ int sx_model_attention_grad(sx_model *m, float *out, int kind, int layer, int he
     if (st == SX_OK) {
         if (dlogits) memcpy(seed, dlogits, sizeof(float) * (size_t)V);
         else f_of(m, 0, tgt_len, step, target, SX_EXPLAIN_LOG_PROB, seed);
-        memset(out, 0, sizeof(float) * (size_t)Tk);
-        st = sx__model_grad(m, src, seed, step, NULL, kind, layer, head, row, out);
+        memset(out, 0, sizeof(float) * (size_t)(layer < 0 ? L : 1) * (head < 0 ? NH : 1) * Tk);
+        st = sx__model_grad(m, src, seed, step, NULL, kind, layer, head, row, out, Tk);
     }
     free(seed);
     return st;
@@ -216,6 +223,12 @@ static void head_mean(double *abar, const sx_model *m, int kind, int l, int b, i
     }
     if (plus_i)
         for (int i = 0; i < Tq; i++) abar[(size_t)i * Tk + i] += 1.0;
+}
+
+/* x (n, n) = I. */
+static void set_identity(double *x, int n) {
+    memset(x, 0, sizeof(double) * (size_t)n * n);
+    for (int i = 0; i < n; i++) x[(size_t)i * n + i] = 1.0;
 }
 
 /* out (n, k) = x (n, n) y (n, k) / 2. */
@@ -245,16 +258,14 @@ int sx_model_rollout(const sx_model *m, float *out, int b) {
     if (!w) return sx__fail(SX_ENOMEM, -1, "%s: out of memory", fn);
     double *renc = w, *ts = renc + SS, *rsrc = ts + SS, *tts = rsrc + TS, *rdec = tts + TS;
     double *tt = rdec + TT, *abar = tt + TT;
-    memset(renc, 0, SS * sizeof(double));
-    for (int i = 0; i < Ts; i++) renc[(size_t)i * Ts + i] = 1.0;
+    set_identity(renc, Ts);
     for (int l = 0; l < L; l++) {
         head_mean(abar, m, SX_MODEL_ENC_SELF, l, b, Ts, Ts, 1);
         half_product(ts, abar, renc, Ts, Ts);
         memcpy(renc, ts, SS * sizeof(double));
     }
-    memset(rdec, 0, TT * sizeof(double));
+    set_identity(rdec, Tt);
     memset(rsrc, 0, TS * sizeof(double));
-    for (int i = 0; i < Tt; i++) rdec[(size_t)i * Tt + i] = 1.0;
     for (int l = 0; l < L; l++) {
         head_mean(abar, m, SX_MODEL_DEC_SELF, l, b, Tt, Tt, 1);
         half_product(tt, abar, rdec, Tt, Tt);
@@ -274,3 +285,7 @@ int sx_model_rollout(const sx_model *m, float *out, int b) {
     free(w);
     return SX_OK;
 }
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif

@@ -2,7 +2,8 @@
 
    Jacobians: softmax, sparsemax and alpha-entmax by their closed forms read off p (symmetric,
    rows summing to 0); fusedmax and oscarmax by their exact backward passes applied to each unit
-   vector (row j of J is J^T e_j), n backward passes per row. Thresholds: log-sum-exp for
+   vector (row j of J is J^T e_j), n backward passes per row; sigmoid (not on the simplex) by its
+   diagonal p (1 - p) / T. Thresholds: log-sum-exp for
    softmax; for the sparse mappings the tau of p = [x/T - tau]_+ (sparsemax) or
    p = [(alpha - 1) x/T - tau]_+^(1/(alpha-1)) (entmax), in double, from the support the
    forward pass chose (closed forms at alpha 2 and 1.5, bisection otherwise). */
@@ -36,12 +37,17 @@ static int check_mapping(const char *fn, int mapping, float param, int allow_str
             return sx__fail(SX_EINVAL, -1, "%s: %s must be finite and >= 0 (got %g)", fn,
                             mapping == SX_MAP_FUSEDMAX ? "lambda" : "beta", (double)param);
         return SX_OK;
+    case SX_MAP_SIGMOID:
+        if (!allow_structured)
+            return sx__fail(SX_EINVAL, -1, "%s: sigmoid has no threshold (its weights are independent, "
+                            "p_i = sigmoid(x_i / T): no tau couples them)", fn);
+        return SX_OK;
     case SX_MAP_ENTMAX_LEARNED:
         return sx__fail(SX_EINVAL, -1, "%s: mapping 4 (SX_MAP_ENTMAX_LEARNED) is for model layers "
                         "only: pass SX_MAP_ENTMAX and the alpha", fn);
     default:
         return sx__fail(SX_EINVAL, -1, "%s: unknown mapping %d (SX_MAP_SOFTMAX 0, SPARSEMAX 1, "
-                        "ENTMAX15 2, ENTMAX 3, FUSEDMAX 5, OSCARMAX 6)", fn, mapping);
+                        "ENTMAX15 2, ENTMAX 3, FUSEDMAX 5, OSCARMAX 6, SIGMOID 7)", fn, mapping);
     }
 }
 
@@ -132,7 +138,13 @@ int sx_jacobian(float *J, const float *x, int rows, int n, int mapping, float pa
     for (int r = 0; r < rows && !st; r++) {
         const float *xr = x + (size_t)r * n;
         float *Jr = J + (size_t)r * n * n; /* (n, n) */
-        if (map == SX_MAP_FUSEDMAX || map == SX_MAP_OSCARMAX) {
+        if (map == SX_MAP_SIGMOID) { /* diagonal: sigmoid'(z) / T, as sx_sigmoid_backward(e_j) */
+            memset(Jr, 0, (size_t)n * n * sizeof(float));
+            float *e = tmp;
+            for (int j = 0; j < n; j++) e[j] = 1.0f;
+            st = sx_sigmoid_backward(e, xr, e, 1, n, temperature);
+            for (int j = 0; j < n && !st; j++) Jr[(size_t)j * n + j] = e[j];
+        } else if (map == SX_MAP_FUSEDMAX || map == SX_MAP_OSCARMAX) {
             float *e = tmp;
             memset(e, 0, (size_t)n * sizeof(float));
             for (int j = 0; j < n && !st; j++) { /* row j of J = J^T e_j */

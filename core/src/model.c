@@ -174,16 +174,17 @@ struct sx_model {
 
 /* Rebuild edit[k][l] from the stored edits and the grab request. */
 static void refresh_edits(sx_model *m, int grab_kind, int grab_layer, int grab_head, int grab_row,
-                          float *datt) {
+                          float *datt, int grab_tk) {
     for (int k = 0; k < 3; k++)
         for (int l = 0; l < m->L; l++) {
             sx_nn_attn_edit *e = &m->edit[k][l];
-            const int grab = datt && k == grab_kind && l == grab_layer;
+            const int grab = datt && k == grab_kind && (grab_layer < 0 || l == grab_layer);
+            const size_t at = grab_layer < 0 ? (size_t)l * (grab_head < 0 ? m->NH : 1) * grab_tk : 0;
             e->key_off = m->n_keys_off[k][l] ? m->key_off[k][l] : NULL;
             e->head_off = m->n_heads_off[k][l] ? m->head_off[k][l] : NULL;
             e->rows = m->rows[k][l];
             e->n_rows = m->n_rows[k][l];
-            e->datt = grab ? datt : NULL;
+            e->datt = grab ? datt + at : NULL;
             e->grab_head = grab ? grab_head : -1;
             e->grab_row = grab ? grab_row : -1;
             m->edit_on[k][l] = e->key_off || e->head_off || e->n_rows || e->datt;
@@ -904,7 +905,7 @@ int sx_model_edit(sx_model *m, int op, int kind, int layer, int head, int row, c
         }
     }
     m->n_edits++;
-    refresh_edits(m, -1, -1, -1, -1, NULL);
+    refresh_edits(m, -1, -1, -1, -1, NULL, 0);
     return SX_OK;
 }
 
@@ -916,7 +917,7 @@ int sx_model_clear_edits(sx_model *m) {
     memset(m->n_heads_off, 0, sizeof m->n_heads_off);
     memset(m->n_keys_off, 0, sizeof m->n_keys_off);
     m->n_edits = m->n_slots = 0;
-    refresh_edits(m, -1, -1, -1, -1, NULL);
+    refresh_edits(m, -1, -1, -1, -1, NULL, 0);
     return SX_OK;
 }
 
@@ -935,10 +936,11 @@ int sx__model_run(sx_model *m, const int *src, int Ts, const int *tgt_in, int Tt
 }
 
 int sx__model_grad(sx_model *m, const int *src, const float *seed, int step, float *d_emb,
-                   int grab_kind, int grab_layer, int grab_head, int grab_row, float *datt) {
-    refresh_edits(m, grab_kind, grab_layer, grab_head, grab_row, datt);
+                   int grab_kind, int grab_layer, int grab_head, int grab_row, float *datt,
+                   int grab_tk) {
+    refresh_edits(m, grab_kind, grab_layer, grab_head, grab_row, datt, grab_tk);
     const int st = model_backward(m, src, seed, step, d_emb);
-    refresh_edits(m, -1, -1, -1, -1, NULL);
+    refresh_edits(m, -1, -1, -1, -1, NULL, 0);
     return st;
 }
 
@@ -958,7 +960,7 @@ void sx__model_mask_source_key(sx_model *m, int pos, unsigned char *saved, int r
             m->n_keys_off[kinds[k]][l] += (int)want - (int)*bit;
             *bit = want;
         }
-    refresh_edits(m, -1, -1, -1, -1, NULL);
+    refresh_edits(m, -1, -1, -1, -1, NULL, 0);
 }
 
 /* ================================================================= queries */

@@ -81,13 +81,15 @@
    with the source token embeddings taken from emb_src (B, Ts, C) when it is not NULL (the
    positions are added as usual); the backward pass of f = sum_b <seed[b], logits[b][step]>
    (seed (B, V)) after it, with d f / d (encoder input) (B, Ts, C) in d_emb (may be NULL) and
-   d f / d att of (grab_kind, grab_layer, batch 0, grab_head, grab_row) in datt (may be NULL);
+   d f / d att of (grab_kind, grab_layer, batch 0, grab_head, grab_row) in datt (may be NULL;
+   grab_layer or grab_head -1: every one, datt then (layers, heads, grab_tk) of the selection);
    the token embeddings of n source tokens (n, C); the key of source position pos masked in
    every ENC_SELF and CROSS layer (restore 0; saved gets 2 L bytes) or put back (restore 1). */
 int sx__model_run(sx_model *m, const int *src, int Ts, const int *tgt_in, int Tt, int B,
                   const float *emb_src);
 int sx__model_grad(sx_model *m, const int *src, const float *seed, int step, float *d_emb,
-                   int grab_kind, int grab_layer, int grab_head, int grab_row, float *datt);
+                   int grab_kind, int grab_layer, int grab_head, int grab_row, float *datt,
+                   int grab_tk);
 void sx__model_embed(const sx_model *m, float *out, const int *src, int n);
 void sx__model_mask_source_key(sx_model *m, int pos, unsigned char *saved, int restore);
 

@@ -181,7 +181,8 @@ double sx_nn_entmax_alpha_grad_p(const float *p, const float *g, int n, float al
    In the backward pass an ablated head's or an edited row's weights are constants: no
    gradient flows from them into the scores (everything else is exact). When datt is not
    NULL, the backward pass also copies d loss / d att of (batch 0, head grab_head, row
-   grab_row), Tk floats, to datt, taken before that cut. w holds Tk floats per edit. */
+   grab_row), Tk floats, to datt, taken before that cut (grab_head -1: every head, head h at
+   datt + h Tk). w holds Tk floats per edit. */
 enum { SX_NN_EDIT_REPLACE = 1, SX_NN_EDIT_ERASE = 2 };
 typedef struct {
     int op, head, row;

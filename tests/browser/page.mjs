@@ -128,6 +128,19 @@ async function checkPage(browser, server) {
   await page.keyboard.press("End");
   await frames(page);
   check((await page.$eval("#fused", (e) => e.getAttribute("scores"))).startsWith("2.5 ") && fs1 !== null, "fused: End puts score 1 at its maximum");
+  // sigmoid: ten bars (no finite score gets 0), their sum printed, not 1
+  check(await page.$$eval("#fused rect.w.m-sigmoid", (r) => r.length) === 10, "fused: ten sigmoid bars");
+  const sigSum = /sigmoid: sum (\d+\.\d+) \(not 1/.exec(await fusedText());
+  check(sigSum && Math.abs(Number(sigSum[1]) - 1) > 0.5, `fused: the sigmoid sum is printed, and is not 1 (got ${await fusedText()})`);
+  // groupmax: the keyboard on its lambda (a native range: End = 3) zeros whole groups
+  check(/groupmax: \d+ of 10 non-zero, [1-4] of 4 groups alive/.test(await fusedText()), `fused: groupmax groups reported (got ${await fusedText()})`);
+  await page.locator("#fused [part=group-lambda] input").focus();
+  await page.keyboard.press("End");
+  await frames(page);
+  check(await page.$eval("#fused", (e) => e.getAttribute("group-lambda")) === "3", "fused: End puts groupmax's lambda at 3");
+  check(/groupmax: \d+ of 10 non-zero, [1-3] of 4 groups alive/.test(await fusedText()), `fused: a high lambda kills whole groups (got ${await fusedText()})`);
+  const dead = await page.$$eval("#fused rect.group.dead", (r) => r.map((e) => e.querySelector("title").textContent));
+  check(dead.length >= 1 && dead.every((t) => t.endsWith("exactly 0")), `fused: dead groups outlined (got ${JSON.stringify(dead)})`);
 
   // ---- export: a valid standalone SVG, a PNG, and the button's download
   const svgCheck = await page.evaluate(() => {
@@ -236,24 +249,33 @@ async function checkDarkAndNarrow(browser, server) {
 // with the shipped models fetched from models/ beside widgets.js.
 async function checkBlogPost(browser, server) {
   const { page, log } = await open(browser, server.url + "examples/blog-post.html", server.url, { viewport: TALL });
-  await page.waitForFunction(() => [...document.querySelectorAll("sx-simplex, sx-two-choice, sx-trajectory, sx-fused")]
+  await page.waitForFunction(() => [...document.querySelectorAll("sx-simplex, sx-two-choice, sx-trajectory, sx-fused, sx-threshold")]
     .every((e) => e.shadowRoot && e.shadowRoot.querySelector("svg.picture") && e.lastRenderMs > 0), null, { timeout: 15000 });
   const n = await page.$$eval("script", (s) => s.length);
   check(n === 1, `the blog post has one script tag (got ${n})`);
   // further down: pooling, the span mask with a trained model's spans, the Transformer (their
   // models load as they come into view, from models/ beside widgets.js, one folder up)
-  for (const tag of ["sx-pooling", "sx-span-mask", "sx-attention"]) {
+  for (const tag of ["sx-pooling", "sx-span-mask", "sx-attention", "sx-explain"]) {
     await page.locator(tag).scrollIntoViewIfNeeded();
     await page.waitForFunction((t) => { const e = document.querySelector(t); return e.shadowRoot && e.shadowRoot.querySelector("svg.picture") && e.lastRenderMs > 0; }, tag, { timeout: 15000 });
   }
   await page.waitForFunction(() => document.querySelector("sx-span-mask").shadowRoot.querySelectorAll("[role=button]").length > 0, null, { timeout: 15000 });
   await page.waitForFunction(() => document.querySelector("sx-attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
-  const counts = await page.$$eval("article sx-simplex, article sx-two-choice, article sx-trajectory, article sx-fused, article sx-pooling, article sx-span-mask, article sx-attention",
+  await page.waitForFunction(() => document.querySelector("sx-explain").shadowRoot.querySelectorAll("svg.bars .bar").length > 0, null, { timeout: 15000 });
+  const counts = await page.$$eval("article sx-simplex, article sx-two-choice, article sx-trajectory, article sx-fused, article sx-threshold, article sx-pooling, article sx-span-mask, article sx-attention, article sx-explain",
     (els) => els.map((e) => [e.localName, e.shadowRoot.querySelectorAll("svg.picture *").length, e.shadowRoot.querySelector(".msg").hidden]));
-  check(counts.length === 7 && counts.every(([, k, quiet]) => k > 20 && quiet), `the blog post renders its 7 widgets, none with a message (got ${JSON.stringify(counts)})`);
+  check(counts.length === 9 && counts.every(([, k, quiet]) => k > 20 && quiet), `the blog post renders its 9 widgets, none with a message (got ${JSON.stringify(counts)})`);
+  const ex = await page.$eval("sx-explain", (e) => ({ outs: e.shadowRoot.querySelectorAll("[role=radio]").length, rows: e.shadowRoot.querySelectorAll("svg.bars g.row").length,
+    run: e.shadowRoot.querySelector("button.run").textContent }));
+  check(ex.outs === 9 && ex.rows === 6 && ex.run.includes("50 held-out examples"), `the blog's sx-explain: 9 output steps, 6 bar rows, 50 examples (${JSON.stringify(ex)})`);
   check(await page.$$eval("article > *", (els) => els.filter((e) => e.localName.startsWith("sx-")).length) === 0, "every widget sits in a figure");
   const sp = await page.$$eval("sx-simplex tbody tr", (r) => r.map((x) => x.cells[0].textContent));
   check(sp.join() === "softmax,sparsemax,1.5-entmax", `the blog's simplex shows the mappings it asked for (got ${sp})`);
+  await page.locator("article sx-regularized").scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector("article sx-regularized")?.lastRenderMs > 0, null, { timeout: 15000 });
+  const reg = await page.$eval("article sx-regularized", (e) => ({ p: e.p.map((v) => v.toFixed(4)).join(), quiet: e.shadowRoot.querySelector(".msg").hidden,
+    shown: [...e.shadowRoot.querySelectorAll("svg.picture")].filter((s) => getComputedStyle(s).display !== "none").length, face: e.shadowRoot.querySelector(".opt-vertex")?.dataset.face }));
+  check(reg.p === "0.6500,0.0000,0.3500" && reg.quiet && reg.shown === 2 && reg.face === "0", `the blog's regularized widget: sparsemax's p, two views, vertex A (got ${JSON.stringify(reg)})`);
   const pool = await page.$$eval("sx-pooling tbody tr", (r) => r.map((x) => x.cells[0].textContent));
   check(pool.join() === "softmax,sparsemax,1.5-entmax", `the blog's pooling widget has its three kernels (got ${pool})`);
   const heads = await page.$$eval("sx-span-mask [role=button]", (b) => b.length);

@@ -16,6 +16,10 @@
 //       Policy directive ... The action has been blocked.") and fires one securitypolicyviolation
 //       (worker-src blob): the test requires exactly that one message, once: a second run goes
 //       to the main thread at once, without asking again.
+//
+// <sx-explain> from the bundle, under a CSP that allows blob: workers: it explains a shipped
+// model and runs its experiments (10 examples x 3 models) in a module worker started from the
+// bundle's Blob URL, handed the page's wasm bytes: no .wasm and no explain-worker.js request.
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -34,6 +38,8 @@ const PAGE = `<!doctype html>
 <sx-simplex id="s" scores="1.5 0 1" mappings="softmax sparsemax"></sx-simplex>
 <sx-two-choice id="t" alpha="1.5"></sx-two-choice>
 <sx-fused id="f" lambda="0.2"></sx-fused>
+<sx-threshold id="h" mapping="entmax15" n="12"></sx-threshold>
+<sx-regularized id="r" mapping="sparsemax" scores="1 1 0"></sx-regularized>
 </body></html>`;
 
 const ATTENTION = (csp) => `<!doctype html>
@@ -86,6 +92,11 @@ async function run(browser, server, { noSimd }) {
   check(sp && sp[1] === "0.7500" && sp[2] === "0" && sp[3] === "0.2500", `${tag}: sparsemax([1.5, 0, 1]) from the inlined wasm (got ${sp})`);
   check(await page.$$eval("#t path.curve", (p) => p.length) >= 1, `${tag}: the two-choice widget draws its curves`);
   check(/fusedmax: \d+ of 10 non-zero/.test(await page.$eval("#f .readout", (e) => e.textContent)), `${tag}: the fused widget reports its runs`);
+  await page.waitForFunction(() => document.querySelector("#h")?.shadowRoot?.querySelector("line.tau"), null, { timeout: 15000 });
+  check(/^1\.5-entmax: τ = -?\d\.\d{4}, line at z = .*support \d+ of 12/.test(await page.$eval("#h .readout", (e) => e.textContent)), `${tag}: the threshold widget draws its line and reports the support`);
+  await page.waitForFunction(() => document.querySelector("#r")?.lastRenderMs > 0, null, { timeout: 15000 });
+  const reg = await page.$eval("#r", (e) => ({ p: e.p, edge: e.shadowRoot.querySelector(".opt-edge")?.dataset.face }));
+  check(reg.p.join() === "0.5,0.5,0" && reg.edge === "0 1", `${tag}: the regularized widget draws the tie's edge and sparsemax's p (got ${JSON.stringify(reg)})`);
   const simd = await page.evaluate(async () => (await import("./vendor/simplexity-widgets.js")).info().simd);
   check(simd === !noSimd, `${tag}: the bundle runs the ${tag} bytes (info().simd = ${simd})`);
   check(errors.length === 0, `${tag}: zero console errors (got ${JSON.stringify(errors)})`);
@@ -158,6 +169,35 @@ async function runAttention(browser, server, { blob }) {
   await page.close();
 }
 
+const EXPLAIN = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${STRICT}; worker-src 'self' blob:">
+<title>single-file sx-explain</title>
+<script type="module" src="vendor/simplexity-widgets.js"></script>
+</head><body>
+<sx-explain id="x" task="reverse" kind="entmax15" text="abcdefgh" examples="10"></sx-explain>
+</body></html>`;
+
+async function runExplain(browser, server) {
+  const tag = "sx-explain, worker-src blob:";
+  server.seen.length = 0;
+  const { page, log: { errors, foreign } } = await open(browser, server.url + "explain.html", server.url, { viewport: { width: 1000, height: 900 } });
+  await page.waitForFunction(() => document.getElementById("x")?.shadowRoot?.querySelectorAll("svg.bars .bar").length > 0, null, { timeout: 20000 });
+  await page.locator("#x button.run").click();
+  await page.waitForFunction(() => document.getElementById("x").experimentsRanIn !== null, null, { timeout: 20000 });
+  const workers = page.workers().map((w) => w.url());
+  await page.waitForFunction(() => document.getElementById("x").experiments !== null, null, { timeout: 90000 });
+  const r = await page.$eval("#x", (e) => ({ ran: e.experimentsRanIn, kinds: Object.keys(e.experiments.summaries), lines: e.shadowRoot.querySelectorAll("svg.curves path.line").length }));
+  check(r.ran === "worker" && workers.length === 1 && workers[0].startsWith("blob:"), `${tag}: the experiments run in a module worker from a Blob URL (${JSON.stringify(r)}, workers ${JSON.stringify(workers)})`);
+  check(r.kinds.join() === "softmax,entmax15,alpha" && r.lines === 6, `${tag}: three summaries, six curves (${JSON.stringify(r)})`);
+  check(errors.length === 0, `${tag}: zero console errors (got ${JSON.stringify(errors)})`);
+  check(foreign.length === 0, `${tag}: no request outside the origin (got ${JSON.stringify(foreign)})`);
+  const seen = server.seen.filter((x) => x !== "/favicon.ico");
+  const want = ["/explain.html", "/vendor/simplexity-widgets.js", "/vendor/models/reverse-entmax15.sxm", "/vendor/models/reverse-softmax.sxm", "/vendor/models/reverse-alpha.sxm"];
+  check(JSON.stringify([...seen].sort()) === JSON.stringify([...want].sort()), `${tag}: requests: the page, the bundle, the models (no .wasm, no worker file; got ${JSON.stringify(seen)})`);
+  await page.close();
+}
+
 async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "sx-single-"));
   await fs.mkdir(path.join(dir, "vendor"));
@@ -166,6 +206,7 @@ async function main() {
   await fs.writeFile(path.join(dir, "index.html"), PAGE);
   await fs.writeFile(path.join(dir, "attention-blob.html"), ATTENTION(`${STRICT}; worker-src 'self' blob:`));
   await fs.writeFile(path.join(dir, "attention-strict.html"), ATTENTION(STRICT));
+  await fs.writeFile(path.join(dir, "explain.html"), EXPLAIN);
   const server = await serve(dir);
   const browser = await launch();
   try {
@@ -173,6 +214,7 @@ async function main() {
     await run(browser, server, { noSimd: true });
     await runAttention(browser, server, { blob: true });
     await runAttention(browser, server, { blob: false });
+    await runExplain(browser, server);
   } finally {
     await browser.close();
     await server.close();

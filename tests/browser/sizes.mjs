@@ -10,6 +10,9 @@
 //                   the library, the wasm and that widget's module with its imports
 //   on view         the model each section's widget fetches when it comes into view (read off
 //                   index.html: <sx-span-mask model>, <sx-attention task kind>)
+//   experiments     the worker "Run the experiments" starts (explain-worker.js and what it
+//                   imports that the page has not loaded) and the two models it fetches besides
+//                   the one its section shows
 //   training        the worker "Train from scratch" starts: train-worker.js and whatever it
 //                   imports that the page has not loaded already (the rest, and the .wasm it
 //                   compiles again, come from the browser's cache)
@@ -77,10 +80,14 @@ const onePost = new Map([...widgetModules].map(([tag, f]) => [tag, [...closure(f
 // loaded is transferred
 const workerAll = [...closure("train-worker.js"), "simplexity-simd.wasm"];
 const worker = workerAll.filter((f) => !loaded.has(f) && !library.includes(f));
+const explainAll = [...closure("explain-worker.js"), "simplexity-simd.wasm"];
+const explainWorker = explainAll.filter((f) => !loaded.has(f) && !library.includes(f));
 
 // the models fetched when a section comes into view
 const onView = [];
-for (const [, id, n, body] of html.matchAll(/<section id="([^"]+)" aria-labelledby="s(\d+)">([\s\S]*?)<\/section>/g)) {
+const explainModels = []; // the models "Run the experiments" fetches besides the one shown
+for (const [, id, body] of html.matchAll(/<section id="([^"]+)"[^>]*>([\s\S]*?)<\/section>/g)) {
+  const n = (body.match(/<h2[^>]*>(\d+)\./) || [])[1]; // the section's number as the page shows it
   const attr = (tag, name) => (tag.match(new RegExp(`\\s${name}="([^"]*)"`)) || [])[1];
   for (const [tag] of body.matchAll(/<sx-span-mask\b[^>]*>/g)) {
     const m = attr(tag, "model");
@@ -88,6 +95,11 @@ for (const [, id, n, body] of html.matchAll(/<section id="([^"]+)" aria-labelled
   }
   for (const [tag] of body.matchAll(/<sx-attention\b[^>]*>/g)) {
     onView.push({ when: `section ${n} (#${id}) in view`, file: `models/${attr(tag, "task") || "reverse"}-${attr(tag, "kind") || "alpha"}.sxm` });
+  }
+  for (const [tag] of body.matchAll(/<sx-explain\b[^>]*>/g)) {
+    const task = attr(tag, "task") || "reverse", kind = attr(tag, "kind") || "entmax15";
+    onView.push({ when: `section ${n} (#${id}) in view`, file: `models/${task}-${kind}.sxm` });
+    explainModels.push(...["softmax", "entmax15", "alpha"].filter((k) => k !== kind).map((k) => `models/${task}-${k}.sxm`));
   }
 }
 
@@ -105,18 +117,22 @@ group("at load: the page shell", shell);
 for (const { when, file } of onView) group(`when ${when}`, [file]);
 console.log('when "Train from scratch" starts (the worker and what it imports):');
 for (const f of workerAll) line(`  ${f}`, [f], worker.includes(f) ? "" : "  (cached: loaded with the page, not counted again)");
+console.log('when "Run the experiments" starts (the worker, what it imports, the other models):');
+for (const f of [...explainAll, ...explainModels]) line(`  ${f}`, [f], explainWorker.includes(f) || explainModels.includes(f) ? "" : "  (cached: loaded with the page, not counted again)");
 console.log("-".repeat(W + 30));
 const modelFiles = onView.map((m) => m.file);
-line("widgets alone, at load (all eight)", [...library, ...widgetCode], `  (${library.length + widgetCode.length} files)`);
+const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+line(`widgets alone, at load (all ${WORDS[widgetModules.size] ?? widgetModules.size})`, [...library, ...widgetCode], `  (${library.length + widgetCode.length} files)`);
 console.log("a post with one widget (widgets.js, the library, the wasm, that widget's module and its imports):");
 for (const [tag, files] of onePost) line(`  <${tag}>`, files, `  (${files.length} files)`);
 line("the whole page, at load", [...library, ...widgetCode, ...shell], `  (${library.length + widgetCode.length + shell.length} files)`);
 line("+ the models, as their sections show", modelFiles, `  (${modelFiles.length} files)`);
 line("+ the training worker", worker, `  (${worker.length} file${worker.length === 1 ? "" : "s"})`);
+line("+ the experiments worker and models", [...explainWorker, ...explainModels], `  (${explainWorker.length + explainModels.length} files)`);
 line("every section seen, training started", [...library, ...widgetCode, ...shell, ...modelFiles, ...worker]);
 line("(scalar wasm, fetched instead of SIMD)", ["simplexity.wasm"]);
 line("single-file widget build (both wasm)", ["simplexity-widgets.js"]);
 const unused = fs.readdirSync(SITE, { recursive: true })
-  .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f));
+  .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f) && !explainWorker.includes(f));
 if (unused.length) console.log(`not fetched by the page: ${unused.sort().join(", ")}`);
 console.log("dependencies: none beyond the library (contours, scales, colours, 3-D projection are web/viz/*.js)");

@@ -355,6 +355,29 @@ static void test_attention_grad(void) {
             }
             sx_model_free(m);
         }
+    /* every layer and head at once = one at a time */
+    {
+        sx_model *m = make_model(2, 0, 57, 1.0f);
+        int src[TS], tgt[TT];
+        example(src, tgt);
+        float all[L * NH * TS], one[TS], lay[NH * TS];
+        CHECK(sx_model_attention_grad(m, all, SX_MODEL_CROSS, -1, -1, 2, src, TS, tgt, TT, 3, 4, NULL)
+              == SX_OK, "%s", sx_last_error());
+        for (int l = 0; l < L; l++) {
+            CHECK(sx_model_attention_grad(m, lay, SX_MODEL_CROSS, l, -1, 2, src, TS, tgt, TT, 3, 4, NULL)
+                  == SX_OK, "%s", sx_last_error());
+            CHECK(!memcmp(lay, all + l * NH * TS, sizeof lay), "layer %d, every head", l);
+            for (int h = 0; h < NH; h++) {
+                sx_model_attention_grad(m, one, SX_MODEL_CROSS, l, h, 2, src, TS, tgt, TT, 3, 4, NULL);
+                CHECK(!memcmp(one, all + (l * NH + h) * TS, sizeof one), "layer %d head %d", l, h);
+            }
+        }
+        float hd[L * TS];
+        sx_model_attention_grad(m, hd, SX_MODEL_CROSS, -1, 1, 2, src, TS, tgt, TT, 3, 4, NULL);
+        for (int l = 0; l < L; l++)
+            CHECK(!memcmp(hd + l * TS, all + (l * NH + 1) * TS, sizeof(float) * TS), "every layer, head 1");
+        sx_model_free(m);
+    }
     printf("test_explain: attention-row gradients, %d entries\n", checked);
 }
 
@@ -457,7 +480,7 @@ static void test_errors(void) {
     CHECK_MSG(sx_model_explain(m, out, NULL, 0, src, TS, tgt, TT, 0, 3, 0, 0), SX_EINVAL, "src[2] must be a token id in [0, 11) (got 11)");
     src[2] = 3;
     CHECK_MSG(sx_model_attention_grad(m, out, 1, 0, 0, 6, src, TS, tgt, TT, 0, 3, NULL), SX_EINVAL, "row must be in [0, 6) (got 6)");
-    CHECK_MSG(sx_model_attention_grad(m, out, 0, 2, 0, 0, src, TS, tgt, TT, 0, 3, NULL), SX_EINVAL, "layer must be in [0, 2) (got 2)");
+    CHECK_MSG(sx_model_attention_grad(m, out, 0, 2, 0, 0, src, TS, tgt, TT, 0, 3, NULL), SX_EINVAL, "layer must be in [-1, 2) (got 2)");
     float dl[V] = { 0 };
     dl[4] = INFINITY;
     CHECK_MSG(sx_model_attention_grad(m, out, 0, 0, 0, 0, src, TS, tgt, TT, 0, 3, dl), SX_EINVAL, "dlogits[4] must be finite");

@@ -295,7 +295,7 @@ static void test_errors(void) {
     CHECK(sx_jacobian(J, x, 1, 0, SX_MAP_SOFTMAX, 0.0f, 1.0f) == SX_EINVAL, "n = 0");
     CHECK(sx_jacobian(J, x, -1, 4, SX_MAP_SOFTMAX, 0.0f, 1.0f) == SX_EINVAL, "rows = -1");
     CHECK(sx_jacobian(J, x, 0, 4, SX_MAP_SOFTMAX, 0.0f, 1.0f) == SX_OK, "rows = 0");
-    CHECK(sx_jacobian(J, x, 1, 4, 7, 0.0f, 1.0f) == SX_EINVAL && strstr(sx_last_error(), "unknown mapping 7"),
+    CHECK(sx_jacobian(J, x, 1, 4, 8, 0.0f, 1.0f) == SX_EINVAL && strstr(sx_last_error(), "unknown mapping 8"),
           "%s", sx_last_error());
     CHECK(sx_jacobian(J, x, 1, 4, SX_MAP_ENTMAX_LEARNED, 0.0f, 1.0f) == SX_EINVAL &&
           strstr(sx_last_error(), "model layers only"), "%s", sx_last_error());

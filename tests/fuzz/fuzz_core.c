@@ -23,6 +23,10 @@
    - multi-head attention (shapes, mapping, masks, k_len from the bytes; q, k, v fresh scores):
      every weight row on the simplex with exact zeros at masked keys, or all zeros when no key
      is visible (output 0), the output finite and within max |v| when every |v| <= 1e37.
+   - sigmoid: every weight in [0, 1] (rows need not sum to 1), exact 0 at masks; its backward as
+     the others';
+   - groupmax (group sizes from the bytes, sometimes a zero size or a wrong sum): on the simplex
+     like the forward mappings; its backward never NaN, zero at masks.
    A violation calls __builtin_trap(), which libFuzzer reports with the input. */
 #include <math.h>
 #include <stddef.h>
@@ -36,7 +40,7 @@ enum {
     OP_SOFTMAX, OP_SPARSEMAX, OP_ENTMAX15, OP_ENTMAX, OP_FUSEDMAX, OP_OSCARMAX,
     OP_SOFTMAX_B, OP_SPARSEMAX_B, OP_ENTMAX15_B, OP_ENTMAX_B, OP_FUSEDMAX_B, OP_OSCARMAX_B,
     OP_ALPHA_GRAD, OP_ENTROPY, OP_SPAN_MASK, OP_POOL, OP_POOL_B, OP_ATTENTION, OP_MISC,
-    OP_JACOBIAN, OP_THRESHOLD, OP_COUNT
+    OP_JACOBIAN, OP_THRESHOLD, OP_SIGMOID, OP_SIGMOID_B, OP_GROUPMAX, OP_GROUPMAX_B, OP_COUNT
 };
 
 #define REQUIRE(c) do { if (!(c)) __builtin_trap(); } while (0)
@@ -126,6 +130,7 @@ static void check_backward(const float *dx, const float *x, const float *dy, int
 
 /* ---------------------------------------------------------------- entry */
 static float x[MAXN], dy[MAXN], out[MAXN], jac[MAXN], p[MAXN], vals[MAXN], att[MAXN * 16];
+static int groups[MAXN];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     reader rd = { data, size };
@@ -162,6 +167,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case OP_ENTMAX15_B: st = sx_entmax15_backward(o, xi, g, rows, n, t); break;
     case OP_ENTMAX_B: st = sx_entmax_backward(o, xi, g, rows, n, par, t); break;
     case OP_FUSEDMAX_B: st = sx_fusedmax_backward(o, xi, g, rows, n, par, t); break;
+    case OP_SIGMOID: st = sx_sigmoid(o, xi, rows, n, t); break;
+    case OP_SIGMOID_B: st = sx_sigmoid_backward(o, xi, g, rows, n, t); break;
+    case OP_GROUPMAX: case OP_GROUPMAX_B: {
+        /* sizes 1..4 from the bytes up to n; 0xF6: a zero size, 0xF7: one too many */
+        int ng = 0, left = n > 0 ? n : 1;
+        while (left > 0 && ng < MAXN) {
+            int k = 1 + rd_u8(&rd) % 4;
+            if (k > left) k = left;
+            groups[ng++] = k;
+            left -= k;
+        }
+        if (shape == 0xF6) groups[0] = 0;
+        if (shape == 0xF7) groups[ng - 1]++;
+        st = op == OP_GROUPMAX ? sx_groupmax(o, xi, rows, n, groups, ng, par, t)
+                               : sx_groupmax_backward(o, xi, g, rows, n, groups, ng, par, t);
+        break;
+    }
     case OP_OSCARMAX_B: st = sx_oscarmax_backward(o, xi, g, rows, n, par, t); break;
     case OP_ALPHA_GRAD: st = sx_entmax_alpha_grad(o, xi, g, rows, n, par, t); break;
     case OP_ENTROPY:
@@ -309,7 +331,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     else REQUIRE(par > 0.0f && isfinite(par));
     switch (op) {
     case OP_SOFTMAX: case OP_SPARSEMAX: case OP_ENTMAX15: case OP_ENTMAX: case OP_FUSEDMAX: case OP_OSCARMAX:
+    case OP_GROUPMAX:
         check_forward(out, x, rows, n);
+        break;
+    case OP_SIGMOID:
+        for (size_t i = 0; i < count; i++) {
+            REQUIRE(out[i] >= 0.0f && out[i] <= 1.0f);
+            if (x[i] == -INFINITY) REQUIRE(out[i] == 0.0f);
+        }
+        break;
+    case OP_SIGMOID_B:
+        check_backward(out, x, dy, rows, n, t, 1);
+        break;
+    case OP_GROUPMAX_B:
+        check_backward(out, x, dy, rows, n, t, 0);
         break;
     case OP_SOFTMAX_B: case OP_SPARSEMAX_B: case OP_ENTMAX15_B: case OP_FUSEDMAX_B: case OP_OSCARMAX_B:
         check_backward(out, x, dy, rows, n, t, 1);

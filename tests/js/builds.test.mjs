@@ -9,7 +9,8 @@ const all = await builds();
 
 const PUBLIC_NAMES = [
   "Model", "SimplexityError", "attention", "attentionPooling", "attentionPoolingBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
-  "fusedmax", "fusedmaxBackward", "info", "init", "jacobian", "oscarmax", "oscarmaxBackward", "softmax",
+  "fusedmax", "fusedmaxBackward", "groupmax", "groupmaxBackward", "info", "init", "jacobian", "oscarmax", "oscarmaxBackward",
+  "sigmoid", "sigmoidBackward", "softmax",
   "softmaxBackward", "spanMask", "sparsemax", "sparsemaxBackward", "tasks", "threshold", "tsallisEntropy",
 ];
 
@@ -58,6 +59,10 @@ describe("the two builds", () => {
         ["entmaxBackward", (s) => s.entmaxBackward(x, dy, { n, alpha: 1.7 })],
         ["fusedmaxBackward", (s) => s.fusedmaxBackward(x, dy, { n, lambda: 0.2 })],
         ["oscarmaxBackward", (s) => s.oscarmaxBackward(x, dy, { n, beta: 0.1 })],
+        ["sigmoid", (s) => s.sigmoid(x, { n, temperature: 0.7 })],
+        ["sigmoidBackward", (s) => s.sigmoidBackward(x, dy, { n })],
+        ["groupmax", (s) => s.groupmax(x, { groups: n > 2 ? [2, n - 2] : [n], lambda: 0.3 })],
+        ["groupmaxBackward", (s) => s.groupmaxBackward(x, dy, { groups: n > 2 ? [2, n - 2] : [n], lambda: 0.3 })],
         ["entmaxAlphaGrad", (s) => s.entmaxAlphaGrad(x, dy, { n, alpha: 1.7 })],
         ["tsallisEntropy", (s) => s.tsallisEntropy(p, { n, alpha: 1.5 })],
         ["shannon", (s) => s.tsallisEntropy(p, { n, alpha: 1 })],

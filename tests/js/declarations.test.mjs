@@ -256,6 +256,10 @@ const TAG_CLASSES = {
   "sx-simplex": "SxSimplexElement", "sx-entropy": "SxEntropyElement", "sx-trajectory": "SxTrajectoryElement",
   "sx-two-choice": "SxTwoChoiceElement", "sx-fused": "SxFusedElement", "sx-span-mask": "SxSpanMaskElement",
   "sx-pooling": "SxPoolingElement", "sx-attention": "SxAttentionElement",
+  "sx-threshold": "SxThresholdElement",
+  "sx-regularized": "SxRegularizedElement",
+  "sx-jacobian": "SxJacobianElement",
+  "sx-explain": "SxExplainElement",
 };
 // Public-looking members of the JS classes that are not API, so not declared: the custom-element
 // reactions (lib.dom declares none either) and the hooks between base.js and the widgets.
@@ -515,6 +519,30 @@ describe("widget declarations", () => {
     for (const p of wc.getPropertiesOfType(wType("SxTrainOptions"))) {
       assert.ok(p.flags & ts.SymbolFlags.Optional, `SxTrainOptions.${p.name} is optional`);
       assert.equal(describeType(wPropType(wType("SxTrainOptions"), p.name)), "number", `SxTrainOptions.${p.name}`);
+    }
+  });
+});
+
+// ------------------------------------------------------------- explain.d.ts
+describe("explain declarations", () => {
+  const path = fileURLToPath(new URL("explain.d.ts", DIST));
+  const prog = ts.createProgram([path], {
+    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    lib: ["lib.es2022.d.ts", "lib.dom.d.ts"], types: [],
+  });
+  const chk = prog.getTypeChecker();
+  const src = prog.getSourceFile(path);
+
+  test("explain.d.ts compiles (strict); explain.js exports exactly its functions, with their parameter counts", async () => {
+    const diags = ts.getPreEmitDiagnostics(prog).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    assert.deepEqual(diags, []);
+    const ex = await import(new URL("explain.js", DIST).href);
+    const decl = chk.getExportsOfModule(chk.getSymbolAtLocation(src)).filter((s) => s.flags & ts.SymbolFlags.Value);
+    assert.deepEqual(sorted(decl.map((s) => s.name)), sorted(Object.keys(ex)));
+    for (const s of decl) {
+      const sigs = chk.getSignaturesOfType(chk.getTypeOfSymbolAtLocation(s, src), ts.SignatureKind.Call);
+      assert.equal(Math.max(...sigs.map((g) => g.parameters.length)), ex[s.name].length, s.name);
     }
   });
 });

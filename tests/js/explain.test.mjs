@@ -181,6 +181,11 @@ for (const { name: build, sx } of await builds()) {
           // log p by default
           const gl = m.attentionGrad(src, out, opts);
           assert.ok(gl.every(Number.isFinite));
+          // every layer and head at once: (layers, heads, keys)
+          const all = m.attentionGrad(src, out, { kind: "cross", row: 3, step: 3, dlogits: dl });
+          const { layers, heads } = m.config;
+          assert.equal(all.length, layers * heads * Tk);
+          assert.deepEqual(all.subarray((1 * heads + 2) * Tk, (1 * heads + 3) * Tk), g);
         } finally {
           m.free();
         }

@@ -167,7 +167,7 @@ for (const { name, sx } of await builds()) {
     test("errors name the function, the argument and the value", () => {
       const { SimplexityError } = sx;
       assert.throws(() => sx.jacobian([1, 2], { mapping: "argmax" }),
-        { name: "RangeError", message: 'jacobian: mapping must be one of "softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax" (got "argmax")' });
+        { name: "RangeError", message: 'jacobian: mapping must be one of "softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax", "sigmoid" (got "argmax")' });
       assert.throws(() => sx.jacobian([1, 2], { mapping: 1 }), { name: "TypeError", message: "jacobian: mapping must be a string (got 1)" });
       assert.throws(() => sx.jacobian([1, 2], { mapping: "sparsemax", alpha: 1.5 }),
         { name: "RangeError", message: 'jacobian: alpha applies to mapping "entmax" only (mapping is "sparsemax")' });

@@ -15,6 +15,7 @@ import {
   softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax,
   softmaxBackward, sparsemaxBackward, entmax15Backward, entmaxBackward, fusedmaxBackward, oscarmaxBackward,
   entmaxAlphaGrad, tsallisEntropy, jacobian, threshold, attention, spanMask, attentionPooling, attentionPoolingBackward,
+  sigmoid, sigmoidBackward, groupmax, groupmaxBackward,
   Model, tasks,
 } from "simplexity";
 import type {
@@ -22,7 +23,7 @@ import type {
   Info, SpanMaskOptions, PoolingOptions, PoolingForwardOptions, AttentionOptions, TokenRow, TokenRows,
   TaskName, Split, Batch, GeneratedBatch, GenerateOptions, Mapping, ModelConfig, ResolvedModelConfig,
   AttentionKind, AttentionMap, ForwardResult, PerHead, JacobianMapping, JacobianOptions, ThresholdOptions,
-  Edit, ExplainMethod, ExplainOptions, ExplainResult, AttentionGradOptions,
+  Edit, ExplainMethod, ExplainOptions, ExplainResult, AttentionGradOptions, GroupmaxOptions,
 } from "simplexity";
 
 // --------------------------------------------------------------------- helpers
@@ -127,6 +128,26 @@ exact<Float32Array>()(entmax15Backward(xs, dy, { out: new Float32Array(3) }));
 const dx: Float32Array = entmaxBackward(xs, dy, { alpha: 1.5 });
 exact<Float32Array>()(fusedmaxBackward(xs, dy, { lambda: 0.5 }));
 exact<Float32Array>()(oscarmaxBackward(xs, dy, { beta: 0.5 }));
+// beyond the simplex: sigmoid (not on the simplex), groupmax (groups given in advance)
+exact<Float32Array>()(sigmoid([0, 1.1, -Infinity], { temperature: 2 }));
+exact<Float32Array>()(sigmoidBackward(xs, dy, { out: new Float32Array(3) }));
+const go: GroupmaxOptions = { groups: [2, 3, 1], lambda: 0.5 };
+exact<Float32Array>()(groupmax([2, 1.4, 1.8, -0.4, 1, 1.9], go));
+exact<Float32Array>()(groupmax(x, { groups: new Int32Array([1, 2]), n: 3, temperature: 0.5, out: new Float32Array(6) }));
+exact<Float32Array>()(groupmaxBackward(xs, dy, { groups: [1, 2], lambda: 0.2 }));
+exact<Float32Array>()(jacobian(xs, { mapping: "sigmoid" }));
+// @ts-expect-error groupmax needs its groups
+groupmax(xs);
+// @ts-expect-error groupmax's options need groups
+groupmax(xs, { lambda: 1 });
+// @ts-expect-error groups are sizes, not a string
+groupmax(xs, { groups: "1 2" });
+// @ts-expect-error sigmoid takes no lambda
+sigmoid(xs, { lambda: 1 });
+// @ts-expect-error groupmax has no jacobian() mapping (its backward on unit vectors gives it)
+jacobian(xs, { mapping: "groupmax" });
+// @ts-expect-error sigmoid has no threshold
+threshold(xs, { mapping: "sigmoid" });
 const [dalpha] = entmaxAlphaGrad(xs, dy, { alpha: 1.5 });
 exact<number>()(dalpha);
 exact<Float32Array>()(entmaxAlphaGrad(x, x, { n: 3, alpha: 1.5, temperature: 1, out: new Float32Array(2) }));
@@ -346,7 +367,8 @@ try {
   model.forward([row], [answer], { intervene: [{ op: "mask", kind: "cross", head: 0, keys: [1] }] });
   // @ts-expect-error kind is an attention kind name
   model.forward([row], [answer], { intervene: [{ op: "ablate", kind: 2 }] });
-  // @ts-expect-error the row gradient needs kind, layer, head, row and step
+  exact<Float32Array>()(model.attentionGrad(row, answer, { kind: "cross", row: 1, step: 1 }));
+  // @ts-expect-error the row gradient needs kind, row and step
   model.attentionGrad(row, answer, { kind: "cross", layer: 0 });
 
   const bytes: Uint8Array = model.save();

@@ -10,6 +10,7 @@ import type {
   SxElement, SxSimplexElement, SxEntropyElement, SxTrajectoryElement, SxTwoChoiceElement, SxFusedElement,
   SxSpanMaskElement, SxPoolingElement, SxAttentionElement, SxTag, SxWidgetAttributes, SxEventMap,
   SxPoolingLearnDetail, SxAttentionTrainedDetail, SxAttentionModelDetail, SxTrainOptions, SxMappingName,
+  SxExplainChangeDetail, SxExplainExperiments,
 } from "simplexity/widgets";
 // Each widget's module alone: it registers its element; its types are the same file's.
 import "simplexity/widgets/sx-simplex";
@@ -134,6 +135,80 @@ exact<number>()(two.t);
 const fused = document.createElement("sx-fused");
 exact<readonly number[]>()(fused.scores);
 exact<number>()(fused.beta);
+exact<readonly number[]>()(fused.groups);
+fused.groups = [3, 3, 2, 2];
+fused.groupLambda = 1.5;
+exact<number>()(fused.groupLambda);
+fused.addEventListener("sx-fused-change", (e) => exact<number>()(e.detail.groupLambda));
+const jac = document.createElement("sx-jacobian");
+exact<SxMappingName>()(jac.mapping);
+exact<"none" | SxMappingName>()(jac.compare);
+exact<number>()(jac.n);
+exact<readonly number[]>()(jac.scores);
+exact<readonly number[]>()(jac.from);
+exact<readonly number[]>()(jac.to);
+exact<number>()(jac.t);
+exact<number>()(jac.temperature);
+exact<Float32Array | null>()(jac.jacobian);
+exact<Float32Array | null>()(jac.p);
+jac.mapping = "entmax";
+jac.alpha = 1.25;
+jac.compare = "none";
+jac.n = 4;
+jac.scores = new Float32Array([1, 0.5, -1, 0]);
+jac.from = [0.99, 0.01, -1, -1];
+jac.t = 0.5;
+jac.scores = null; // back onto the face path
+// @ts-expect-error no such mapping
+jac.mapping = "entmax2";
+// @ts-expect-error n is a number
+jac.n = "3";
+// @ts-expect-error the element computes it
+jac.jacobian = new Float32Array(9);
+// @ts-expect-error read-only
+jac.p = null;
+// @ts-expect-error compare takes a mapping or "none", not a list
+jac.compare = ["softmax"];
+const thr = document.createElement("sx-threshold");
+exact<number>()(thr.n);
+exact<readonly number[] | null>()(thr.scores);
+exact<number>()(thr.seed);
+exact<"softmax" | "sparsemax" | "entmax15" | "entmax">()(thr.mapping);
+exact<number>()(thr.alpha);
+exact<number>()(thr.temperature);
+exact<boolean>()(thr.steps);
+thr.n = 50;
+thr.scores = new Float32Array([1.2, 0.3, -0.5]);
+thr.scores = null; // back to n seeded random scores
+thr.mapping = "entmax";
+thr.alpha = 1.25;
+thr.steps = true;
+// @ts-expect-error the threshold has no fusedmax (it thresholds an inner vector, not the scores)
+thr.mapping = "fusedmax";
+// @ts-expect-error n is a number
+thr.n = "8";
+// @ts-expect-error steps is a boolean attribute
+thr.steps = "yes";
+const reg = document.createElement("sx-regularized");
+exact<readonly number[]>()(reg.scores);
+exact<"softmax" | "sparsemax" | "entmax15" | "entmax">()(reg.mapping);
+exact<number>()(reg.alpha);
+exact<number>()(reg.temperature);
+exact<readonly ("argmax" | "max" | "omega")[]>()(reg.view);
+exact<readonly number[] | null>()(reg.p);
+exact<number | null>()(reg.value);
+exact<readonly number[] | null>()(reg.argmax);
+reg.scores = new Float32Array([1, 1, 0]);
+reg.mapping = "entmax";
+reg.alpha = 1.25;
+reg.temperature = 0.1;
+reg.view = ["argmax", "max"];
+// @ts-expect-error no fusedmax: its regulariser is not a Tsallis entropy
+reg.mapping = "fusedmax";
+// @ts-expect-error read-only: the element computes it
+reg.value = 1;
+// @ts-expect-error no such view
+reg.view = ["simplex"];
 const span = document.createElement("sx-span-mask");
 exact<"softmax" | "sparsemax" | "entmax15" | "entmax">()(span.mapping);
 exact<"none" | TaskName>()(span.model);
@@ -198,6 +273,40 @@ att.shownModel = null;
 // @ts-expect-error the property is camelCase
 void att["no-train"];
 
+const exp = document.createElement("sx-explain");
+exact<TaskName>()(exp.task);
+exact<"softmax" | "entmax15" | "alpha" | "alpha-span">()(exp.kind);
+exact<"logit" | "logProb">()(exp.objective);
+exact<number>()(exp.step);
+exact<number>()(exp.examples);
+exact<string>()(exp.text);
+exact<string>()(exp.head);
+exact<string | null>()(exp.models);
+exact<"worker" | "main" | null>()(exp.experimentsRanIn);
+exact<SxExplainExperiments | null>()(exp.experiments);
+exp.task = "date";
+exp.kind = "softmax";
+exp.text = "22 Nov 2026";
+exp.step = 3;
+exp.head = "2.1";
+exp.head = "mean";
+exp.objective = "logProb";
+exp.examples = 10;
+exp.models = new URL("https://example.com/models/");
+exp.models = null;
+const firstSummary = exp.experiments?.summaries.entmax15;
+if (firstSummary) exact<number>()(firstSummary.tau.leaveOneOut.mean);
+// @ts-expect-error no such objective
+exp.objective = "prob";
+// @ts-expect-error examples is a number
+exp.examples = "100";
+// @ts-expect-error read-only
+exp.experimentsRanIn = "worker";
+// @ts-expect-error read-only
+exp.experiments = null;
+// @ts-expect-error the experiments compare softmax, entmax15 and alpha only
+void exp.experiments?.summaries["alpha-span"];
+
 // ------------------------------------------------------------------------ events
 el.addEventListener("sx-simplex-change", (e) => {
   exact<CustomEvent<{ scores: readonly number[]; alpha: number; lambda: number; temperature: number }>>()(e);
@@ -230,7 +339,50 @@ two.addEventListener("sx-two-choice-change", (e) => exact<number>()(e.detail.t))
 traj.addEventListener("sx-trajectory-change", (e) => exact<number>()(e.detail.t));
 ent.addEventListener("sx-entropy-change", (e) => exact<number>()(e.detail.alpha));
 fused.addEventListener("sx-fused-change", (e) => exact<number>()(e.detail.lambda));
+jac.addEventListener("sx-jacobian-change", (e) => {
+  exact<Float32Array>()(e.detail.jacobian);
+  exact<Float32Array>()(e.detail.p);
+  exact<readonly number[]>()(e.detail.scores);
+  exact<SxMappingName>()(e.detail.mapping);
+  exact<number>()(e.detail.t);
+  // @ts-expect-error no such field
+  void e.detail.J;
+});
+thr.addEventListener("sx-threshold-change", (e) => {
+  exact<number>()(e.detail.tau);
+  exact<readonly number[]>()(e.detail.p);
+  exact<readonly number[]>()(e.detail.support);
+  exact<readonly number[]>()(e.detail.scores);
+  exact<"softmax" | "sparsemax" | "entmax15" | "entmax">()(e.detail.mapping);
+  // @ts-expect-error no such field (the line is tau, or tau / (alpha - 1))
+  void e.detail.line;
+});
+reg.addEventListener("sx-regularized-change", (e) => {
+  exact<readonly number[]>()(e.detail.p);
+  exact<number>()(e.detail.value);
+  exact<readonly number[]>()(e.detail.argmax);
+  exact<readonly number[]>()(e.detail.scores);
+  exact<"softmax" | "sparsemax" | "entmax15" | "entmax">()(e.detail.mapping);
+  // @ts-expect-error no such field (the gradient is p)
+  void e.detail.gradient;
+});
 pool.addEventListener("sx-pooling-change", (e) => exact<number>()(e.detail.w));
+exp.addEventListener("sx-explain-change", (e) => {
+  exact<SxExplainChangeDetail>()(e.detail);
+  exact<number>()(e.detail.step);
+  exact<string>()(e.detail.head);
+  exact<number[] | null>()(e.detail.attention);
+  if (e.detail.importance) exact<number[]>()(e.detail.importance.leaveOneOut);
+  if (e.detail.tau) exact<number | undefined>()(e.detail.tau.alignment);
+  // @ts-expect-error gradNorm is not shown
+  void e.detail.importance?.gradNorm;
+});
+exp.addEventListener("sx-explain-experiments", (e) => {
+  exact<number>()(e.detail.examples);
+  exact<TaskName>()(e.detail.task);
+  // @ts-expect-error no such field
+  void e.detail.ms;
+});
 // They bubble and are composed: a listener on the document or the window sees them, typed.
 document.addEventListener("sx-attention-trained", (e) => exact<number | null>()(e.detail.test));
 window.addEventListener("sx-fused-change", (e) => exact<number>()(e.detail.beta));
@@ -255,6 +407,19 @@ const badAlpha: SxWidgetAttributes["sx-simplex"] = { alpha: "x" };
 const badAttr: SxWidgetAttributes["sx-entropy"] = { lambda: 1 };
 // @ts-expect-error no such kind
 const badKind: SxWidgetAttributes["sx-attention"] = { kind: "sparsemax" };
+void ({ n: 12, mapping: "entmax15", steps: true, scores: "1 0.5 -1" } satisfies SxWidgetAttributes["sx-threshold"]);
+// @ts-expect-error no such mapping
+void ({ mapping: "oscarmax" } satisfies SxWidgetAttributes["sx-threshold"]);
+void ({ mapping: "entmax", alpha: "1.3", temperature: 0.5, scores: "1 1 0", view: "argmax max" } satisfies SxWidgetAttributes["sx-regularized"]);
+// @ts-expect-error temperature is a number
+void ({ temperature: "cold" } satisfies SxWidgetAttributes["sx-regularized"]);
+void ({ task: "date", kind: "entmax15", text: "22 Nov 2026", step: "2", head: "2.1", objective: "logit", examples: 50 } satisfies SxWidgetAttributes["sx-explain"]);
+// @ts-expect-error no such objective
+void ({ objective: "prob" } satisfies SxWidgetAttributes["sx-explain"]);
+const jacobianAttrs: SxWidgetAttributes["sx-jacobian"] = { mapping: "sparsemax", compare: "softmax", n: 3, scores: "0.99 0.01 -1", t: "0.5" };
+// @ts-expect-error n is a number
+const badN: SxWidgetAttributes["sx-jacobian"] = { n: "three" };
 
 // Keep the locals that exist only to be type-checked.
 export { anyWidget, simplexAttrs, attentionAttrs, badAlpha, badAttr, badKind };
+export { jacobianAttrs, badN };

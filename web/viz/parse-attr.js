@@ -1,7 +1,7 @@
 // parse-attr.js - attribute parsing that never throws (pure). Each parser takes the raw
 // attribute (string or null) and a spec, and returns { value, error }: error is a short
 // message for the reader when the attribute was present but unusable; value is then the default.
-//   spec: { type: "number", default, min, max } | { type: "numbers", default, min, max, minLength, maxLength }
+//   spec: { type: "number", default, min, max, integer } | { type: "numbers", default, min, max, minLength, maxLength }
 //         | { type: "enum", default, values } | { type: "enums", default, values } | { type: "bool" }
 // A list default is handed out as a copy: a caller that changes the array it got changes no
 // other element's default.
@@ -13,6 +13,7 @@ export function parseAttr(name, raw, spec) {
   if (spec.type === "number") {
     const v = raw.trim() === "" ? NaN : Number(raw);
     if (!Number.isFinite(v)) return fallback("is not a number");
+    if (spec.integer && !Number.isInteger(v)) return fallback("is not a whole number");
     if (spec.min !== undefined && v < spec.min) return fallback(`is below ${spec.min}`);
     if (spec.max !== undefined && v > spec.max) return fallback(`is above ${spec.max}`);
     return { value: v, error: null };

@@ -30,7 +30,7 @@ import { Model, tasks } from "../simplexity.js";
 import { inspect, EXAMPLES } from "../inspect.js";
 import { KINDS, KIND_LABELS, SCHEDULE, Evaluation } from "../trainer.js";
 import { MainThreadWorker, trainWorker, startTrainWorker } from "../train-session.js";
-import { checkpointUrl } from "../checkpoints.js";
+import { checkpointUrl, fetchCheckpoint as fetchBytes } from "../checkpoints.js";
 import { getModel, listModels, putModel, deleteModel } from "../model-store.js";
 import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "../viz/heatmap.js";
 import { headStats } from "../viz/attention-stats.js";
@@ -53,20 +53,8 @@ const short = (v) => String(Number(v.toFixed(1))); // 9 rather than 9.0
 const refusedWorkers = new Map();
 const EVAL_TEXT = { validate: "checking held-out examples", confirm: "checking more held-out examples", test: "testing on other held-out examples" };
 
-// The checkpoints' bytes by URL, shared by every <sx-attention> of the page: fetched once, when
-// first shown. A failed fetch is forgotten (the next attempt fetches again).
-const bytesCache = new Map();
-function fetchBytes(url) {
-  if (!bytesCache.has(url)) {
-    const p = fetch(url).then((r) => {
-      if (!r.ok) throw new Error(`HTTP ${r.status} ${r.statusText}`.trimEnd());
-      return r.arrayBuffer();
-    }).then((b) => new Uint8Array(b));
-    p.catch(() => bytesCache.delete(url));
-    bytesCache.set(url, p);
-  }
-  return bytesCache.get(url);
-}
+// The checkpoints' bytes come from checkpoints.js's fetchCheckpoint: fetched once per page (and
+// shared with <sx-explain>), when first shown.
 
 // ------------------------------------------------------------ the reader's own models
 // A checkpoint this widget takes: at most MAX_FILE bytes (the shipped ones are 88 KB), one of the

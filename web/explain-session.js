@@ -1,0 +1,145 @@
+// explain-session.js - "Run the experiments" of <sx-explain>, wherever it runs. A session takes
+// the page's messages, loads the models it is sent, runs explain.js's runExperiments over each
+// (the slow part: explanations, erasures and adversarial searches on every held-out example) and
+// posts the progress and the summaries. explain-worker.js runs one in a module Web Worker; when no
+// worker can be started (a CSP that refuses it, the file missing where a bundler did not emit
+// it) the widget runs one on the page's main thread through MainThreadExplainWorker (runExperiments
+// yields to the page every four examples, so the page stays usable, if less smoothly).
+//
+// The page posts:
+//   { type: "run", task, models: [{ kind, bytes }], count, seed, epsilon, igSteps, wasm }
+//                       bytes: each model's .sxm (ArrayBuffer or Uint8Array); wasm: the module's
+//                       bytes for init({ bytes }) (the single-file bundle; omitted: init() fetches
+//                       the .wasm beside the library)
+//   { type: "cancel" }  stop before the next example (runExperiments' AbortSignal)
+// The session posts:
+//   { type: "started", simd }
+//   { type: "progress", kind, index, done, total }   after each example of model `index`
+//   { type: "result", kind, summary }                one model's summary
+//   { type: "done", summaries, cancelled }           kind -> summary (the models finished)
+//   { type: "error", message }                       the session stops
+//
+// The page side also chooses where the worker comes from: setExplainWorker() (the bundle) or the
+// explain-worker.js file beside the library (explainWorker()).
+import { init, info, Model } from "./simplexity.js";
+import { runExperiments } from "./explain.js";
+
+/**
+ * An experiments session speaking the protocol above: post(msg) delivers a message to the page.
+ * Returns { receive(msg), terminate() }; terminate() cancels and posts nothing more.
+ */
+export function explainSession({ post }) {
+  let controller = null, terminated = false;
+  const send = (msg) => { if (!terminated) post(msg); };
+
+  async function run(msg) {
+    await (msg.wasm === undefined ? init() : init({ bytes: msg.wasm }));
+    send({ type: "started", simd: info().simd });
+    const summaries = {};
+    const signal = controller.signal;
+    for (let i = 0; i < msg.models.length && !signal.aborted; i++) {
+      const { kind, bytes } = msg.models[i];
+      const model = Model.load(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
+      try {
+        const summary = await runExperiments(model, msg.task, {
+          count: msg.count, seed: msg.seed, epsilon: msg.epsilon, igSteps: msg.igSteps, signal,
+          onProgress: (done, total) => send({ type: "progress", kind, index: i, done, total }),
+        });
+        if (signal.aborted) break;
+        summaries[kind] = summary;
+        send({ type: "result", kind, summary });
+      } finally {
+        model.free();
+      }
+    }
+    send({ type: "done", summaries, cancelled: signal.aborted });
+  }
+
+  return {
+    receive(data) {
+      const msg = data || {};
+      try {
+        if (terminated) return;
+        if (msg.type === "run") {
+          if (controller) throw new Error("explain-session: already running; use a new session for another run");
+          controller = new AbortController();
+          run(msg).catch((err) => send({ type: "error", message: err && err.message ? err.message : String(err) }));
+        } else if (msg.type === "cancel") {
+          if (controller) controller.abort();
+        } else {
+          throw new Error(`explain-session: unknown message type ${JSON.stringify(msg.type)}`);
+        }
+      } catch (err) {
+        send({ type: "error", message: err.message });
+      }
+    },
+    terminate() {
+      if (controller) controller.abort();
+      terminated = true;
+    },
+  };
+}
+
+// ------------------------------------------------------- the main-thread fallback
+/**
+ * A Worker look-alike (postMessage, terminate, onmessage, onerror, onmessageerror) that runs a
+ * session on this thread; messages go both ways as tasks of their own, as a worker's would.
+ */
+export class MainThreadExplainWorker {
+  constructor() {
+    this.onmessage = this.onerror = this.onmessageerror = null;
+    this._session = explainSession({ post: (data) => setTimeout(() => { if (this.onmessage) this.onmessage({ data }); }, 0) });
+  }
+
+  postMessage(msg) { setTimeout(() => this._session.receive(msg), 0); }
+
+  terminate() {
+    this._session.terminate();
+    this.onmessage = this.onerror = this.onmessageerror = null;
+  }
+}
+
+// ------------------------------------------------------- where the worker comes from
+let custom = null; // { source, wasm, url } set by setExplainWorker()
+
+/**
+ * Replace the experiments worker's file (explain-worker.js beside the library) by its code:
+ * `source`, the module worker's whole code, started from a Blob URL, and `wasm`, the module's
+ * bytes, posted to it with the run (init({ bytes }) there). tools/bundle.mjs's single-file build
+ * calls it before any widget runs.
+ * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
+ */
+export function setExplainWorker(options) {
+  const { source, wasm } = options || {};
+  if (typeof source !== "string" || source.length === 0) {
+    throw new TypeError(`setExplainWorker: source must be a non-empty string (got ${typeof source})`);
+  }
+  if (!(wasm instanceof ArrayBuffer) && !ArrayBuffer.isView(wasm)) {
+    throw new TypeError(`setExplainWorker: wasm must be an ArrayBuffer or a typed array (got ${wasm === null ? "null" : typeof wasm})`);
+  }
+  if (custom && custom.url) URL.revokeObjectURL(custom.url);
+  custom = { source, wasm, url: null };
+}
+
+/**
+ * Where the experiments worker comes from: { kind, name, wasm }. By default the module file
+ * explain-worker.js beside this module (kind "file"; wasm undefined: it fetches its own); after
+ * setExplainWorker() a Blob URL of its code (kind "blob") and the bytes to post it.
+ */
+export function explainWorker() {
+  if (!custom) return { kind: "file", name: "explain-worker.js", wasm: undefined };
+  return { kind: "blob", name: "a blob: URL", wasm: custom.wasm };
+}
+
+/**
+ * Start the worker explainWorker() describes; throws what `new Worker` throws. The file is named
+ * by one literal `new Worker(new URL("./explain-worker.js", import.meta.url), { type: "module" })`:
+ * the form Vite, webpack and Parcel recognise and bundle. Where a bundler does not (Rollup,
+ * esbuild), the file is missing, the worker's error event fires before its first message and the
+ * widget runs the experiments on the main thread.
+ */
+export function startExplainWorker() {
+  if (!custom) return new Worker(new URL("./explain-worker.js", import.meta.url), { type: "module" });
+  custom.url ??= URL.createObjectURL(new Blob([custom.source], { type: "text/javascript" }));
+  return new Worker(custom.url, { type: "module" });
+}
