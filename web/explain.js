@@ -244,15 +244,13 @@ export function erasure(model, src, tgt, opts) {
   } else {
     const dl = new Float32Array(V);
     dl[decision] = 1;
-    const { layers, heads } = model.config;
+    // every layer and head in one backward pass: (layers, heads, keys), as rows is ordered
+    const g = model.attentionGrad(src, tgt, { kind: "cross", row: step, step, dlogits: dl });
+    const Tk = g.length / rows.length;
     score = new Array(n).fill(0);
-    for (let l = 0; l < layers; l++) {
-      for (let h = 0; h < heads; h++) {
-        const g = model.attentionGrad(src, tgt, { kind: "cross", layer: l, head: h, row: step, step, dlogits: dl });
-        const w = rows[l * heads + h];
-        for (let j = 0; j < n; j++) score[j] += order === "gradient" ? Math.abs(g[j]) : w[j] * g[j];
-      }
-    }
+    rows.forEach((w, r) => {
+      for (let j = 0; j < n; j++) score[j] += order === "gradient" ? Math.abs(g[r * Tk + j]) : w[j] * g[r * Tk + j];
+    });
   }
   const ranking = Array.from({ length: n }, (_, j) => j).sort((a, b) => score[b] - score[a] || a - b);
   for (let k = 1; k <= n; k++) {
