@@ -1036,14 +1036,16 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
         double stack[SX_QNORM_ROWS * 3 * 64];
         const size_t one = erow_scratch_bytes(n);
         const size_t bytes = one > SIZE_MAX / SX_QNORM_ROWS ? SIZE_MAX : SX_QNORM_ROWS * one;
-        void *scratch = bytes <= sizeof stack ? (void *)stack : malloc(bytes);
+        /* SIZE_MAX (does not fit) is never asked of malloc: the bisection below works per row */
+        void *scratch = bytes <= sizeof stack ? (void *)stack : bytes < SIZE_MAX ? malloc(bytes) : NULL;
         if (scratch) {
             entmax_qnorm_rows(out, x, rows, n, alpha, temperature, scratch, SX_QNORM_ROWS);
             if (scratch != (void *)stack) free(scratch);
             return SX_OK;
         }
     }
-    void *scratch = malloc(erow_scratch_bytes(n)); /* NULL: each row tries its own */
+    const size_t row_bytes = erow_scratch_bytes(n);
+    void *scratch = row_bytes < SIZE_MAX ? malloc(row_bytes) : NULL; /* NULL: each row tries its own */
     for (int r = 0; r < rows; r++) entmax_bisect_row(out + (size_t)r * n, x + (size_t)r * n, n, alpha, temperature, scratch);
     free(scratch);
     return SX_OK;
@@ -1062,7 +1064,8 @@ int sx_entmax_backward(float *dx, const float *x, const float *dy, int rows, int
     st = check_scores2(x, dy, rows, n);
     if (st) return st;
     const double e2 = 2.0 - (double)alpha, invt = 1.0 / (double)temperature;
-    void *scratch = malloc(erow_scratch_bytes(n)); /* NULL: each row tries its own */
+    const size_t row_bytes = erow_scratch_bytes(n);
+    void *scratch = row_bytes < SIZE_MAX ? malloc(row_bytes) : NULL; /* NULL: each row tries its own */
     for (int r = 0; r < rows; r++) {
         float *d = dx + (size_t)r * n;
         const float *g = dy + (size_t)r * n;
