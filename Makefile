@@ -5,6 +5,7 @@
 #   make test     everything that checks correctness (the README's test command)
 #   make bench    speed tables (ratios measured in one run); not part of the tests
 #   make bench-attention   attention and model speed, SIMD vs scalar vs native (issue 3)
+#   make bench-decode      greedy decoding tokens/s, KV cache vs full recomputation (issue 13)
 #   make fuzz     a long libFuzzer run (make test does a short one)
 #   make serve    build, then serve the page on 127.0.0.1
 
@@ -54,7 +55,7 @@ DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm \
         $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS) $(TYPES) $(MODELS)) \
         $(D)/simplexity-widgets.js
 
-.PHONY: explain-findings all site site-size tools-test test commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention serve clean tools
+.PHONY: explain-findings all site site-size tools-test test commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
 
 # The deliverables: the package's files and the static site.
 all: tools $(DIST) site
@@ -172,6 +173,9 @@ test-browser: all
 	$(NODE) tests/browser/jacobian.mjs
 	$(NODE) tests/browser/threshold.mjs
 	$(NODE) tests/browser/regularized.mjs
+	$(NODE) tests/browser/patterns.mjs
+	$(NODE) tests/browser/scores.mjs
+	$(NODE) tests/browser/positions.mjs
 	$(NODE) tests/browser/transformer.mjs
 	$(NODE) tests/browser/explain.mjs
 	$(NODE) tests/browser/keep-model.mjs
@@ -226,6 +230,11 @@ $(B)/bench/peak-simd.wasm: bench/peak.c | $(B)/inc/simde
 
 bench-attention: all $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
 	$(NODE) bench/attention.mjs
+
+# Greedy decoding tokens/s with the KV cache vs the full recomputation (issue 13), SIMD and
+# scalar wasm, the shipped model and max_len 32 / 128 (the O(t) vs O(t^2) steps). Not part of the tests.
+bench-decode: all
+	$(NODE) bench/decode.mjs
 
 # Build, then serve the page on 127.0.0.1 (PORT=8081 make serve to change the port).
 serve: all

@@ -34,3 +34,26 @@ export function normalish(count, seed) {
   for (let i = 0; i < count; i++) x[i] = (u() + u() + u() + u() - 2) * Math.sqrt(3);
   return x;
 }
+
+// Attention under a sparsity pattern (issue 13) against dense attention: one head of d_head 64,
+// self-attention n x n, per pattern kind and mapping; case pat:<kind>:<mapping>:<n>, kind
+// "dense" being attention() / sx_attention without a pattern. Each pattern's size grows with n
+// as in its paper: a window of 2 * 32 + 1 keys; Sparse Transformer's l = sqrt(n) (fixed: c = l / 8
+// summary positions); Reformer's chunks of 64 with n / 64 buckets, one hash round.
+// bench_attention.c's pattern_of() is the same table.
+export const PATTERN_KINDS = ['dense', 'local', 'strided', 'fixed', 'lsh'];
+export const PATTERN_MAPS = ['softmax', 'entmax15'];
+export const PATTERN_NS = [256, 1024, 4096];
+export const PATTERN_NS_QUICK = [256, 1024];
+export const PATTERN_DH = 64;
+export function patternOf(kind, n) {
+  const l = Math.round(Math.sqrt(n));
+  switch (kind) {
+    case 'dense': return null;
+    case 'local': return { kind, width: 32 };
+    case 'strided': return { kind, stride: l };
+    case 'fixed': return { kind, block: l, summary: Math.max(1, Math.floor(l / 8)) };
+    case 'lsh': return { kind, chunk: 64, buckets: Math.max(2, Math.floor(n / 64)), rounds: 1, seed: 1 };
+    default: throw new Error(`patternOf: unknown pattern ${kind}`);
+  }
+}

@@ -9,10 +9,10 @@
 //               { op: 'warm', case, calls, ms }
 //               { op: 'measure', case, ms }    -> { cpu_ms, wall_ms, calls } per call
 // Cases as bench_attention.c names them: attn:<mapping>:<n>:<d_head>, model:<kind>:<forward|train>,
-// peak. Times are CPU time of the process (process.cpuUsage: the main thread waits meanwhile).
+// pat:<pattern>:<mapping>:<n>, peak. Times are CPU time of the process (process.cpuUsage: the main thread waits meanwhile).
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
-import { normalish, PEAK_ITERS, MODEL_KINDS } from './attention-common.mjs';
+import { normalish, PEAK_ITERS, MODEL_KINDS, PATTERN_DH, patternOf } from './attention-common.mjs';
 
 const { kind, heads, alpha, lambda, batch, task } = workerData;
 const api = await import(workerData.api);
@@ -44,6 +44,27 @@ function attnCase(map, n, dh) {
       let check = 0, scale = 0;
       for (let i = 0; i < o.length; i++) { check += o[i] * (i % 7 + 1); scale += Math.abs(o[i]) * (i % 7 + 1); }
       return { check, scale };
+    },
+  };
+}
+
+// pat:<kind>:<mapping>:<n>: one head of d_head 64 under a pattern (kind dense: no pattern); its
+// check also returns the pattern's pair fraction (attentionPattern) for the table.
+function patCase(kindName, map, n) {
+  const dh = PATTERN_DH, count = n * dh;
+  const seed = 9000 + n;   // bench_attention.c's seeds
+  const q = normalish(count, seed), k = normalish(count, seed + 1), v = normalish(count, seed + 2);
+  const out = new Float32Array(count);
+  const pattern = patternOf(kindName, n);
+  const opts = { tq: n, mapping: map, out, ...(pattern ? { pattern } : {}) };
+  return {
+    run: () => api.attention(q, k, v, opts),
+    check() {
+      const o = api.attention(q, k, v, { ...opts, out: undefined });
+      let check = 0, scale = 0;
+      for (let i = 0; i < o.length; i++) { check += o[i] * (i % 7 + 1); scale += Math.abs(o[i]) * (i % 7 + 1); }
+      const r = pattern ? api.attentionPattern(n, pattern, { k }) : { fraction: 1, pairs: n * n };
+      return { check, scale, fraction: r.fraction, pairs: r.pairs };
     },
   };
 }
@@ -84,6 +105,7 @@ function getCase(name) {
   let c;
   if (f[0] === 'attn') c = attnCase(f[1], Number(f[2]), Number(f[3]));
   else if (f[0] === 'model') c = modelCase(f[1], f[2]);
+  else if (f[0] === 'pat') c = patCase(f[1], f[2], Number(f[3]));
   else throw new Error(`attention-engine (${kind}): unknown case ${name}`);
   // one case lives at a time: the n = 512 inputs and the models are not small
   for (const [k, old] of built) { old.dispose?.(); built.delete(k); }

@@ -1,12 +1,14 @@
 // attention.mjs - `make bench-attention`: multi-head attention forward (attention(), 4 heads,
-// n = 128 and 512, d_head 64 and 16, every mapping) and the shipped model's forward tokens/s
+// n = 128 and 512, d_head 64 and 16, every mapping), the shipped model's forward tokens/s
 // and training steps/s (d_model 32, 4 heads, 2 + 2 layers, d_ff 64, batch 64, per attention
-// kind), in the SIMD wasm build, the scalar wasm build (both through the public JS API, `out`
+// kind), and attention under each sparsity pattern against dense attention (one head, d_head
+// 64, n = 256, 1024, 4096, softmax and 1.5-entmax: the time ratio pattern / dense and the pair
+// fraction; SIMD and native only), in the SIMD wasm build, the scalar wasm build (both through the public JS API, `out`
 // reused) and the native build of the same C (bench_attention, -O3 -msse4.2); one table, ratios
 // measured in one run, PASS/MISS per target of issue 3.
 //
 //   node bench/attention.mjs [--quick] [--rounds R] [--ms T] [--json out.json]
-//                            [--only attn|model] [--api path/to/simplexity.js]
+//                            [--only attn|model|patterns] [--api path/to/simplexity.js]
 //                            [--native path/to/bench_attention] [--peak path/to/peak-simd.wasm]
 //                            [--out DIR]   (default build/bench: the table, attention.md)
 // An unknown option or a bad value is an error (exit code 2) naming it; --help prints the usage.
@@ -30,7 +32,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
-import { MAPS, LABELS, ALPHA, LAMBDA, HEADS, NS, DHEADS, MODEL_KINDS, TASK, BATCH, PEAK_ITERS } from './attention-common.mjs';
+import { MAPS, LABELS, ALPHA, LAMBDA, HEADS, NS, DHEADS, MODEL_KINDS, TASK, BATCH, PEAK_ITERS,
+         PATTERN_KINDS, PATTERN_MAPS, PATTERN_NS, PATTERN_NS_QUICK, PATTERN_DH, patternOf } from './attention-common.mjs';
 import { WorkerEngine, median, mdTable, cpuSnapshot, foreignLoad,
          commandLine, wholeNumber, positiveNumber, existingFile, outputDir } from './common.mjs';
 
@@ -40,13 +43,13 @@ const REF_PEAK = 56;                    // GFLOP/s, the reference machine's 128-
 const REF_ORT = { 128: 0.84, 512: 12.4 };   // onnxruntime-web, one thread, same machine
 
 // ------------------------------------------------------------------- options
-const USAGE = 'usage: node bench/attention.mjs [--quick] [--rounds R] [--ms T] [--only attn|model] [--out DIR] [--json out.json]\n' +
+const USAGE = 'usage: node bench/attention.mjs [--quick] [--rounds R] [--ms T] [--only attn|model|patterns] [--out DIR] [--json out.json]\n' +
   '                                [--api path/to/simplexity.js] [--native path/to/bench_attention] [--peak path/to/peak-simd.wasm]';
 const { QUICK, ROUNDS, MS, ONLY, OUT, JSON_OUT, API, NATIVE, PEAK } = commandLine('bench/attention.mjs', USAGE, {
   quick: { type: 'boolean' }, rounds: { type: 'string' }, ms: { type: 'string' }, only: { type: 'string' },
   out: { type: 'string' }, json: { type: 'string' }, api: { type: 'string' }, native: { type: 'string' }, peak: { type: 'string' },
 }, (v, bad) => {
-  if (v.only !== undefined && !['attn', 'model'].includes(v.only)) bad(`--only takes attn or model (got '${v.only}')`);
+  if (v.only !== undefined && !['attn', 'model', 'patterns'].includes(v.only)) bad(`--only takes attn, model or patterns (got '${v.only}')`);
   return {
     QUICK: Boolean(v.quick),
     ROUNDS: v.rounds === undefined ? (v.quick ? 1 : 3) : wholeNumber(v.rounds, '--rounds', bad),
@@ -63,12 +66,21 @@ const RESULTS_MD = path.join(OUT, 'attention.md');
 
 // -------------------------------------------------------------------- cases
 const cases = [];
-if (ONLY !== 'model') {
+if (ONLY === null || ONLY === 'attn') {
   for (const dh of DHEADS) for (const n of NS) for (const map of MAPS) cases.push({ id: `attn:${map}:${n}:${dh}`, type: 'attn', map, n, dh });
 }
-if (ONLY !== 'attn') {
+if (ONLY === null || ONLY === 'model') {
   for (const what of ['forward', 'train']) for (const kind of Object.keys(MODEL_KINDS)) cases.push({ id: `model:${kind}:${what}`, type: 'model', kind, what });
 }
+// patterns: one head, d_head 64; --quick leaves out n = 4096 (a dense call there takes ~0.3 s)
+if (ONLY === null || ONLY === 'patterns') {
+  for (const map of PATTERN_MAPS) for (const n of QUICK ? PATTERN_NS_QUICK : PATTERN_NS) for (const kind of PATTERN_KINDS) {
+    cases.push({ id: `pat:${kind}:${map}:${n}`, type: 'pat', kind, map, n, dh: PATTERN_DH });
+  }
+}
+// the engines that run a case: pattern cases skip the scalar build (their ratio is pattern / dense
+// within one engine; SIMD vs scalar is the attention table's question)
+const runsOn = (c, kind) => c.type !== 'pat' || kind !== 'scalar';
 const flops = (c) => 4 * c.n * c.n * c.dh * HEADS;   // QK^T and att V, per call
 let TASK_T = 0;   // the task's width (tasks.width, from the SIMD engine)
 const tokens = () => BATCH * (TASK_T + TASK_T - 1);   // source + decoder-input positions per forward
@@ -129,11 +141,14 @@ if (!haveNative) notes.push(`native: ${path.relative(root, NATIVE)} not built (m
 // out[i] * (i % 7 + 1), within 1e-4 of the same sum of |out|; the training case: the first loss).
 const bad = new Set();
 const verify = [];
+const fractions = {};   // pattern case -> { fraction, pairs } (attentionPattern, SIMD engine)
 const native0 = haveNative ? runNative(1, cases.map((c) => c.id)) : null;
 for (const c of cases) {
   const ref = native0?.get(c.id);
   for (const kind of Object.keys(js)) {
+    if (!runsOn(c, kind)) continue;
     const got = await js[kind].request({ op: 'check', case: c.id });
+    if (c.type === 'pat' && kind === 'simd') fractions[c.id] = { fraction: got.fraction, pairs: got.pairs };
     if (!ref) continue;
     const tol = 1e-4 * Math.max(1, ref.scale);
     if (!(Math.abs(got.check - ref.check) <= tol)) {
@@ -149,7 +164,7 @@ console.log(verifySummary);
 
 // ------------------------------------------------------------------- warm-up
 for (const c of cases) for (const kind of Object.keys(js)) {
-  await js[kind].request({ op: 'warm', case: c.id, calls: 3, ms: QUICK ? 20 : 80 });
+  if (runsOn(c, kind)) await js[kind].request({ op: 'warm', case: c.id, calls: 3, ms: QUICK ? 20 : 80 });
 }
 if (js.simd.hasPeak) await js.simd.request({ op: 'warm', case: 'peak', calls: 3, ms: 20 });
 
@@ -162,6 +177,7 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const c of order) {
     for (let j = 0; j < kinds.length; j++) {
       const kind = kinds[(j + r) % kinds.length];
+      if (!runsOn(c, kind)) continue;
       const withPeak = c.type === 'attn' && (kind === 'native' || (kind === 'simd' && js.simd.hasPeak));
       if (kind === 'native') {
         const res = runNative(MS, withPeak ? ['peak', c.id] : [c.id]);
@@ -205,7 +221,7 @@ const cell = (e, c) => {
   if (c.type === 'attn') return ms(v) + mark;
   return (c.what === 'forward' ? `${fx(tokens() / v)} k tok/s` : `${fx(1000 / v)} steps/s`) + mark;
 };
-for (const c of cases) {
+for (const c of cases.filter((x) => x.type !== 'pat')) {
   const r = {
     case: c.id, cpu_ms: Object.fromEntries(kinds.map((k) => [k, get(k, c.id)])),
     wall_ms: Object.fromEntries(kinds.map((k) => [k, get(k, c.id, 'wall')])),
@@ -229,6 +245,31 @@ for (const c of cases) {
     r.native_peak_share == null ? '-' : `${(100 * r.native_peak_share).toFixed(0)}%`]);
 }
 const table = mdTable(head, rows, 1);
+
+// ------------------------------------------------------ patterns vs dense
+const patHead = ['mapping', 'n', 'pattern', 'pairs computed', 'SIMD wasm', 'pattern / dense (SIMD)', 'native', 'pattern / dense (native)'];
+const patRows = [];
+const patResults = [];
+const describePattern = (p) => (p === null ? 'dense (attention() without a pattern)'
+  : p.kind === 'local' ? `local, window ±${p.width}` : p.kind === 'strided' ? `strided, l = ${p.stride}`
+    : p.kind === 'fixed' ? `fixed, l = ${p.block}, c = ${p.summary}` : `LSH, ${p.buckets} buckets, chunks of ${p.chunk}, ${p.rounds} round`);
+for (const c of cases.filter((x) => x.type === 'pat')) {
+  const dense = `pat:dense:${c.map}:${c.n}`;
+  const f = fractions[c.id];
+  const r = {
+    case: c.id, kind: c.kind, map: c.map, n: c.n, dh: c.dh, pattern: patternOf(c.kind, c.n), fraction: f?.fraction ?? null, pairs: f?.pairs ?? null,
+    cpu_ms: { simd: get('simd', c.id), native: haveNative ? get('native', c.id) : null },
+    vs_dense_simd: c.kind === 'dense' ? 1 : timeRatio('simd', c.id, 'simd', dense),
+    vs_dense_native: c.kind === 'dense' ? 1 : haveNative ? timeRatio('native', c.id, 'native', dense) : null,
+    samples: { simd: samples.simd[c.id] ?? null, native: samples.native[c.id] ?? null },
+  };
+  patResults.push(r);
+  const mark = (e) => (bad.has(`${e}/${c.id}`) ? ' !' : '');
+  patRows.push([LABELS[c.map], c.n, describePattern(r.pattern), r.fraction == null ? '-' : `${(100 * r.fraction).toFixed(1)}%`,
+    ms(r.cpu_ms.simd) + mark('simd'), c.kind === 'dense' ? '1' : ratio(r.vs_dense_simd),
+    ms(r.cpu_ms.native), c.kind === 'dense' ? '1' : ratio(r.vs_dense_native)]);
+}
+const patTable = patRows.length ? mdTable(patHead, patRows, 3) : '';
 
 // ---------------------------------------------------------------- targets
 const targets = [];
@@ -290,7 +331,10 @@ const footer = [
   `'!' marks an output that disagreed with the native build.`,
   ...notes,
 ].join('\n');
-const text = `${table}\n\n${footer}\n\nTargets (${nPass} PASS, ${nMiss} MISS):\n${targetLines.join('\n')}`;
+const patText = patTable ? `\n\nAttention under a sparsity pattern against dense attention (one head, d_head ${PATTERN_DH}, self-attention n x n, CPU ms per call):\n\n${patTable}\n\n` +
+  'pairs computed: the pattern\'s pairs / n^2 (attentionPattern()); pattern / dense: time / the dense case\'s (same engine, same round, median over rounds);\n' +
+  'sizes grow with n as in the papers: window 2 * 32 + 1, strided and fixed l = sqrt(n) (c = l / 8), LSH chunks of 64 with n / 64 buckets, one round.' : '';
+const text = `${table}${patText}\n\n${footer}\n\nTargets (${nPass} PASS, ${nMiss} MISS):\n${targetLines.join('\n')}`;
 console.log(`\n${text}`);
 console.log(`\n${((performance.now() - t00) / 1000).toFixed(0)} s; table written to ${path.relative(process.cwd(), RESULTS_MD)}`);
 mkdirSync(path.dirname(RESULTS_MD), { recursive: true });
@@ -299,6 +343,6 @@ if (JSON_OUT) {
   mkdirSync(path.dirname(path.resolve(JSON_OUT)), { recursive: true });
   writeFileSync(JSON_OUT, JSON.stringify({ header, quick: QUICK, rounds: ROUNDS, ms: MS, heads: HEADS, alpha: ALPHA, lambda: LAMBDA,
     task: TASK, batch: BATCH, engines: Object.fromEntries(Object.entries(js).map(([k, e]) => [k, e.info])),
-    verify, notes, foreign_cpu_share: load, results, targets }, null, 2));
+    verify, notes, foreign_cpu_share: load, results, patterns: patResults, targets }, null, 2));
   console.log(`results saved to ${JSON_OUT}`);
 }

@@ -8,7 +8,8 @@
                           [--heads 4] [--alpha 1.3] [--lambda 0.5] [--batch 64] [--task reverse]
 
    A case is attn:<mapping>:<n>:<d_head> (self-attention, n queries and n keys, --heads heads,
-   no mask), model:<kind>:<forward|train> (kind softmax, entmax15, alpha, alpha-span: the
+   no mask), pat:<pattern>:<mapping>:<n> (one head of d_head 64 under a pattern of
+   attention-common.mjs's patternOf(): dense, local, strided, fixed, lsh), model:<kind>:<forward|train> (kind softmax, entmax15, alpha, alpha-span: the
    shipped config of tools/train.c, d_model 32, 4 heads, 2 + 2 layers, d_ff 64, one batch of
    --batch training examples of --task) or peak (bench/peak.c, PEAK_ITERS iterations of 48
    flops per call: this thread's multiply + add throughput right now). Each case: two warm-up calls, then calls until --ms
@@ -140,6 +141,76 @@ static int bench_attn(const char *name, const char *map, int n, int dh, const op
     return st != SX_OK;
 }
 
+/* -------------------------------------------------------- attention patterns */
+/* pat:<kind>:<mapping>:<n>: one head of d_head 64, n x n, under a pattern (sx_attention_pattern)
+   or, kind dense, sx_attention; the patterns' sizes are attention-common.mjs's patternOf(). */
+#define PAT_DH 64
+static int pattern_of(const char *kind, int n, int pat[SX_PATTERN_LEN]) {
+    const int l = (int)lround(sqrt((double)n));
+    memset(pat, 0, SX_PATTERN_LEN * sizeof(int));
+    if (!strcmp(kind, "dense")) pat[0] = SX_PATTERN_DENSE;
+    else if (!strcmp(kind, "local")) { pat[0] = SX_PATTERN_LOCAL; pat[1] = 32; }
+    else if (!strcmp(kind, "strided")) { pat[0] = SX_PATTERN_STRIDED; pat[1] = l; }
+    else if (!strcmp(kind, "fixed")) { pat[0] = SX_PATTERN_FIXED; pat[1] = l; pat[2] = l / 8 > 1 ? l / 8 : 1; }
+    else if (!strcmp(kind, "lsh")) {
+        pat[0] = SX_PATTERN_LSH; pat[1] = 64; pat[3] = n / 64 > 2 ? n / 64 : 2; pat[4] = 1; pat[5] = 1;
+    } else return -1;
+    return 0;
+}
+
+typedef struct {
+    attn_ctx a;
+    int pat[SX_PATTERN_LEN];
+} pat_ctx;
+
+static int pat_call(void *p) {
+    pat_ctx *c = p;
+    attn_ctx *a = &c->a;
+    if (c->pat[0] == SX_PATTERN_DENSE)
+        return sx_attention(a->out, NULL, a->q, a->k, a->v, NULL, 1, a->n, a->n, 1, a->dh,
+                            a->mapping, a->param, 0);
+    return sx_attention_pattern(a->out, NULL, a->q, a->k, a->v, NULL, 1, a->n, a->n, 1, a->dh,
+                                a->mapping, a->param, 0, c->pat);
+}
+
+static int bench_pat(const char *name, const char *kind, const char *map, int n, const options *o,
+                     int first) {
+    pat_ctx c = { 0 };
+    attn_ctx *a = &c.a;
+    const size_t count = (size_t)n * PAT_DH;
+    a->n = n;
+    a->heads = 1;
+    a->dh = PAT_DH;
+    a->mapping = mapping_of(map);
+    a->param = a->mapping == SX_MAP_ENTMAX ? (float)o->alpha : a->mapping == SX_MAP_FUSEDMAX ? (float)o->lambda : 0.0f;
+    if (a->mapping < 0 || n < 1 || pattern_of(kind, n, c.pat) != 0) {
+        fprintf(stderr, "bench_attention: bad pattern case %s\n", name);
+        return 1;
+    }
+    a->out = malloc(count * sizeof(float));
+    a->q = malloc(count * sizeof(float));
+    a->k = malloc(count * sizeof(float));
+    a->v = malloc(count * sizeof(float));
+    if (!a->out || !a->q || !a->k || !a->v) {
+        fprintf(stderr, "bench_attention: out of memory\n");
+        return 1;
+    }
+    const uint32_t seed = 9000u + (uint32_t)n; /* attention-engine.mjs's patCase */
+    fill_scores(a->q, count, seed);
+    fill_scores(a->k, count, seed + 1);
+    fill_scores(a->v, count, seed + 2);
+    int st = pat_call(&c);
+    double check = 0.0, scale = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        check += (double)a->out[i] * (double)(i % 7 + 1);
+        scale += fabs((double)a->out[i]) * (double)(i % 7 + 1);
+    }
+    if (st == SX_OK) st = measure(name, pat_call, &c, o, check, scale, first);
+    else fprintf(stderr, "bench_attention: %s: %s\n", name, sx_last_error());
+    free(a->out); free(a->q); free(a->k); free(a->v);
+    return st != SX_OK;
+}
+
 /* ------------------------------------------------------------------- model */
 typedef struct {
     sx_model *m;
@@ -253,6 +324,7 @@ int main(int argc, char **argv) {
         }
         if (!strcmp(f[0], "attn") && nf == 4) fail = bench_attn(name, f[1], atoi(f[2]), atoi(f[3]), &o, first);
         else if (!strcmp(f[0], "model") && nf == 3) fail = bench_model(name, f[1], f[2], &o, first);
+        else if (!strcmp(f[0], "pat") && nf == 4) fail = bench_pat(name, f[1], f[2], atoi(f[3]), &o, first);
         else if (!strcmp(f[0], "peak") && nf == 1) fail = measure(name, peak_call, NULL, &o, (double)PEAK_ITERS * 48, 0.0, first);
         else { fprintf(stderr, "bench_attention: bad case %s\n", name); fail = 1; }
         first = 0;

@@ -1017,13 +1017,20 @@ export function modelApi(core) {
     // ------------------------------------------------------------ decoding
     /**
      * Greedy decoding: one Int32Array of maxLen (default config.maxLen) per source row: BOS, the
-     * argmax tokens until EOS (included), then PAD. Source rows as for forward.
+     * argmax tokens until EOS (included), then PAD. Source rows as for forward. Decoding is
+     * incremental (a KV cache: step t runs the decoder for position t only); cache: false runs
+     * the reference instead, the whole decoder over the prefix at every step (the same tokens;
+     * attention maps and logits afterwards equal to float rounding), for tests and benchmarks.
      */
     generate(src, opts) {
       const fn = "model.generate";
       const ex = this.#live(fn);
       const o = objectArg(fn, "options", opts, true);
-      knownKeys(fn, "options", o, ["count", "maxLen", "intervene"]);
+      knownKeys(fn, "options", o, ["count", "maxLen", "intervene", "cache"]);
+      if (o.cache !== undefined && typeof o.cache !== "boolean") {
+        throw new TypeError(`${fn}: cache must be true or false (got ${show(o.cache)})`);
+      }
+      const flags = o.cache === false ? 1 : 0; // SX_GENERATE_FULL
       const { vocab, maxLen } = this.#config;
       const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 4096);
       const outLen = intArg(fn, "maxLen", o.maxLen, 2, maxLen, maxLen);
@@ -1038,7 +1045,7 @@ export function modelApi(core) {
         const ns = s.count * s.len, no = s.count * outLen;
         const at = core.scratch(fn, 4 * (ns + no));
         core.i32().set(srcIds, at >> 2);
-        const st = ex.sx_model_generate(this.#handle, at + 4 * ns, outLen, at, s.len, s.count);
+        const st = ex.sx_model_generate_v2(this.#handle, at + 4 * ns, outLen, at, s.len, s.count, flags);
         if (st !== 0) throw coreError(fn, st);
         return rowsOut((at >> 2) + ns, s.count, outLen);
       });

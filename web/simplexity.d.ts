@@ -276,6 +276,9 @@ export interface AttentionOptions {
   out?: Float32Array;
   /** true, or a Float32Array of batch * heads * tq * tk to fill: also return the weights. */
   weights?: boolean | Float32Array;
+  /** Restrict each query to a sparsity pattern's keys (only those pairs are computed; the others
+   *  get weight exactly 0). Default: dense. */
+  pattern?: AttentionPattern;
 }
 
 /**
@@ -290,6 +293,203 @@ export function attention(q: Scores, k: Scores, v: Scores,
 export function attention(q: Scores, k: Scores, v: Scores, options: AttentionOptions & { weights?: false }): Float32Array;
 export function attention(q: Scores, k: Scores, v: Scores,
   options: AttentionOptions): Float32Array | { out: Float32Array; weights: Float32Array };
+
+/**
+ * A sparsity pattern of attention() and attentionPattern(): which keys query i sees.
+ * "local": |i - j| <= width. "strided" (Sparse Transformer): |i - j| < stride or
+ * (i - j) mod stride = 0. "fixed" (Sparse Transformer): j in i's block of `block`, or one of the
+ * last `summary` (default 1) positions of a block. "lsh" (Reformer; self-attention only): per head
+ * and round, each position's key is hashed by a seeded random rotation into one of `buckets`
+ * (even, default 8), positions sorted by (bucket, position) and cut into chunks of `chunk`
+ * (default ceil(tk / buckets)); a query sees its chunk and the one before, in any of `rounds`
+ * (default 1). "dense": every key.
+ */
+export type AttentionPattern =
+  | { kind: "dense" }
+  | { kind: "local"; width: number }
+  | { kind: "strided"; stride: number }
+  | { kind: "fixed"; block: number; summary?: number }
+  | { kind: "lsh"; buckets?: number; rounds?: number; seed?: number; chunk?: number };
+
+/** Options of attentionPattern(). */
+export interface AttentionPatternOptions {
+  /** The keys (n * heads * dh floats), required by the "lsh" pattern (it hashes them). */
+  k?: Scores;
+  /** Heads side by side in k. Default 1. */
+  heads?: number;
+  /** Which head's mask. Default 0. */
+  head?: number;
+  /** true: query i sees keys j <= i only. Default false. */
+  causal?: boolean;
+  /** Keys that are not padding, in [0, n]. Default n. */
+  keyLength?: number;
+}
+
+/** The pairs a pattern computes on an n x n map. */
+export interface PatternMask {
+  readonly n: number;
+  /** (n, n): 1 where query i sees key j, else 0. */
+  readonly mask: Uint8Array;
+  /** The number of ones in mask. */
+  readonly pairs: number;
+  /** The pairs dense attention computes under the same causal and keyLength masks. */
+  readonly densePairs: number;
+  /** pairs / densePairs. */
+  readonly fraction: number;
+}
+
+/** LSH's steps, with the mask. */
+export interface LshPatternMask extends PatternMask {
+  /** (rounds, n): each position's bucket per round. */
+  readonly buckets: Int32Array;
+  /** (rounds, n): the positions sorted by (bucket, position); chunk c is order[c chunk, (c + 1) chunk). */
+  readonly order: Int32Array;
+  readonly chunk: number;
+  readonly rounds: number;
+}
+
+/** The pairs attention() computes under `pattern` on an n x n map (one head). */
+export function attentionPattern(n: number, pattern: AttentionPattern & { kind: "lsh" },
+  options: AttentionPatternOptions & { k: Scores }): LshPatternMask;
+export function attentionPattern(n: number, pattern: Exclude<AttentionPattern, { kind: "lsh" }>,
+  options?: AttentionPatternOptions): PatternMask;
+export function attentionPattern(n: number, pattern: AttentionPattern,
+  options?: AttentionPatternOptions): PatternMask | LshPatternMask;
+
+// ------------------------------------------------------------------ positions
+/** Options of positionalEncoding(). */
+export interface PositionalEncodingOptions {
+  /** The base of the wavelengths, finite and > 0. Default 10000 (Vaswani et al.; the model's). */
+  base?: number;
+  /** A Float32Array of positions * dim to write into (returned). */
+  out?: Float32Array;
+}
+
+/**
+ * The sinusoidal positional encodings, the position x dimension matrix (positions, dim):
+ * row t = PE(t), PE(t)[2i] = sin(t / base^(2i/dim)), PE(t)[2i+1] = cos(same). dim is even >= 2.
+ * At base 10000 it is bit for bit the table the model adds to its embeddings.
+ */
+export function positionalEncoding(positions: number, dim: number, options?: PositionalEncodingOptions): Float32Array;
+
+/** Options of relativeScores() (Shaw et al. 2018). */
+export interface RelativeScoresOptions {
+  /** K (required): relative distances j - i are clipped to [-K, K]; the table has 2K + 1 rows. */
+  maxDistance: number;
+  /** The number of keys. Default: as many as queries (self-attention). */
+  tk?: number;
+  /** A Float32Array of tq * tk to write into (returned). */
+  out?: Float32Array;
+}
+
+/**
+ * Shaw et al. 2018's relative-position term: out[i][j] = q_i . table[clip(j - i, -K, K) + K] for
+ * queries q (tq, dim) and a learned table (2K + 1, dim); dim = table.length / (2K + 1).
+ * Returns (tq, tk): add it to q k^T before scaling.
+ */
+export function relativeScores(q: Scores, table: Scores, options: RelativeScoresOptions): Float32Array;
+
+/** Options of txlScores() (Transformer-XL, Dai et al. 2019). */
+export interface TxlScoresOptions {
+  /** The global content bias u (dim numbers; required): its length sets dim. */
+  u: Scores;
+  /** The global position bias v (dim numbers; required). */
+  v: Scores;
+  /** W_{k,R} (dimR, dim), projecting the sinusoids PE(i - j) of dimension dimR. Default: none (dimR = dim, even). */
+  wr?: Scores;
+  /** The sinusoids' dimension: wr.length / dim, or dim without wr; checked when given. */
+  dimR?: number;
+  /** The sinusoids' base, finite and > 0. Default 10000. */
+  base?: number;
+  /** A Float32Array of tq * tk to write the scores into. */
+  out?: Float32Array;
+}
+
+/**
+ * Transformer-XL's relative scores for projected queries q (tq, dim) and keys k (tk, dim):
+ * out[i][j] = q_i . k_j + q_i . r_{i-j} + u . k_j + v . r_{i-j}, r_t = PE(t) W_r (no 1 / sqrt(dim)).
+ * With options.terms: { out, terms }, terms the four (tq, tk) matrices (content-content,
+ * content-position, global content bias, global position bias), 4 tq tk floats.
+ */
+export function txlScores(q: Scores, k: Scores,
+  options: TxlScoresOptions & { terms: true | Float32Array }): { out: Float32Array; terms: Float32Array };
+export function txlScores(q: Scores, k: Scores, options: TxlScoresOptions & { terms?: false }): Float32Array;
+export function txlScores(q: Scores, k: Scores,
+  options: TxlScoresOptions & { terms?: boolean | Float32Array }): Float32Array | { out: Float32Array; terms: Float32Array };
+
+// -------------------------------------------------------------- scoring functions
+/** The sizes shared by every scoring: q is (nq, qDim), k (nk, kDim), row-major. */
+interface ScoresShape {
+  /** Queries: an integer >= 1 dividing q.length (qDim = q.length / nq). Default 1. */
+  nq?: number;
+  /** Keys: an integer >= 1 dividing k.length (kDim = k.length / nk). Default 1. */
+  nk?: number;
+}
+/** q.k ("dot") or q.k / sqrt(d) ("scaled", the default): qDim must equal kDim. */
+export interface DotScoresOptions extends ScoresShape {
+  scoring?: "dot" | "scaled";
+  W?: undefined; Wq?: undefined; Wk?: undefined; wv?: undefined;
+}
+/** q^T W k (Luong's "general"), W (qDim, kDim) row-major. */
+export interface BilinearScoresOptions extends ScoresShape {
+  scoring: "bilinear";
+  W: Scores;
+  Wq?: undefined; Wk?: undefined; wv?: undefined;
+}
+/** Additive (Bahdanau) scores wv . tanh(Wq q + Wk k): Wq (h, qDim), Wk (h, kDim), wv (h). */
+export interface AdditiveScoresOptions extends ScoresShape {
+  scoring: "additive";
+  Wq: Scores;
+  Wk: Scores;
+  /** Its length is the hidden size h >= 1. */
+  wv: Scores;
+  W?: undefined;
+}
+export type ScoresOptions = DotScoresOptions | BilinearScoresOptions | AdditiveScoresOptions;
+export type Scoring = NonNullable<ScoresOptions["scoring"]>;
+
+/**
+ * The (nq, nk) attention scores, row-major, score[i][j] = a(q_i, k_j) by options.scoring:
+ * "dot" q.k, "scaled" q.k / sqrt(d) (default: q.k of unit-variance entries has variance d, which
+ * pushes every mapping towards one-hot as d grows), "bilinear" q^T W k, "additive"
+ * wv . tanh(Wq q + Wk k). Sums in double. Map the rows with any mapping: softmax(s, { n: nk }),
+ * or maskedMapping(s, { n: nk, validLengths }) for valid lengths.
+ */
+export function attentionScores(q: Scores, k: Scores, options?: ScoresOptions & { out?: Float32Array }): Float32Array;
+
+/** The gradients of <dscores, attentionScores(q, k, options)> (dscores: nq * nk). */
+export interface ScoresGradients {
+  dq: Float32Array;
+  dk: Float32Array;
+  /** "bilinear" only. */
+  dW?: Float32Array;
+  /** "additive" only. */
+  dWq?: Float32Array;
+  dWk?: Float32Array;
+  dwv?: Float32Array;
+}
+export function attentionScoresBackward(q: Scores, k: Scores, dscores: Scores,
+  options: BilinearScoresOptions): ScoresGradients & { dW: Float32Array };
+export function attentionScoresBackward(q: Scores, k: Scores, dscores: Scores,
+  options: AdditiveScoresOptions): ScoresGradients & { dWq: Float32Array; dWk: Float32Array; dwv: Float32Array };
+export function attentionScoresBackward(q: Scores, k: Scores, dscores: Scores,
+  options?: ScoresOptions): ScoresGradients;
+
+/** Options of maskedMapping(): a mapping's options plus the valid length of each row. */
+export interface MaskedMappingOptions extends JacobianOptions {
+  /** One integer in [0, n] per row (an Array or Int32Array of rows): entries from it on get exactly
+   *  0 (a valid length of 0: an all-zero row). Default: none (the plain mapping). */
+  validLengths?: readonly number[] | Int32Array;
+}
+/**
+ * D2L's masked softmax by valid length for every mapping: each row of x (n scores) mapped with its
+ * entries beyond validLengths[row] removed, which get exactly 0. mapping: "softmax" (default),
+ * "sparsemax", "entmax15", "entmax" (alpha), "fusedmax" (lambda), "oscarmax" (beta), "sigmoid".
+ * x as the mappings' (finite or -Infinity, checked everywhere).
+ */
+export function maskedMapping(x: Scores, options?: MaskedMappingOptions): Float32Array;
+/** dx = J^T dy of maskedMapping with the same options (zeros beyond the valid lengths). */
+export function maskedMappingBackward(x: Scores, dy: Scores, options?: MaskedMappingOptions): Float32Array;
 
 // ------------------------------------------------------------- the model and the tasks
 // Tokens: every task has its own vocabulary, 0 = PAD, 1 = BOS, 2 = EOS, then its alphabet.
@@ -542,8 +742,10 @@ export class Model {
   trainStep(batch: Batch, options?: { lr?: number }): number;
   /** The loss of a batch, without a step. */
   loss(batch: Batch): number;
-  /** Greedy decoding: one row of maxLen (default config.maxLen) per source row: BOS, tokens, EOS, PAD. */
-  generate(src: TokenRows, options?: { count?: number; maxLen?: number; intervene?: Edit[] }): Int32Array[];
+  /** Greedy decoding: one row of maxLen (default config.maxLen) per source row: BOS, tokens, EOS, PAD.
+   *  Incremental (a KV cache); cache: false runs the full recomputation at every step instead (the
+   *  reference: the same tokens, maps and logits afterwards equal to float rounding). */
+  generate(src: TokenRows, options?: { count?: number; maxLen?: number; intervene?: Edit[]; cache?: boolean }): Int32Array[];
   /** Effective alpha per head. */
   alphas(): PerHead<number>;
   /** Span per head in positions; null where none applies (cross-attention, span off). */

@@ -327,6 +327,130 @@ declare class SxPoolingElement extends SxElement {
   readonly lastLearn: SxPoolingLearnDetail | undefined;
 }
 
+/**
+ * `<sx-positions>`: the sinusoidal positional encodings (the library's positionalEncoding, the
+ * model's table at base 10000): the position x dimension matrix with the bits of each position,
+ * the dot product of two encodings against their offset, one column pair's rotation M_k, and the
+ * relative encodings (Shaw et al.'s clipped distances, Transformer-XL's four terms).
+ */
+declare class SxPositionsElement extends SxElement {
+  /** The base of the wavelengths, in [2, 1e6]; default 10000. */
+  get base(): number;
+  set base(v: Or<number>);
+  /** The dimension d, even, in [2, 64]; default 32 (an odd one is drawn as d - 1, with a message). */
+  get dim(): number;
+  set dim(v: Or<number>);
+  /** The number of positions drawn (0 .. positions - 1), in [8, 96]; default 48. */
+  get positions(): number;
+  set positions(v: Or<number>);
+  /** The offset k of the rotation and the marked rows, in [1, 95] (at most positions - 1); default 4. */
+  get offset(): number;
+  set offset(v: Or<number>);
+  /** The column pair p drawn as a rotation, in [0, 31] (at most d / 2 - 1); default 1. */
+  get pair(): number;
+  set pair(v: Or<number>);
+  /** The position i rotated to i + k, in [0, 95]; default 3. */
+  get position(): number;
+  set position(v: Or<number>);
+  /** K of Shaw et al.'s clipped distances, in [0, 16]; default 3. */
+  get clip(): number;
+  set clip(v: Or<number>);
+  /** The seed of Transformer-XL's random q, k, u, v; default 1. */
+  get seed(): number;
+  set seed(v: Or<number>);
+  /** The matrix drawn (positions x dim, row-major), a copy; null before the first render. */
+  get matrix(): Float32Array | null;
+}
+
+/** The scoring functions of <sx-scores> (the library's attentionScores). */
+type SxScoring = "dot" | "scaled" | "bilinear" | "additive";
+/** The mappings of <sx-scores>. */
+type SxScoresMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
+
+/**
+ * `<sx-scores>`: attention scoring functions. A query (draggable, arrow keys on its handle) among
+ * a few keys in the plane; the scores (dot, scaled, bilinear q^T W k, additive wv . tanh(Wq q + Wk k)),
+ * the weights of a mapping (exact zeros marked) and the pooled value (the weighted average of the
+ * keys' positions). Beside it, the 1/sqrt(d) panel: the largest weight of random scores, scaled
+ * vs unscaled, for the d the reader sets.
+ */
+declare class SxScoresElement extends SxElement {
+  /** The scoring function; default "scaled". */
+  get scoring(): SxScoring;
+  set scoring(v: Or<SxScoring>);
+  /** The mapping; default "sparsemax". */
+  get mapping(): SxScoresMapping;
+  set mapping(v: Or<SxScoresMapping>);
+  /** α of "entmax", in [1, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** The query [x, y], each in [-2, 2]; default [0.5, 0.3]. */
+  get query(): readonly number[];
+  set query(v: Or<readonly number[]>);
+  /** The keys' positions, x y pairs (1 to 8 keys) in [-2, 2]. */
+  get keys(): readonly number[];
+  set keys(v: Or<readonly number[]>);
+  /** Bilinear W (2 x 2, row-major), entries in [-5, 5]. */
+  get bilinear(): readonly number[];
+  set bilinear(v: Or<readonly number[]>);
+  /** Additive [Wq (2 x 2) | Wk (2 x 2) | wv (2)], hidden size 2, entries in [-5, 5]. */
+  get additive(): readonly number[];
+  set additive(v: Or<readonly number[]>);
+  /** d of the 1/sqrt(d) panel, in [1, 1024]; default 64. */
+  get d(): number;
+  set d(v: Or<number>);
+  /** The scores drawn (one per key); undefined before the first render. */
+  readonly scores: Float32Array | undefined;
+  /** The weights drawn: the mapping of scores. */
+  readonly weights: Float32Array | undefined;
+  /** The pooled value [x, y]: the weighted average of the keys' positions. */
+  readonly pooled: number[] | undefined;
+  /** The 1/sqrt(d) panel's numbers: the mean largest weight and the scores' variance, unscaled and scaled. */
+  readonly dStats: { d: number; meanMaxDot: number; meanMaxScaled: number; varDot: number; varScaled: number } | undefined;
+}
+
+/** The patterns of <sx-patterns>. */
+type SxPatternKind = "local" | "strided" | "fixed" | "lsh";
+
+/** `<sx-patterns>`: structured sparsity patterns (local, strided, fixed, LSH) against the learned
+ *  sparsity of entmax and sparsemax, on random queries and keys. */
+declare class SxPatternsElement extends SxElement {
+  /** Queries and keys, in [8, 2048]; default 256. */
+  get n(): number;
+  set n(v: Or<number>);
+  /** The pattern drawn; default "local". */
+  get pattern(): SxPatternKind;
+  set pattern(v: Or<SxPatternKind>);
+  /** The local window's keys on each side; default 8. */
+  get width(): number;
+  set width(v: Or<number>);
+  /** The strided pattern's stride; default 16. */
+  get stride(): number;
+  set stride(v: Or<number>);
+  /** The fixed pattern's block; default 16. */
+  get block(): number;
+  set block(v: Or<number>);
+  /** The fixed pattern's summary positions per block; default 2. */
+  get summary(): number;
+  set summary(v: Or<number>);
+  /** LSH's buckets (made even), in [2, 64]; default 8. */
+  get buckets(): number;
+  set buckets(v: Or<number>);
+  /** LSH's hash rounds, in [1, 8]; default 1. */
+  get rounds(): number;
+  set rounds(v: Or<number>);
+  /** The seed of the queries, keys and hash rotations; default 1. */
+  get seed(): number;
+  set seed(v: Or<number>);
+  /** The last render: the drawn pattern's mask (n * n), pairs, fraction, the drawn cells (at most
+   *  96 a side, each the fraction of its pairs present) and, per pattern, the dense softmax,
+   *  1.5-entmax and sparsemax mass it keeps; undefined before the first render. */
+  result: {
+    n: number; pattern: import("./simplexity.js").AttentionPattern; pairs: number; fraction: number;
+    mask: Uint8Array; cells: Float32Array; kept: Record<SxPatternKind, number[]>;
+  } | undefined;
+}
+
 /** Overrides of `<sx-attention>`'s training schedule (web/trainer.js SCHEDULE). */
 interface SxTrainOptions {
   batch?: number; lr?: number; lrMin?: number; warmup?: number; decaySteps?: number; maxSteps?: number;
@@ -456,8 +580,17 @@ interface SxRegularizedChangeDetail {
 }
 /** sx-span-mask-change: the reader moved z or R, chose a mapping or applied a head's span. */
 interface SxSpanMaskChangeDetail { z: number; ramp: number; mapping: SxSpanMapping }
+/** sx-patterns-change: the reader chose a pattern or a length. */
+interface SxPatternsChangeDetail { n: number; pattern: SxPatternKind; pairs: number; fraction: number }
+/** sx-scores-change: the reader moved the query, chose a scoring or a mapping, edited a parameter or moved d. */
+interface SxScoresChangeDetail {
+  query: readonly number[]; scoring: SxScoring; mapping: SxScoresMapping; scores: Float32Array; weights: Float32Array;
+  pooled: readonly number[]; d: number;
+}
 /** sx-pooling-change: the reader moved the w slider. */
 interface SxPoolingChangeDetail { w: number }
+/** sx-positions-change: the reader moved a slider (base, d, positions, offset, pair, position or K). */
+interface SxPositionsChangeDetail { base: number; dim: number; positions: number; offset: number; pair: number; position: number; clip: number }
 /** sx-pooling-learn: "learn w" finished; each kernel's learned w and leave-one-out errors. */
 interface SxPoolingLearnDetail {
   steps: number; ms: number; computeMs: number;
@@ -526,6 +659,12 @@ interface SxEventMap {
   "sx-pooling-change": CustomEvent<SxPoolingChangeDetail>;
   "sx-pooling-learn": CustomEvent<SxPoolingLearnDetail>;
   "sx-pooling-export": CustomEvent<SxExportDetail>;
+  "sx-scores-change": CustomEvent<SxScoresChangeDetail>;
+  "sx-scores-export": CustomEvent<SxExportDetail>;
+  "sx-positions-change": CustomEvent<SxPositionsChangeDetail>;
+  "sx-positions-export": CustomEvent<SxExportDetail>;
+  "sx-patterns-change": CustomEvent<SxPatternsChangeDetail>;
+  "sx-patterns-export": CustomEvent<SxExportDetail>;
   "sx-attention-change": CustomEvent<SxAttentionChangeDetail>;
   "sx-attention-progress": CustomEvent<SxAttentionProgressDetail>;
   "sx-attention-trained": CustomEvent<SxAttentionTrainedDetail>;
@@ -549,6 +688,9 @@ interface SxElementTagNameMap {
   "sx-regularized": SxRegularizedElement;
   "sx-span-mask": SxSpanMaskElement;
   "sx-pooling": SxPoolingElement;
+  "sx-scores": SxScoresElement;
+  "sx-positions": SxPositionsElement;
+  "sx-patterns": SxPatternsElement;
   "sx-attention": SxAttentionElement;
   "sx-explain": SxExplainElement;
 }
@@ -566,6 +708,9 @@ interface SxElementConstructorMap {
   "sx-regularized": typeof SxRegularizedElement;
   "sx-span-mask": typeof SxSpanMaskElement;
   "sx-pooling": typeof SxPoolingElement;
+  "sx-scores": typeof SxScoresElement;
+  "sx-positions": typeof SxPositionsElement;
+  "sx-patterns": typeof SxPatternsElement;
   "sx-attention": typeof SxAttentionElement;
   "sx-explain": typeof SxExplainElement;
 }
@@ -619,6 +764,18 @@ interface SxWidgetAttributes {
     mappings?: string; w?: NumberAttr; alpha?: NumberAttr; lambda?: NumberAttr; points?: NumberAttr;
     seed?: NumberAttr; noise?: NumberAttr; steps?: NumberAttr; theme?: SxTheme;
   };
+  "sx-scores": SxEventProps<"sx-scores"> & {
+    scoring?: SxScoring; mapping?: SxScoresMapping; alpha?: NumberAttr; query?: string; keys?: string; bilinear?: string;
+    additive?: string; d?: NumberAttr; theme?: SxTheme;
+  };
+  "sx-positions": SxEventProps<"sx-positions"> & {
+    base?: NumberAttr; dim?: NumberAttr; positions?: NumberAttr; offset?: NumberAttr; pair?: NumberAttr; position?: NumberAttr;
+    clip?: NumberAttr; seed?: NumberAttr; theme?: SxTheme;
+  };
+  "sx-patterns": SxEventProps<"sx-patterns"> & {
+    n?: NumberAttr; pattern?: SxPatternKind; width?: NumberAttr; stride?: NumberAttr; block?: NumberAttr;
+    summary?: NumberAttr; buckets?: NumberAttr; rounds?: NumberAttr; seed?: NumberAttr; theme?: SxTheme;
+  };
   "sx-attention": SxEventProps<"sx-attention"> & {
     task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; input?: string; models?: string; "model-src"?: string;
     theme?: SxTheme;
@@ -634,6 +791,9 @@ export type {
   SxThresholdElement, SxThresholdChangeDetail, SxThresholdMapping,
   SxRegularizedElement, SxRegularizedChangeDetail, SxRegularizedMapping, SxRegularizedView,
   SxSpanMaskElement, SxPoolingElement, SxAttentionElement, SxTrainOptions,
+  SxPositionsElement, SxPositionsChangeDetail,
+  SxScoresElement, SxScoresChangeDetail, SxScoring, SxScoresMapping,
+  SxPatternsElement, SxPatternsChangeDetail, SxPatternKind,
   SxTheme, SxMappingName, SxPoolingKernel, SxSpanMapping, SxModelKind, SxTag,
   SxElementTagNameMap, SxElementConstructorMap, SxEventMap, SxWidgetAttributes,
   SxExportDetail, SxSimplexChangeDetail, SxEntropyChangeDetail, SxTrajectoryChangeDetail, SxTwoChoiceChangeDetail,

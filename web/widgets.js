@@ -24,6 +24,9 @@ const MODULES = {
   "sx-regularized": ["./widgets/sx-regularized.js", () => import("./widgets/sx-regularized.js")],
   "sx-span-mask": ["./widgets/sx-span-mask.js", () => import("./widgets/sx-span-mask.js")],
   "sx-pooling": ["./widgets/sx-pooling.js", () => import("./widgets/sx-pooling.js")],
+  "sx-scores": ["./widgets/sx-scores.js", () => import("./widgets/sx-scores.js")],
+  "sx-positions": ["./widgets/sx-positions.js", () => import("./widgets/sx-positions.js")],
+  "sx-patterns": ["./widgets/sx-patterns.js", () => import("./widgets/sx-patterns.js")],
   "sx-attention": ["./widgets/sx-attention.js", () => import("./widgets/sx-attention.js")],
   "sx-explain": ["./widgets/sx-explain.js", () => import("./widgets/sx-explain.js")],
 };

@@ -246,6 +246,45 @@ int sx_attention(float *out, float *att, const float *q, const float *k, const f
                  const int *k_len, int B, int Tq, int Tk, int H, int dh, int mapping, float param,
                  int causal);
 
+/* ====================================================== attention patterns */
+/* Attention restricted to a sparsity pattern (issue 13; core/src/patterns.c): query i sees key j
+   only where the pattern allows it (and causality and padding, as in sx_attention). `pattern` is
+   SX_PATTERN_LEN ints { kind, size, summary, buckets, rounds, seed }:
+   - SX_PATTERN_DENSE: every key (sx_attention's pairs).
+   - SX_PATTERN_LOCAL, size w >= 0: |i - j| <= w (a window of 2w + 1 keys; causal: w + 1).
+   - SX_PATTERN_STRIDED, size l >= 1 (Sparse Transformer, Child et al. 2019, its two heads
+     merged): |i - j| < l, or (i - j) mod l == 0.
+   - SX_PATTERN_FIXED, size l >= 1, summary c in [1, l] (Child et al. 2019): j in i's block,
+     floor(j / l) == floor(i / l), or j a summary position, j mod l >= l - c.
+   - SX_PATTERN_LSH (Reformer, Kitaev et al. 2020), self-attention only (Tq == Tk): size m >= 1
+     is the chunk length, buckets (even, in [2, 4096]), rounds in [1, 64], seed any int. Per
+     head and round, position t is hashed by a random rotation R (dh, buckets / 2, entries
+     approx. N(0, 1), seeded by (seed, head, round), the same in every build) of its key k_t:
+     bucket = argmax [k_t R, -k_t R] (first on ties); pass k = q for Reformer's shared-QK. The
+     positions are sorted by (bucket, position) and cut into chunks of m in that order; query i
+     sees the keys of its chunk and of the chunk before, in any round (so always itself).
+   Other entries of the pattern are ignored. Masked pairs are never computed: per row, the
+   visible keys are listed and only their scores are computed and mapped (the cost scales with
+   the pair count); their weights are exactly 0 for every mapping, and the result equals
+   sx_attention with those scores set to -INFINITY. Arguments as sx_attention; att (B, H, Tq,
+   Tk) or NULL. Scratch: about 13 Tk bytes (LSH: + 12 rounds Tk). */
+enum { SX_PATTERN_DENSE = 0, SX_PATTERN_LOCAL = 1, SX_PATTERN_STRIDED = 2, SX_PATTERN_FIXED = 3,
+       SX_PATTERN_LSH = 4 };
+#define SX_PATTERN_LEN 6
+int sx_attention_pattern(float *out, float *att, const float *q, const float *k, const float *v,
+                         const int *k_len, int B, int Tq, int Tk, int H, int dh, int mapping,
+                         float param, int causal, const int *pattern);
+/* The pairs sx_attention_pattern computes for head `head` of one batch element: mask (Tq, Tk)
+   = 1 where query i sees key j, else 0; keys j >= k_len (in [0, Tk]) are padding. k (Tk, H dh)
+   is read for SX_PATTERN_LSH only (NULL allowed otherwise). */
+int sx_pattern_mask(unsigned char *mask, const float *k, int Tq, int Tk, int H, int dh, int head,
+                    const int *pattern, int causal, int k_len);
+/* LSH's steps for head `head` (pictures, tests): bucket (rounds, T) the bucket of each position
+   per round, order (rounds, T) the positions sorted by (bucket, position); chunk c of a round
+   is order[c m .. (c + 1) m). k (T, H dh). */
+int sx_pattern_lsh(int *bucket, int *order, const float *k, int T, int H, int dh, int head,
+                   const int *pattern);
+
 /* =================================================================== tasks */
 /* Toy sequence-to-sequence tasks, generated deterministically (integer arithmetic only, so
    native and wasm agree): the tasks, token conventions, splits and domains are documented in
@@ -401,6 +440,16 @@ int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, c
    (PAD and BOS are never emitted). out_len in 2..max_len. Afterwards the maps
    and logits are those of the last decoder pass (the decoder read out[:, :steps]). */
 int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int src_len, int count);
+/* sx_model_generate with flags. Decoding is incremental (a KV cache: step t runs the decoder for
+   position t only, over the cached keys and values of the positions before it, and the cross-
+   attention keys and values of the source are computed once); the maps and logits afterwards
+   are assembled from the steps' rows. SX_GENERATE_FULL: the reference instead, the whole
+   decoder over out[:, :t] at every step (O(t^2) per step), for tests and benchmarks. Both give
+   the same tokens on the shipped models; maps and logits agree to float rounding (a row of a
+   longer pass masks its later keys, which rounds the mapping differently). Edits apply in both. */
+enum { SX_GENERATE_FULL = 1 };
+int sx_model_generate_v2(sx_model *m, int *out, int out_len, const int *src, int src_len,
+                         int count, int flags);
 
 /* ------------------------------------------------------------- interventions */
 /* Edits of the attention weights that every later forward pass, loss, generate, explain and
@@ -534,6 +583,99 @@ int sx_groupmax_backward(float *dx, const float *x, const float *dy, int rows, i
    no threshold, no normaliser). groupmax has no code: its groups do not fit the (mapping,
    param) pair; its Jacobian is its backward pass on unit vectors (the JS jacobian() does that). */
 enum { SX_MAP_SIGMOID = 7 };
+
+/* =============================================================== positions */
+/* Positional encodings (core/src/positions.c; issue 13). Attention is blind to order; these
+   put positions into the scores.
+
+   sx_positional_encoding: the sinusoidal encodings of Vaswani et al. 2017, the position x
+   dimension matrix out (positions, dim), row t = PE(t) for t = 0 .. positions - 1:
+     out[t][2i] = sin(t / base^(2i/dim)),   out[t][2i+1] = cos(t / base^(2i/dim)),
+   computed in double and rounded to float. dim even >= 2, base > 0 finite (10000 in the paper
+   and in the model: sx_positional_encoding(pe, T, C, 10000.0) is bit for bit the table the
+   model adds to its embeddings). Column pair i turns at the frequency w_i = base^(-2i/dim), so
+   low columns flip fast, like the low bits of a binary counter. For any offset k,
+   PE(t + k) = M_k PE(t) with M_k block-diagonal, block i the rotation
+   [[cos k w_i, sin k w_i], [-sin k w_i, cos k w_i]] (its entries are PE(k)'s pair i), and
+   PE(i) . PE(j) = sum_i cos((i - j) w_i) depends only on i - j.
+
+   sx_relative_scores: the relative-position term of Shaw et al. 2018's self-attention scores,
+   e_ij = q_i . (k_j + a_ij) / sqrt(d), whose a_ij = table[clip(j - i, -K, K) + K] is a row of a
+   learned table (2K + 1, dim) (a parameter: the caller supplies it; K = max_distance >= 0).
+   out (n_q, n_k)[i][j] = q_i . table[clip(j - i, -K, K) + K], query i and key j at positions i
+   and j; q (n_q, dim). Add it to q k^T before scaling. In double, rounded to float.
+
+   sx_txl_scores: Transformer-XL's relative scores (Dai et al. 2019), the reparametrisation of
+   the absolute score q_i^T k_j with sinusoids into four terms:
+     out[i][j] = q_i . k_j          (a) content-content
+               + q_i . r_{i-j}      (b) content-position
+               + u . k_j            (c) global content bias
+               + v . r_{i-j}        (d) global position bias
+   with r_t = PE(t) w_r, PE(t) the sinusoid above (dimension dim_r, base `base`, t = i - j may
+   be negative) and w_r (dim_r, dim) its projection W_{k,R} ("in by out", as a linear layer), or
+   NULL for none (then dim_r must equal dim). q (n_q, dim), k (n_k, dim) are the projected
+   queries and keys, u and v (dim) the learned global biases; query i and key j sit at positions
+   i and j (causal attention uses j <= i). terms, when not NULL, receives the four terms
+   (4, n_q, n_k) in the order a, b, c, d. No 1/sqrt(dim) scaling. In double, rounded to float.
+
+   Sizes may be 0 (nothing written); n_q * n_k (and positions * dim) must stay below 2^29.
+   Inputs must be finite (SX_ENONFINITE names the element). Errors name the argument:
+   "dim must be even and >= 2 (got 3)", "base must be finite and > 0 (got 0)",
+   "max_distance must be >= 0 (got -1)", "w_r is NULL: dim_r must equal dim (got 6 and 4)". */
+int sx_positional_encoding(float *out, int positions, int dim, double base);
+int sx_relative_scores(float *out, const float *q, const float *table, int n_q, int n_k, int dim,
+                       int max_distance);
+int sx_txl_scores(float *out, float *terms, const float *q, const float *k, const float *u,
+                  const float *v, const float *w_r, int n_q, int n_k, int dim, int dim_r,
+                  double base);
+
+/* ======================================================== scoring functions */
+/* Attention scoring functions (core/src/scoring.c; issue 13; D2L "Attention Scoring
+   Functions"): the score matrix that any mapping then turns into weights.
+
+   sx_attention_scores: scores (nq, nk)[i][j] = a(q_i, k_j) for queries q (nq, q_dim) and keys
+   k (nk, k_dim), all row-major, by `kind`:
+   - SX_SCORE_DOT:      q_i . k_j                      (q_dim == k_dim; params unused, may be NULL)
+   - SX_SCORE_SCALED:   q_i . k_j / sqrt(q_dim)        (Vaswani et al. 2017: for q, k of
+                        independent unit-variance entries q . k has variance d; the scale keeps
+                        it 1, so the mapping does not saturate to one-hot as d grows)
+   - SX_SCORE_BILINEAR: q_i^T W k_j, params = W (q_dim, k_dim) (Luong et al. 2015, "general")
+   - SX_SCORE_ADDITIVE: wv . tanh(Wq q_i + Wk k_j) (Bahdanau et al. 2015), params = [Wq (hidden,
+                        q_dim) | Wk (hidden, k_dim) | wv (hidden)] in one buffer, hidden >= 1
+                        (ignored by the other kinds). q_dim and k_dim may differ.
+   Sums in double, rounded once. The mappings apply to the rows: sx_softmax(p, scores, nq, nk,
+   1) etc., or sx_masked_mapping for valid lengths.
+   sx_attention_scores_backward: given dscores (nq, nk) = dL/dscores, writes dq (nq, q_dim),
+   dk (nk, k_dim) and dparams (params' layout: dW, or [dWq | dWk | dwv]); each may be NULL when
+   not needed. They are overwritten (not accumulated), like the mappings' backward passes.
+   Sizes: nq, nk >= 0 (0: nothing written), q_dim, k_dim >= 1. q, k, params and dscores must be
+   finite (SX_ENONFINITE names the array and the index); a score that overflows float is
+   SX_ENONFINITE ("score[i][j] overflows float"). Scratch: bilinear nq k_dim doubles (backward
+   twice), additive (nq + nk) hidden doubles (backward twice + hidden); SX_ENOMEM if it cannot.
+   Errors name the function and the argument: "sx_attention_scores: dot scores need q_dim ==
+   k_dim (got 3 and 2)", "sx_attention_scores: hidden must be >= 1 for additive scores (got 0)".
+
+   sx_masked_mapping: D2L's masked_softmax by valid length, for every mapping: row r of x (rows,
+   n) is mapped with its entries j >= valid_len[r] removed (set to -INFINITY first), so they
+   get exactly 0 and the row's first valid_len[r] weights are the mapping of those scores alone
+   (sigmoid: independent weights, zeros beyond); a valid length of 0 gives an all-zero row (and
+   zero gradients). valid_len: rows ints in [0, n], or NULL for none (the plain mapping).
+   mapping: SX_MAP_SOFTMAX, SPARSEMAX, ENTMAX15, ENTMAX (param alpha >= 1), FUSEDMAX (lambda >=
+   0), OSCARMAX (beta >= 0), SIGMOID; temperature as the mappings. x as the mappings' (finite or
+   -INFINITY; checked everywhere, beyond the valid lengths too). For one valid length per batch
+   element of attention over (B, Tq, Tk), repeat it Tq times (sx_attention's k_len does the same
+   inside attention). sx_masked_mapping_backward: dx = J^T dy of that masked mapping, zeros
+   beyond the valid lengths. Scratch: n floats. */
+enum { SX_SCORE_DOT = 0, SX_SCORE_SCALED = 1, SX_SCORE_BILINEAR = 2, SX_SCORE_ADDITIVE = 3 };
+int sx_attention_scores(float *scores, const float *q, const float *k, const float *params,
+                        int nq, int nk, int q_dim, int k_dim, int hidden, int kind);
+int sx_attention_scores_backward(float *dq, float *dk, float *dparams, const float *dscores,
+                                 const float *q, const float *k, const float *params, int nq,
+                                 int nk, int q_dim, int k_dim, int hidden, int kind);
+int sx_masked_mapping(float *out, const float *x, const int *valid_len, int rows, int n,
+                      int mapping, float param, float temperature);
+int sx_masked_mapping_backward(float *dx, const float *x, const float *dy, const int *valid_len,
+                               int rows, int n, int mapping, float param, float temperature);
 
 #ifdef __cplusplus
 }

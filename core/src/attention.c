@@ -13,6 +13,8 @@
         the same tiles.
    The backward pass mirrors it; the mapping backward passes work from the saved mapping
    output p (fusedmax: from the saved scores), again per window.
+   sx_nn_attention_row_forward runs the same three steps for one query row per batch element
+   over a KV cache (model.c's incremental decoding).
    Adaptive span (Sukhbaatar et al. 2019) follows SCIENCE.md; see nn.h for the exact
    definition used here (the mapping sees the keys inside span + ramp only). */
 #include <float.h>
@@ -482,6 +484,26 @@ static int row_edited(const sx_nn_attn_edit *e, int h, int i) {
     return 0;
 }
 
+/* Apply the row edits of head h to row i (Tk weights) of its map, in the edits' order. */
+static void edit_row(float *a_i, const sx_nn_attn_edit *e, const window *w, int h, int i, int Tk) {
+    for (int r = 0; r < e->n_rows; r++) {
+        const sx_nn_row_edit *re = &e->rows[r];
+        if ((re->head >= 0 && re->head != h) || (re->row >= 0 && re->row != i)) continue;
+        const int lo = row_lo(w, i, Tk), hi = row_hi(w, i);
+        if (re->op == SX_NN_EDIT_REPLACE) {
+            for (int j = 0; j < Tk; j++) a_i[j] = j >= lo && j < hi ? re->w[j] : 0.0f;
+        } else {
+            double sum = 0.0;
+            for (int j = 0; j < Tk; j++) {
+                if (re->w[j] != 0.0f) a_i[j] = 0.0f;
+                sum += a_i[j];
+            }
+            const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
+            for (int j = 0; j < Tk; j++) a_i[j] = (float)(a_i[j] * inv);
+        }
+    }
+}
+
 /* Apply the after-mapping edits to the (Tq, Tk) weights of head h. */
 static void apply_edits(float *a_bh, const sx_nn_attn_edit *e, const window *w, int h, int Tq,
                         int Tk) {
@@ -489,26 +511,8 @@ static void apply_edits(float *a_bh, const sx_nn_attn_edit *e, const window *w, 
         memset(a_bh, 0, (size_t)Tq * Tk * sizeof(float));
         return;
     }
-    for (int r = 0; r < e->n_rows; r++) {
-        const sx_nn_row_edit *re = &e->rows[r];
-        if (re->head >= 0 && re->head != h) continue;
-        const int i0 = re->row < 0 ? 0 : re->row, i1 = re->row < 0 ? Tq : re->row + 1;
-        for (int i = i0; i < i1 && i < Tq; i++) {
-            float *a_i = a_bh + (size_t)i * Tk;
-            const int lo = row_lo(w, i, Tk), hi = row_hi(w, i);
-            if (re->op == SX_NN_EDIT_REPLACE) {
-                for (int j = 0; j < Tk; j++) a_i[j] = j >= lo && j < hi ? re->w[j] : 0.0f;
-            } else {
-                double sum = 0.0;
-                for (int j = 0; j < Tk; j++) {
-                    if (re->w[j] != 0.0f) a_i[j] = 0.0f;
-                    sum += a_i[j];
-                }
-                const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
-                for (int j = 0; j < Tk; j++) a_i[j] = (float)(a_i[j] * inv);
-            }
-        }
-    }
+    if (e->n_rows)
+        for (int i = 0; i < Tq; i++) edit_row(a_bh + (size_t)i * Tk, e, w, h, i, Tk);
 }
 
 /* ---------------------------------------------------------------- forward */
@@ -605,6 +609,91 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                              v_bh + (size_t)klo * ldkv, ldkv, 0, NULL, i1 - i0, hs,
                              khi > klo ? khi - klo : 0, 0);
             }
+        }
+    }
+    return SX_OK;
+}
+
+/* ------------------------------------------------------- one query (KV cache) */
+/* Row i of the maps sx_nn_attention_forward computes, for each of B batch elements, from a
+   cache of Tk keys: the same steps on that row alone (scores over its window, the mapping on
+   the row of Tk entries, or on its window when the full pass maps per window, the span mask,
+   the edits, att v), so given the same q row and keys it gives the same bits as the row of a
+   full pass with this Tk. Rows are written at (b NH + h) ld_map of score, prob, att (Tk
+   entries, then -INFINITY / 0 up to n_map). */
+int sx_nn_attention_row_forward(float *out, float *score, float *prob, float *att, size_t ld_map,
+                                int n_map, const float *q, int ldq, const float *k,
+                                const float *v, int ldkv, size_t kv_stride, const float *alpha_a,
+                                const float *span_z, const int *k_len, int B, int i, int Tk,
+                                const sx_nn_attn_cfg *cfg) {
+    int st = check_cfg(cfg, alpha_a, prob, span_z, B, 1, Tk);
+    if (st != SX_OK) return st;
+    if (i < 0 || n_map < Tk)
+        return sx__fail(SX_EINVAL, -1, "attention: row %d, map rows of %d < Tk %d", i, n_map, Tk);
+    const int NH = cfg->n_head, hs = cfg->head_size, C = NH * hs;
+    const float scale = 1.0f / sqrtf((float)hs);
+    const sx_nn_attn_edit *edit = cfg->edit;
+    for (int b = 0; b < B; b++) {
+        for (int h = 0; h < NH; h++) {
+            const float *q_bh = q + (size_t)b * ldq + h * hs;              /* (hs) */
+            const float *k_bh = k + (size_t)b * kv_stride + h * hs;        /* (Tk, hs) stride ldkv */
+            const float *v_bh = v + (size_t)b * kv_stride + h * hs;        /* (Tk, hs) stride ldkv */
+            float *out_bh = out + (size_t)b * C + h * hs;                 /* (hs) */
+            const size_t off = ((size_t)b * NH + h) * ld_map;
+            float *s_i = score + off, *a_i = att + off;                   /* (n_map) */
+            const window w = make_window(cfg, span_z, k_len, b, h, Tk);
+            float *p_i = w.span ? prob + off : a_i;
+            if (Tk == 0) {
+                for (int c = 0; c < hs; c++) out_bh[c] = 0.0f;
+                fill_ninf(s_i, n_map);
+                memset(a_i, 0, (size_t)n_map * sizeof(float));
+                if (w.span) memset(p_i, 0, (size_t)n_map * sizeof(float));
+                continue;
+            }
+            const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
+            /* 1. scores over the window */
+            if (hi > lo)
+                sx_nn_matmul(s_i + lo, Tk, q_bh, ldq, 0, k_bh + (size_t)lo * ldkv, ldkv, 1, NULL, 1,
+                             hi - lo, hs, 0);
+            fill_ninf(s_i, lo);
+            if (!scale_row(s_i + lo, hi - lo, scale) &&
+                (st = rescore_row(s_i, lo, hi, i, q_bh, k_bh, ldkv, hs, scale)) != SX_OK)
+                return st;
+            if (hi > lo) fill_ninf(s_i + hi, n_map - hi);
+            else fill_ninf(s_i + lo, n_map - lo);
+            if (edit && edit->key_off)
+                for (int j = lo; j < hi; j++)
+                    if (edit->key_off[j]) s_i[j] = -INFINITY;
+            /* 2. the mapping, on the row as the full pass maps it */
+            const float param = head_param(cfg, alpha_a, h);
+            memset(p_i + Tk, 0, (size_t)(n_map - Tk) * sizeof(float));
+            if (!per_row_windows(&w, Tk)) {
+                st = sx_nn_map_forward(p_i, s_i, 1, Tk, cfg->kind[h], param);
+                if (st != SX_OK) return st;
+            } else if (hi <= lo) {
+                memset(p_i, 0, (size_t)Tk * sizeof(float));
+            } else {
+                memset(p_i, 0, (size_t)lo * sizeof(float));
+                memset(p_i + hi, 0, (size_t)(Tk - hi) * sizeof(float));
+                st = sx_nn_map_forward(p_i + lo, s_i + lo, 1, hi - lo, cfg->kind[h], param);
+                if (st != SX_OK) return st;
+            }
+            /* 3. span mask and renormalisation */
+            if (w.span) {
+                double sum = 0.0;
+                memset(a_i, 0, (size_t)n_map * sizeof(float));
+                for (int j = lo; j < hi; j++) {
+                    a_i[j] = p_i[j] * row_mask(&w, i, j);
+                    sum += a_i[j];
+                }
+                const float inv = sum > 0.0 ? (float)(1.0 / sum) : 0.0f;
+                for (int j = lo; j < hi; j++) a_i[j] *= inv;
+            }
+            if (edit && edit->head_off && edit->head_off[h]) memset(a_i, 0, (size_t)Tk * sizeof(float));
+            else if (edit && edit->n_rows) edit_row(a_i, edit, &w, h, i, Tk);
+            /* out = att v over the window (the full pass's tile range adds only zeros) */
+            sx_nn_matmul(out_bh, C, a_i + lo, Tk, 0, v_bh + (size_t)lo * ldkv, ldkv, 0, NULL, 1, hs,
+                         hi > lo ? hi - lo : 0, 0);
         }
     }
     return SX_OK;

@@ -16,9 +16,7 @@
 /* Nothing here is a hot loop (one example at a time, T <= 256): compiled for size under clang
    (emcc), which otherwise unrolls and vectorises the rollout's products into kilobytes of wasm
    that every page would fetch. */
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((minsize)), apply_to = function)
-#endif
+SX_COLD_BEGIN
 
 /* Check the example and the step; *klen = the source tokens before the first PAD. */
 static int check_example(const sx_model *m, const char *fn, const int *src, int Ts,
@@ -286,6 +284,4 @@ int sx_model_rollout(const sx_model *m, float *out, int b) {
     return SX_OK;
 }
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#endif
+SX_COLD_END

@@ -61,6 +61,8 @@
 #include <string.h>
 #include "internal.h"
 
+SX_COLD_BEGIN /* not a hot path: compiled for size under clang (internal.h) */
+
 /* ------------------------------------------------------------------ a row */
 /* tau is carried as c0 + sigma with c0 = -lambda / sqrt(K), K the largest group size: when
    lambda is far above the scores' spread (lambda = 1e30) tau sits within O(1) of c0, where a
@@ -303,3 +305,5 @@ int sx_groupmax_backward(float *dx, const float *x, const float *dy, int rows, i
     }
     return SX_OK;
 }
+
+SX_COLD_END

@@ -34,4 +34,16 @@ void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n
    n floats) and the factor the caller multiplies its averages by, 2^100, is returned; else 1. */
 double sx__sparsemax_backward_row_grouped(float *dz, const float *p, const float *g, int n, float s, float *tmp);
 
+/* Code off the hot paths (argument checks, explanations, demos at page scale) compiles for size
+   under clang (emcc), which otherwise unrolls and vectorises its loops into kilobytes of wasm that
+   every page fetches: a file wraps its functions in SX_COLD_BEGIN ... SX_COLD_END, after its
+   includes. gcc (the native tests and benchmarks) ignores it. */
+#if defined(__clang__)
+#define SX_COLD_BEGIN _Pragma("clang attribute push(__attribute__((minsize)), apply_to = function)")
+#define SX_COLD_END _Pragma("clang attribute pop")
+#else
+#define SX_COLD_BEGIN
+#define SX_COLD_END
+#endif
+
 #endif

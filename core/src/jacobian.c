@@ -15,6 +15,8 @@
 #include "internal.h"
 #include "simd.h"
 
+SX_COLD_BEGIN /* not a hot path: compiled for size under clang (internal.h) */
+
 /* ---------------------------------------------------------- argument checks */
 /* The mapping and its parameter; *alpha gets the effective alpha of the entmax family. */
 static int check_mapping(const char *fn, int mapping, float param, int allow_structured) {
@@ -227,3 +229,5 @@ int sx_threshold(float *tau, const float *x, int rows, int n, int mapping, float
     free(p);
     return st;
 }
+
+SX_COLD_END

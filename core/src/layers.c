@@ -162,16 +162,21 @@ void sx_nn_accumulate(float *dst, const float *src, size_t n) {
 }
 
 /* -------------------------------------------------------------- embeddings */
-void sx_nn_posenc(float *pe, int T, int C) {
-    for (int t = 0; t < T; t++) {
-        float *pe_t = pe + (size_t)t * C;
+void sx_nn_posenc_range(float *pe, int t0, int T, int C, double base) {
+    for (int r = 0; r < T; r++) {
+        const int t = t0 + r;
+        float *pe_t = pe + (size_t)r * C;
         for (int i = 0; i < C; i += 2) {
-            const double angle = t / pow(10000.0, (double)i / C);
+            const double angle = t / pow(base, (double)i / C);
             pe_t[i] = (float)sin(angle);
             if (i + 1 < C) pe_t[i + 1] = (float)cos(angle);
         }
     }
 }
+
+/* The model's table: positions 0 .. T-1, base 10000 (the same double operations as before
+   the range form existed, so checkpoints and their outputs are unchanged bit for bit). */
+void sx_nn_posenc(float *pe, int T, int C) { sx_nn_posenc_range(pe, 0, T, C, 10000.0); }
 
 int sx_nn_embedding_forward(float *out, const int *tok, const float *wte, const float *pe,
                             float scale, int B, int T, int C, int V) {

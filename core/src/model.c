@@ -807,7 +807,112 @@ int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, c
 }
 
 /* ================================================================ decoding */
-int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int src_len, int count) {
+/* Incremental decoding (the KV cache). Step t runs the decoder for position t of every row
+   only: its layernorms, the q/k/v projection of that one position (k and v appended to the
+   cache), the self-attention of its one query over the t + 1 cached keys, the cross-attention
+   of that query over the source (the kv projection of the encoder output computed once per
+   generate), the FFN and the output head: O(t) per step instead of a decoder pass over
+   positions 0..t. The cache and the per-step rows live in the decoder's activation buffers
+   (nothing is allocated), laid out as a pass of Tc = out_len positions would be:
+     cache    a[A_D_QKV] (L, B, Tc, 3C): q, k, v of every decoded position (k, v are the cache)
+     cross kv a[A_D_KV] (L, B, Ts, 2C), as the full pass
+     maps     a[A_D_ATT], A_D_SCORE, A_D_PROB (L, B, NH, Tc, Tc); a[A_C_ATT], A_C_SCORE
+              (L, B, NH, Tc, Ts): step t fills row t
+     logits   a[A_LOGITS] (B, Tc, V): step t fills row t
+     one row  x (the residual stream), ln, y, q, cy, fch, fca, out: (B, C) or (B, F) at the
+              start of the decoder buffers
+   generate then compacts maps and logits to the shapes of a pass over `steps` positions, which
+   is what sx_model_attention and sx_model_logits read. Each row is what a full pass over
+   positions 0..t computes for its last row, from cached keys and values that the longer full
+   passes recompute with masked trailing entries in their rows (rounding: see nn.h's
+   sx_nn_attention_row_forward; tests/c/test_kvcache.c measures it). */
+static int decoder_step(sx_model *m, const int *tok, int B, int Ts, int Tc, int t) {
+    const int C = m->C, L = m->L, V = m->V, Ns = B * Ts;
+    const size_t BC = (size_t)B * C;
+    float **a = m->a, **p = m->p, *tmp = m->a[A_G_TMP];
+    float *x = a[A_D_X], *ln = a[A_D_LN1], *ln_m = a[A_D_LN1_M], *ln_r = a[A_D_LN1_R];
+    float *y = a[A_D_Y], *q = a[A_D_Q], *cy = a[A_D_CY];
+    int st = sx_nn_embedding_forward(x, tok, p[P_WTE], m->pe + (size_t)t * C, m->escale, B, 1, C,
+                                     V);
+    if (st != SX_OK) return st;
+    for (int l = 0; l < L; l++) {
+        const sx_nn_attn_cfg sc = attn_cfg(m, SX_MODEL_DEC_SELF, l);
+        const sx_nn_attn_cfg cc = attn_cfg(m, SX_MODEL_CROSS, l);
+        float *qkv = a[A_D_QKV] + (size_t)l * B * Tc * 3 * C; /* (B, Tc, 3C) */
+        const float *kv = a[A_D_KV] + (size_t)l * Ns * 2 * C;  /* (B, Ts, 2C) */
+        const size_t mo = map_off(m, l, B, Tc, Tc) + (size_t)t * Tc;
+        const size_t co = map_off(m, l, B, Tc, Ts) + (size_t)t * Ts;
+        /* causal self-attention: one query over the t + 1 cached keys */
+        sx_nn_layernorm_forward(ln, ln_m, ln_r, x, p[P_D_LN1_W] + l * C, p[P_D_LN1_B] + l * C, B, C);
+        sx_nn_matmul(qkv + (size_t)t * 3 * C, Tc * 3 * C, ln, C, 0,
+                     p[P_D_QKV_W] + (size_t)l * C * 3 * C, 3 * C, 0, p[P_D_QKV_B] + l * 3 * C, B,
+                     3 * C, C, 0);
+        st = sx_nn_attention_row_forward(y, a[A_D_SCORE] + mo, m->span ? a[A_D_PROB] + mo : NULL,
+                                         a[A_D_ATT] + mo, (size_t)Tc * Tc, Tc,
+                                         qkv + (size_t)t * 3 * C, Tc * 3 * C, qkv + C, qkv + 2 * C,
+                                         3 * C,
+                                         (size_t)Tc * 3 * C, p[P_ALPHA] + (1 * L + l) * m->NH,
+                                         p[P_SPAN] + (1 * L + l) * m->NH, NULL, B, t, t + 1, &sc);
+        if (st != SX_OK) return st;
+        sx_nn_linear_forward(tmp, y, p[P_D_O_W] + (size_t)l * C * C, p[P_D_O_B] + l * C, B, C, C);
+        sx_nn_residual_forward(x, x, tmp, BC);
+        /* cross-attention: one query over the source */
+        sx_nn_layernorm_forward(ln, ln_m, ln_r, x, p[P_D_LN2_W] + l * C, p[P_D_LN2_B] + l * C, B, C);
+        sx_nn_linear_forward(q, ln, p[P_D_Q_W] + (size_t)l * C * C, p[P_D_Q_B] + l * C, B, C, C);
+        st = sx_nn_attention_row_forward(cy, a[A_C_SCORE] + co, NULL, a[A_C_ATT] + co,
+                                         (size_t)Tc * Ts, Ts, q, C, kv, kv + C, 2 * C,
+                                         (size_t)Ts * 2 * C, p[P_ALPHA] + (2 * L + l) * m->NH,
+                                         NULL, m->klen, B, t, Ts, &cc);
+        if (st != SX_OK) return st;
+        sx_nn_linear_forward(tmp, cy, p[P_D_CO_W] + (size_t)l * C * C, p[P_D_CO_B] + l * C, B, C,
+                             C);
+        sx_nn_residual_forward(x, x, tmp, BC);
+        ffn_forward(m, x, ln, ln_m, ln_r, a[A_D_FCH], a[A_D_FCA], x, p[P_D_LN3_W] + l * C,
+                    p[P_D_LN3_B] + l * C, p[P_D_FC_W] + (size_t)l * C * m->F, p[P_D_FC_B] + l * m->F,
+                    p[P_D_PROJ_W] + (size_t)l * m->F * C, p[P_D_PROJ_B] + l * C, B);
+    }
+    sx_nn_layernorm_forward(a[A_D_OUT], a[A_D_OUT_M], a[A_D_OUT_R], x, p[P_DLNF_W], p[P_DLNF_B],
+                            B, C);
+    float *lg = a[A_LOGITS] + (size_t)t * V; /* row t of (B, Tc, V) */
+    sx_nn_matmul(lg, Tc * V, a[A_D_OUT], C, 0, p[P_OUT_W], V, 0, p[P_OUT_B], B, V, C, 0);
+    for (int b = 0; b < B; b++) /* as decoder_forward's policy */
+        for (int v = 0; v < V; v++) {
+            const float z = lg[(size_t)b * Tc * V + v];
+            if (!(z > -INFINITY && z < INFINITY))
+                return sx__fail(SX_ENONFINITE, -1, "the model's logits are not finite (logit %d is "
+                                "%g): its weights overflow float32 arithmetic",
+                                (int)(((size_t)b * (t + 1) + t) * V + v), (double)z);
+        }
+    return SX_OK;
+}
+
+/* (n_blocks, R0, W0) rows of W0 floats -> (n_blocks, R, W), in place (R <= R0, W <= W0): each
+   destination lies at or before its source and after every destination before it. */
+static void compact_rows(float *x, int n_blocks, int R0, int W0, int R, int W) {
+    for (int k = 0; k < n_blocks; k++)
+        for (int i = 0; i < R; i++)
+            memmove(x + ((size_t)k * R + i) * W, x + ((size_t)k * R0 + i) * W0, (size_t)W * sizeof(float));
+}
+
+/* Choose out[:, t] from the logits of position t - 1 (row stride ld rows of V); returns the number
+   of rows still open. */
+static int greedy_pick(const sx_model *m, int *out, int out_len, int count, int t, const float *lg,
+                       int ld) {
+    int open = 0;
+    for (int b = 0; b < count; b++) {
+        const int prev = out[b * out_len + t - 1];
+        if (t > 1 && (prev == SX_TOKEN_EOS || prev == SX_TOKEN_PAD)) continue; /* done */
+        const float *lg_b = lg + (size_t)b * ld * m->V;
+        int best = SX_TOKEN_EOS; /* never PAD or BOS: rows stay BOS, tokens, EOS, PAD */
+        for (int v = SX_TOKEN_EOS + 1; v < m->V; v++) best = lg_b[v] > lg_b[best] ? v : best;
+        out[b * out_len + t] = best;
+        open += best != SX_TOKEN_EOS;
+    }
+    return open;
+}
+
+int sx_model_generate_v2(sx_model *m, int *out, int out_len, const int *src, int src_len,
+                         int count, int flags) {
     static const char fn[] = "model_generate";
     int st = check_call(m, fn, count);
     if (st == SX_OK) st = check_tokens(m, fn, "src", src, src_len, count, 1);
@@ -816,31 +921,58 @@ int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int sr
     if (out_len < 2 || out_len > m->T)
         return sx__fail(SX_EINVAL, -1, "%s: out_len must be in [2, max_len %d] (got %d)", fn, m->T,
                         out_len);
+    if (flags & ~SX_GENERATE_FULL)
+        return sx__fail(SX_EINVAL, -1, "%s: flags must be 0 or SX_GENERATE_FULL (%d) (got %d)", fn,
+                        SX_GENERATE_FULL, flags);
     m->B = 0;
     st = encoder_forward(m, src, count, src_len);
     if (st != SX_OK) return st;
     for (int i = 0; i < count * out_len; i++) out[i] = SX_TOKEN_PAD;
     for (int b = 0; b < count; b++) out[b * out_len] = SX_TOKEN_BOS;
-    const int V = m->V;
-    for (int t = 1; t < out_len; t++) {
-        /* decoder input: out[:, :t] */
-        for (int b = 0; b < count; b++)
-            for (int j = 0; j < t; j++) m->din[b * t + j] = out[b * out_len + j];
-        st = decoder_forward(m, count, src_len, t);
-        if (st != SX_OK) return st;
-        int open = 0;
-        for (int b = 0; b < count; b++) {
-            const int prev = out[b * out_len + t - 1];
-            if (t > 1 && (prev == SX_TOKEN_EOS || prev == SX_TOKEN_PAD)) continue; /* done */
-            const float *lg = m->a[A_LOGITS] + ((size_t)b * t + t - 1) * V;
-            int best = SX_TOKEN_EOS; /* never PAD or BOS: rows stay BOS, tokens, EOS, PAD */
-            for (int v = SX_TOKEN_EOS + 1; v < V; v++) best = lg[v] > lg[best] ? v : best;
-            out[b * out_len + t] = best;
-            open += best != SX_TOKEN_EOS;
+    if (flags & SX_GENERATE_FULL) { /* the reference: the decoder over out[:, :t] at every step */
+        for (int t = 1; t < out_len; t++) {
+            for (int b = 0; b < count; b++)
+                for (int j = 0; j < t; j++) m->din[b * t + j] = out[b * out_len + j];
+            st = decoder_forward(m, count, src_len, t);
+            if (st != SX_OK) return st;
+            if (!greedy_pick(m, out, out_len, count, t, m->a[A_LOGITS] + (size_t)(t - 1) * m->V, t))
+                break;
         }
-        if (!open) break;
+        return SX_OK;
     }
+    const int C = m->C, L = m->L, Tc = out_len, Ns = count * src_len;
+    for (int l = 0; l < L; l++) /* the cross-attention keys and values, once */
+        sx_nn_linear_forward(m->a[A_D_KV] + (size_t)l * Ns * 2 * C, m->a[A_E_OUT],
+                             m->p[P_D_KV_W] + (size_t)l * C * 2 * C, m->p[P_D_KV_B] + l * 2 * C, Ns,
+                             C, 2 * C);
+    int steps = 0;
+    for (int t = 1; t < out_len; t++) {
+        int *tok = m->din; /* out[:, t - 1] */
+        for (int b = 0; b < count; b++) tok[b] = out[b * out_len + t - 1];
+        st = decoder_step(m, tok, count, src_len, Tc, t - 1);
+        if (st != SX_OK) return st;
+        steps = t;
+        if (!greedy_pick(m, out, out_len, count, t, m->a[A_LOGITS] + (size_t)(t - 1) * m->V, Tc))
+            break;
+    }
+    /* the maps and logits of a pass over out[:, :steps] */
+    const int nb = L * count * m->NH;
+    compact_rows(m->a[A_D_ATT], nb, Tc, Tc, steps, steps);
+    compact_rows(m->a[A_D_SCORE], nb, Tc, Tc, steps, steps);
+    if (m->span) compact_rows(m->a[A_D_PROB], nb, Tc, Tc, steps, steps);
+    compact_rows(m->a[A_C_ATT], nb, Tc, src_len, steps, src_len);
+    compact_rows(m->a[A_C_SCORE], nb, Tc, src_len, steps, src_len);
+    compact_rows(m->a[A_LOGITS], count, Tc, m->V, steps, m->V);
+    for (int b = 0; b < count; b++) /* the decoder input of that pass */
+        for (int j = 0; j < steps; j++) m->din[b * steps + j] = out[b * out_len + j];
+    m->B = count;
+    m->Ts = src_len;
+    m->Tt = steps;
     return SX_OK;
+}
+
+int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int src_len, int count) {
+    return sx_model_generate_v2(m, out, out_len, src, src_len, count, 0);
 }
 
 /* =========================================================== interventions */

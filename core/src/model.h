@@ -14,6 +14,7 @@
      if (sx_model_create(&m, cfg, SX_MODEL_MAP + 2, NULL, 0)) fail(sx_last_error());
      for (step ...) sx_model_train_step(m, &loss, src, 12, tgt, 12, 32, 1e-3f);
      sx_model_generate(m, out, 12, src, 12, 32);        // greedy: BOS, tokens, EOS, PAD
+                                                        // (incremental: a KV cache; model.c, decoding)
      sx_model_forward(m, src, 12, dec_in, 11, 1);       // then read logits and maps:
      const float *att = sx_model_attention(m, SX_MODEL_CROSS, 0); // (B, NH, Tq, Tk)
      sx_model_free(m);

@@ -88,6 +88,11 @@ void sx_nn_accumulate(float *dst, const float *src, size_t n);
 /* Sinusoidal positions: pe (T, C), pe[t][2i] = sin(t / 10000^(2i/C)), pe[t][2i+1] = cos(same).
    Fill once at model creation (it is not a parameter). */
 void sx_nn_posenc(float *pe, int T, int C);
+/* The same formula for any base and positions t0 .. t0 + T - 1 (t0 may be negative: the
+   relative positions i - j of Transformer-XL): row r holds position t0 + r,
+   pe[r][2i] = sin((t0 + r) / base^(2i/C)), pe[r][2i+1] = cos(same). sx_nn_posenc(pe, T, C) is
+   sx_nn_posenc_range(pe, 0, T, C, 10000.0); the public sx_positional_encoding wraps it. */
+void sx_nn_posenc_range(float *pe, int t0, int T, int C, double base);
 /* Embedding: out (B, T, C) = wte[tok[b][t]] * scale + pe[t]. tok (B, T) ids in [0, V);
    wte (V, C); pe (T_max >= T, C) or NULL for no positions. Returns SX_EINVAL (with the
    position and the id in sx_last_error) for an id out of range, before writing anything. */
@@ -224,6 +229,20 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                             int ldq, const float *k, const float *v, int ldkv,
                             const float *alpha_a, const float *span_z, const int *k_len, int B,
                             int Tq, int Tk, const sx_nn_attn_cfg *cfg);
+/* One query row per batch element (incremental decoding with a KV cache): row i of the maps
+   sx_nn_attention_forward computes with Tk keys, by the same steps on that row alone, so with
+   the same q row and keys it gives the same bits as that row of a full pass of Tk keys (the
+   row of a longer pass can differ in rounding: the mapping of a row with trailing -INFINITY
+   entries is not bit-identical to the mapping of the shorter row). q (B, *) row stride ldq;
+   batch b's keys at k + b kv_stride, v + b kv_stride, (Tk, *) row stride ldkv; out (B, C).
+   The rows of score, prob (span only) and att go to (b NH + h) ld_map: Tk entries, then
+   -INFINITY (score) or 0 up to n_map >= Tk. Edits (cfg->edit) apply to row i as in the full
+   pass; k_len, span and causal as there. */
+int sx_nn_attention_row_forward(float *out, float *score, float *prob, float *att, size_t ld_map,
+                                int n_map, const float *q, int ldq, const float *k,
+                                const float *v, int ldkv, size_t kv_stride, const float *alpha_a,
+                                const float *span_z, const int *k_len, int B, int i, int Tk,
+                                const sx_nn_attn_cfg *cfg);
 /* Accumulates dq (row stride ldq), dk, dv (row stride ldkv), dalpha_a (NH; may be NULL),
    dspan_z (NH; may be NULL) from dout (B, Tq, C). scratch: sx_nn_attention_scratch_size
    floats. dq, dk, dv may point into one (B, T, 3C) buffer at offsets 0, C, 2C. */

@@ -19,6 +19,8 @@
 #include <math.h>
 #include "internal.h"
 
+SX_COLD_BEGIN /* not a hot path: compiled for size under clang (internal.h) */
+
 /* ------------------------------------------------------------------ helpers */
 static double sigmoid_d(double z) {
     if (z >= 0.0) return 1.0 / (1.0 + exp(-z));
@@ -59,3 +61,5 @@ int sx_sigmoid_backward(float *dx, const float *x, const float *dy, int rows, in
     }
     return SX_OK;
 }
+
+SX_COLD_END

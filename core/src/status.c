@@ -6,6 +6,8 @@
 #include "internal.h"
 #include "simd.h"
 
+SX_COLD_BEGIN /* not a hot path: compiled for size under clang (internal.h) */
+
 static char sx__msg[256];
 static int sx__msg_index = -1;
 
@@ -144,3 +146,5 @@ int sx__check_scores(const float *x, size_t count, const char *name, int allow_n
 /* ------------------------------------------------------------------ memory */
 void *sx_malloc(int bytes) { return bytes > 0 ? malloc((size_t)bytes) : NULL; }
 void sx_free(void *ptr) { free(ptr); }
+
+SX_COLD_END

@@ -7,6 +7,8 @@
 #include "rng.h"
 #include "tasks.h"
 
+SX_COLD_BEGIN /* not a hot path: compiled for size under clang (internal.h) */
+
 /* Longest source of any task, in characters (sizes the stack buffers). */
 #define SX__TASK_MAX_CHARS 16
 /* Redraws before giving up on landing in a split; with 15% held out the chance of reaching it
@@ -376,3 +378,5 @@ int sx_task_decode(char *text, int cap, int task, const int *tokens, int n) {
     text[len] = 0;
     return SX_OK;
 }
+
+SX_COLD_END

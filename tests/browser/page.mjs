@@ -276,6 +276,20 @@ async function checkBlogPost(browser, server) {
   const reg = await page.$eval("article sx-regularized", (e) => ({ p: e.p.map((v) => v.toFixed(4)).join(), quiet: e.shadowRoot.querySelector(".msg").hidden,
     shown: [...e.shadowRoot.querySelectorAll("svg.picture")].filter((s) => getComputedStyle(s).display !== "none").length, face: e.shadowRoot.querySelector(".opt-vertex")?.dataset.face }));
   check(reg.p === "0.6500,0.0000,0.3500" && reg.quiet && reg.shown === 2 && reg.face === "0", `the blog's regularized widget: sparsemax's p, two views, vertex A (got ${JSON.stringify(reg)})`);
+  await page.locator("article sx-positions").scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector("article sx-positions")?.lastRenderMs > 0, null, { timeout: 15000 });
+  const pe = await page.$eval("article sx-positions", (e) => ({ n: e.matrix.length, cells: e.shadowRoot.querySelectorAll("g.cells rect").length, quiet: e.shadowRoot.querySelector(".msg").hidden }));
+  check(pe.n === 40 * 24 && pe.cells === 40 * 24 && pe.quiet, `the blog's positions widget draws its 40 x 24 matrix, no message (got ${JSON.stringify(pe)})`);
+  await page.locator("article sx-patterns").scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector("article sx-patterns")?.result, null, { timeout: 15000 });
+  const pat = await page.$eval("article sx-patterns", (e) => ({ n: e.result.n, kind: e.result.pattern.kind, pairs: e.result.pairs, cells: e.shadowRoot.querySelectorAll("svg[data-panel] g.cells path").length,
+    strips: e.shadowRoot.querySelectorAll("svg.lsh g.strip rect").length, rows: e.shadowRoot.querySelectorAll("tbody tr").length, quiet: e.shadowRoot.querySelector(".msg").hidden }));
+  check(pat.n === 128 && pat.kind === "lsh" && pat.pairs > 0 && pat.cells >= 3 && pat.strips === 2 * 128 && pat.rows === 4 && pat.quiet,
+    `the blog's patterns widget: LSH at n = 128, its three panels, both bucket strips, a row per pattern, no message (got ${JSON.stringify(pat)})`);
+  await page.locator("article sx-scores").scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector("article sx-scores")?.weights, null, { timeout: 15000 });
+  const scw = await page.$eval("article sx-scores", (e) => ({ scoring: e.scoring, n: e.weights.length, sum: Array.from(e.weights).reduce((a, v) => a + v, 0), quiet: e.shadowRoot.querySelector(".msg").hidden }));
+  check(scw.scoring === "additive" && scw.n === 4 && Math.abs(scw.sum - 1) < 1e-5 && scw.quiet, `the blog's scores widget: additive scores, 4 weights on the simplex (got ${JSON.stringify(scw)})`);
   const pool = await page.$$eval("sx-pooling tbody tr", (r) => r.map((x) => x.cells[0].textContent));
   check(pool.join() === "softmax,sparsemax,1.5-entmax", `the blog's pooling widget has its three kernels (got ${pool})`);
   const heads = await page.$$eval("sx-span-mask [role=button]", (b) => b.length);

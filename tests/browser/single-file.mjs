@@ -40,6 +40,9 @@ const PAGE = `<!doctype html>
 <sx-fused id="f" lambda="0.2"></sx-fused>
 <sx-threshold id="h" mapping="entmax15" n="12"></sx-threshold>
 <sx-regularized id="r" mapping="sparsemax" scores="1 1 0"></sx-regularized>
+<sx-positions id="pe" dim="8" positions="16"></sx-positions>
+<sx-scores id="sc" scoring="dot" mapping="sparsemax"></sx-scores>
+<sx-patterns id="pt" n="32" pattern="fixed" block="8" summary="2"></sx-patterns>
 </body></html>`;
 
 const ATTENTION = (csp) => `<!doctype html>
@@ -97,6 +100,16 @@ async function run(browser, server, { noSimd }) {
   await page.waitForFunction(() => document.querySelector("#r")?.lastRenderMs > 0, null, { timeout: 15000 });
   const reg = await page.$eval("#r", (e) => ({ p: e.p, edge: e.shadowRoot.querySelector(".opt-edge")?.dataset.face }));
   check(reg.p.join() === "0.5,0.5,0" && reg.edge === "0 1", `${tag}: the regularized widget draws the tie's edge and sparsemax's p (got ${JSON.stringify(reg)})`);
+  await page.waitForFunction(() => document.querySelector("#pe")?.matrix !== null && document.querySelector("#pe")?.lastRenderMs > 0, null, { timeout: 15000 });
+  const pe = await page.$eval("#pe", (e) => ({ m: Array.from(e.matrix), cells: e.shadowRoot.querySelectorAll("g.cells rect").length }));
+  check(pe.cells === 16 * 8 && Math.abs(pe.m[8 + 0] - Math.sin(1)) < 1e-6 && pe.m[1] === 1, `${tag}: the positions widget draws its 16 x 8 matrix (got ${pe.cells} cells, PE(1)[0] = ${pe.m[8]})`);
+  await page.waitForFunction(() => document.querySelector("#sc")?.lastRenderMs > 0 && document.querySelector("#sc").weights, null, { timeout: 15000 });
+  const sc = await page.$eval("#sc", (e) => ({ sum: Array.from(e.weights).reduce((a, v) => a + v, 0), n: e.shadowRoot.querySelectorAll("td[data-value]").length }));
+  check(sc.n === 4 && Math.abs(sc.sum - 1) < 1e-5, `${tag}: the scores widget draws 4 keys' weights summing to 1 (got ${JSON.stringify(sc)})`);
+  await page.waitForFunction(() => document.querySelector("#pt")?.result, null, { timeout: 15000 });
+  const pt = await page.$eval("#pt", (e) => ({ pairs: e.result.pairs, n: e.result.n, cells: (e.shadowRoot.querySelector("svg[data-panel='pattern'] path.full")?.getAttribute("d").match(/M/g) || []).length }));
+  // fixed, block 8, 2 summary, n = 32: each query sees its block (8 keys) and the 2 summary keys of each of the 3 other blocks
+  check(pt.n === 32 && pt.pairs === 32 * (8 + 3 * 2) && pt.cells === pt.pairs, `${tag}: the patterns widget draws the fixed pattern's 448 pairs (got ${JSON.stringify(pt)})`);
   const simd = await page.evaluate(async () => (await import("./vendor/simplexity-widgets.js")).info().simd);
   check(simd === !noSimd, `${tag}: the bundle runs the ${tag} bytes (info().simd = ${simd})`);
   check(errors.length === 0, `${tag}: zero console errors (got ${JSON.stringify(errors)})`);

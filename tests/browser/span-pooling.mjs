@@ -1,4 +1,4 @@
-// Sections 9 (adaptive span, <sx-span-mask>) and 10 (attention pooling, <sx-pooling>) of the
+// The adaptive-span section (<sx-span-mask>) and the attention-pooling section (<sx-pooling>) of the
 // built page (dist/site) in real Chromium: both render with zero console errors, zero CSP
 // violations and no request outside the origin; the span z driven by keyboard (the SVG handle
 // and the native slider), by mouse and by touch changes the numbers shown; the shipped span
@@ -254,7 +254,7 @@ async function checkTouch(browser, server) {
   const bg = await page.$eval("#pooling", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
   check(bg === "#16171a", `pooling: dark theme (got ${bg})`);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  check(overflow <= 0, `no horizontal scroll at 400 px with sections 9 and 10 (overflow ${overflow})`);
+  check(overflow <= 0, `no horizontal scroll at 400 px with the span and pooling sections (overflow ${overflow})`);
   await page.locator("#pooling").scrollIntoViewIfNeeded();
   await frames(page);
   await fs.mkdir(SHOTS, { recursive: true });

@@ -50,9 +50,9 @@ const trained = (page, ms) => page.evaluate((t) => new Promise((resolve, reject)
 }), ms);
 
 async function checkSection(browser, server) {
-  // a short viewport, so section 11 is far below the fold at first
+  // a short viewport, so section 14 is far below the fold at first
   const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 700 } });
-  // section 12's <sx-explain> (reverse, 1.5-entmax) comes into view with section 11's widget and
+  // section 15's <sx-explain> (reverse, 1.5-entmax) comes into view with section 14's widget and
   // fetches reverse-entmax15.sxm itself (once per page: the widgets share checkpoints.js's
   // cache); these checks are about <sx-attention>'s own fetches
   const all = () => log.requests.filter((u) => u.endsWith(".sxm")).map((u) => u.slice(server.url.length));
@@ -62,9 +62,9 @@ async function checkSection(browser, server) {
 
   // ---- lazy: nothing fetched while the section is out of view
   const below = await page.$eval("#attention", (e) => e.getBoundingClientRect().top - window.innerHeight);
-  check(below > 400, `section 11 starts well below the fold (${below} px)`);
+  check(below > 400, `section 14 starts well below the fold (${below} px)`);
   await page.waitForTimeout(300);
-  check(all().length === 0, `no model fetched before section 11 is shown (got ${JSON.stringify(all())})`);
+  check(all().length === 0, `no model fetched before section 14 is shown (got ${JSON.stringify(all())})`);
   check((await state(page)).source.includes("loads when"), "the widget says the model loads when shown");
 
   // ---- shown: the default model (reverse, learned alpha), and only its file
@@ -118,7 +118,7 @@ async function checkSection(browser, server) {
   await page.locator("#attention").screenshot({ path: path.join(SHOTS, "attention-date-entmax15.png") });
   const fetched = all();
   check(JSON.stringify([...fetched].sort()) === JSON.stringify(["models/date-entmax15.sxm", "models/reverse-alpha.sxm", "models/reverse-entmax15.sxm", "models/reverse-softmax.sxm"]),
-    `only the shown models' files fetched (sx-attention's and section 12's), once each (got ${JSON.stringify(fetched)})`);
+    `only the shown models' files fetched (sx-attention's and section 15's), once each (got ${JSON.stringify(fetched)})`);
 
   // ---- the viewport shrinks under the drawn maps: they redraw two heads a row, and back
   const layout = () => page.$eval("#attention", (e) => ({ width: e.clientWidth, viewBox: e.shadowRoot.querySelector("svg.maps").getAttribute("viewBox").split(" ").map(Number)[2] }));

@@ -8,10 +8,14 @@ import { builds, assertClose, rng, DIST } from "./helpers.mjs";
 const all = await builds();
 
 const PUBLIC_NAMES = [
-  "Model", "SimplexityError", "attention", "attentionPooling", "attentionPoolingBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
-  "fusedmax", "fusedmaxBackward", "groupmax", "groupmaxBackward", "info", "init", "jacobian", "oscarmax", "oscarmaxBackward",
+  "Model", "SimplexityError", "attention", "attentionPattern", "attentionPooling", "attentionPoolingBackward", "attentionScores",
+  "attentionScoresBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
+  "fusedmax", "fusedmaxBackward", "groupmax", "groupmaxBackward", "info", "init", "jacobian", "maskedMapping",
+  "maskedMappingBackward", "oscarmax", "oscarmaxBackward",
+  "positionalEncoding", "relativeScores",
   "sigmoid", "sigmoidBackward", "softmax",
   "softmaxBackward", "spanMask", "sparsemax", "sparsemaxBackward", "tasks", "threshold", "tsallisEntropy",
+  "txlScores",
 ];
 
 describe("the two builds", () => {

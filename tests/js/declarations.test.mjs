@@ -213,6 +213,19 @@ describe("declarations", () => {
     }
   });
 
+  test("positions: txlScores' { out, terms } has the declared fields", () => {
+    const r = sx.txlScores([1, 0, 0, 1], [1, 1], { u: [0, 1], v: [1, 0], terms: true });
+    assert.deepEqual(returnProps(signatures(valueType("txlScores"))), sorted(Object.keys(r)), "txlScores");
+  });
+
+  test("patterns: attentionPattern's results have the declared fields", () => {
+    const r = sx.attentionPattern(8, { kind: "local", width: 1 });
+    assert.deepEqual(propsOf(declaredType("PatternMask")), sorted(Object.keys(r)), "attentionPattern");
+    const l = sx.attentionPattern(8, { kind: "lsh", buckets: 4 }, { k: new Float32Array(16).map((_, i) => Math.sin(i)) });
+    assert.deepEqual(propsOf(declaredType("LshPatternMask")), sorted(Object.keys(l)), "attentionPattern lsh");
+    assert.deepEqual(propsOf(declaredType("AttentionPatternOptions")), ["causal", "head", "heads", "k", "keyLength"]);
+  });
+
   test("option objects: the declared fields are the ones the JS accepts", () => {
     const { Model, tasks } = sx;
     assert.deepEqual(propsOf(declaredType("ModelConfig")), sorted(Object.keys(MODEL_DEFAULTS)), "ModelConfig");
@@ -255,9 +268,11 @@ assert.ok(wSource && sSource, `cannot read ${wPath} or ${sPath}: run make`);
 const TAG_CLASSES = {
   "sx-simplex": "SxSimplexElement", "sx-entropy": "SxEntropyElement", "sx-trajectory": "SxTrajectoryElement",
   "sx-two-choice": "SxTwoChoiceElement", "sx-fused": "SxFusedElement", "sx-span-mask": "SxSpanMaskElement",
-  "sx-pooling": "SxPoolingElement", "sx-attention": "SxAttentionElement",
+  "sx-pooling": "SxPoolingElement", "sx-attention": "SxAttentionElement", "sx-patterns": "SxPatternsElement",
   "sx-threshold": "SxThresholdElement",
   "sx-regularized": "SxRegularizedElement",
+  "sx-scores": "SxScoresElement",
+  "sx-positions": "SxPositionsElement",
   "sx-jacobian": "SxJacobianElement",
   "sx-explain": "SxExplainElement",
 };

@@ -14,13 +14,16 @@ import {
   init, info, SimplexityError,
   softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax,
   softmaxBackward, sparsemaxBackward, entmax15Backward, entmaxBackward, fusedmaxBackward, oscarmaxBackward,
-  entmaxAlphaGrad, tsallisEntropy, jacobian, threshold, attention, spanMask, attentionPooling, attentionPoolingBackward,
+  entmaxAlphaGrad, tsallisEntropy, jacobian, threshold, attention, attentionPattern, spanMask, attentionPooling, attentionPoolingBackward,
   sigmoid, sigmoidBackward, groupmax, groupmaxBackward,
+  positionalEncoding, relativeScores, txlScores,
+  attentionScores, attentionScoresBackward, maskedMapping, maskedMappingBackward,
   Model, tasks,
 } from "simplexity";
+import type { PositionalEncodingOptions, RelativeScoresOptions, TxlScoresOptions } from "simplexity";
 import type {
   Scores, ShapeOptions, EntmaxOptions, FusedmaxOptions, OscarmaxOptions, EntropyOptions, InitOptions,
-  Info, SpanMaskOptions, PoolingOptions, PoolingForwardOptions, AttentionOptions, TokenRow, TokenRows,
+  Info, SpanMaskOptions, PoolingOptions, PoolingForwardOptions, AttentionOptions, AttentionPattern, PatternMask, LshPatternMask, TokenRow, TokenRows,
   TaskName, Split, Batch, GeneratedBatch, GenerateOptions, Mapping, ModelConfig, ResolvedModelConfig,
   AttentionKind, AttentionMap, ForwardResult, PerHead, JacobianMapping, JacobianOptions, ThresholdOptions,
   Edit, ExplainMethod, ExplainOptions, ExplainResult, AttentionGradOptions, GroupmaxOptions,
@@ -185,6 +188,22 @@ const attentionOptions: AttentionOptions = { tq: 3, heads: 2, mapping: "entmax15
 const wantWeights: boolean = Math.random() < 0.5;
 // weights decided at run time: either result
 exact<Float32Array | Pooled>()(attention(q, k, v, { ...attentionOptions, weights: wantWeights }));
+// patterns (issue 13)
+exact<Float32Array>()(attention(q, k, v, { tq: 3, heads: 2, pattern: { kind: "local", width: 1 } }));
+exact<Pooled>()(attention(q, k, v, { tq: 4, heads: 2, pattern: { kind: "lsh", buckets: 4, rounds: 2, seed: 1 }, weights: true }));
+const fixedMask: PatternMask = attentionPattern(16, { kind: "fixed", block: 4, summary: 1 }, { causal: true });
+exact<Uint8Array>()(fixedMask.mask);
+exact<number>()(attentionPattern(16, { kind: "strided", stride: 4 }).fraction);
+const lshSteps: LshPatternMask = attentionPattern(4, { kind: "lsh", buckets: 4 }, { k, heads: 2 });
+exact<Int32Array>()(lshSteps.order);
+const somePattern = { kind: "dense" } as AttentionPattern;
+exact<PatternMask | LshPatternMask>()(attentionPattern(4, somePattern, { k }));
+// @ts-expect-error a local pattern needs its width
+attention(q, k, v, { tq: 3, pattern: { kind: "local" } });
+// @ts-expect-error "sliding" is not a pattern kind
+attentionPattern(8, { kind: "sliding", width: 2 });
+// @ts-expect-error causal is a boolean
+attentionPattern(8, { kind: "local", width: 2 }, { causal: 1 });
 // @ts-expect-error tq is required
 attention(q, k, v, { heads: 2 });
 // @ts-expect-error and so are the options
@@ -441,5 +460,62 @@ m.generate(new Float32Array(4));
 // @ts-expect-error attention is a boolean
 m.forward([[3, 4, 2, 0]], [[1, 4, 3, 2]], { attention: "cross" });
 
+// ------------------------------------------------------------------- positions
+exact<Float32Array>()(positionalEncoding(48, 32));
+const peOptions: PositionalEncodingOptions = { base: 100, out: new Float32Array(8 * 4) };
+exact<Float32Array>()(positionalEncoding(8, 4, peOptions));
+const shawOptions: RelativeScoresOptions = { maxDistance: 2, tk: 3 };
+exact<Float32Array>()(relativeScores([1, 0, 0, 1], new Float32Array(10), shawOptions));
+const txlOptions: TxlScoresOptions = { u: [0, 1], v: new Float64Array(2), wr: new Float32Array(8), dimR: 4, base: 10000 };
+exact<Float32Array>()(txlScores([1, 0], [1, 1], txlOptions));
+const txl = txlScores([1, 0], [1, 1], { ...txlOptions, terms: true });
+exact<Float32Array>()(txl.out);
+exact<Float32Array>()(txl.terms);
+exact<{ out: Float32Array; terms: Float32Array }>()(txlScores([1, 0], [1, 1], { u: [0, 1], v: [1, 0], terms: new Float32Array(4) }));
+// @ts-expect-error positionalEncoding needs the dimension
+positionalEncoding(48);
+// @ts-expect-error base is a number
+positionalEncoding(48, 32, { base: "10000" });
+// @ts-expect-error relativeScores needs maxDistance
+relativeScores([1, 0], [1, 1, 1, 1, 1, 1], {});
+// @ts-expect-error the table is numbers
+relativeScores([1, 0], "1 1", { maxDistance: 0 });
+// @ts-expect-error txlScores needs the biases u and v
+txlScores([1, 0], [1, 1], { u: [0, 1] });
+// @ts-expect-error without terms the result is the scores alone
+txlScores([1, 0], [1, 1], { u: [0, 1], v: [1, 0] }).terms;
+// @ts-expect-error wr is numbers, not a matrix of rows
+txlScores([1, 0], [1, 1], { u: [0, 1], v: [1, 0], wr: [[1, 0], [0, 1]] });
+
 // Keep the locals that exist only to be type-checked.
 export { notArray, dx, asError, codeText, split, answerRow, notOut };
+
+// ------------------------------------------------------------- scoring functions (README)
+{
+  const q = new Float32Array(2 * 4), k = new Float32Array(3 * 4);
+  exact<Float32Array>()(attentionScores(q, k, { nq: 2, nk: 3 }));
+  exact<Float32Array>()(attentionScores(q, k, { nq: 2, nk: 3, scoring: "dot", out: new Float32Array(6) }));
+  exact<Float32Array>()(attentionScores(q, k, { nq: 2, nk: 3, scoring: "bilinear", W: new Float32Array(16) }));
+  const add = { nq: 2, nk: 3, scoring: "additive", Wq: [1, 0, 0, 0], Wk: [0, 1, 0, 0], wv: [1] } as const;
+  exact<Float32Array>()(attentionScores(q, k, add));
+  const g = attentionScoresBackward(q, k, new Float32Array(6), add);
+  exact<Float32Array>()(g.dWq);
+  exact<Float32Array>()(g.dwv);
+  exact<Float32Array>()(attentionScoresBackward(q, k, new Float32Array(6), { nq: 2, nk: 3, scoring: "bilinear", W: new Float32Array(16) }).dW);
+  exact<Float32Array>()(attentionScoresBackward(q, k, new Float32Array(6), { nq: 2, nk: 3 }).dq);
+  exact<Float32Array>()(maskedMapping(new Float32Array(6), { n: 3, validLengths: [2, 0], mapping: "sparsemax" }));
+  exact<Float32Array>()(maskedMapping([1, 2, 3], { validLengths: new Int32Array([1]), mapping: "entmax", alpha: 1.3 }));
+  exact<Float32Array>()(maskedMappingBackward([1, 2, 3], [1, 0, 0], { validLengths: [2], mapping: "sigmoid" }));
+  // @ts-expect-error no such scoring
+  attentionScores(q, k, { scoring: "cosine" });
+  // @ts-expect-error bilinear needs W
+  attentionScores(q, k, { scoring: "bilinear" });
+  // @ts-expect-error W belongs to bilinear, not to dot
+  attentionScores(q, k, { scoring: "dot", W: [1] });
+  // @ts-expect-error additive needs wv
+  attentionScores(q, k, { scoring: "additive", Wq: [1], Wk: [1] });
+  // @ts-expect-error validLengths are integers, not a string
+  maskedMapping([1, 2], { validLengths: "2" });
+  // @ts-expect-error groupmax has no mapping code
+  maskedMapping([1, 2], { mapping: "groupmax" });
+}

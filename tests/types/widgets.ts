@@ -219,6 +219,16 @@ span.model = "date";
 span.mapping = "fusedmax";
 // @ts-expect-error no such task
 span.model = "copy";
+const pats = document.createElement("sx-patterns");
+exact<number>()(pats.n);
+exact<"local" | "strided" | "fixed" | "lsh">()(pats.pattern);
+pats.pattern = "lsh";
+pats.n = 512;
+exact<number | undefined>()(pats.result?.fraction);
+pats.addEventListener("sx-patterns-change", (e) => exact<number>()(e.detail.pairs));
+// @ts-expect-error no such pattern
+pats.pattern = "sliding";
+void ({ n: "1024", pattern: "fixed", block: 16, summary: "2" } satisfies SxWidgetAttributes["sx-patterns"]);
 const pool = document.createElement("sx-pooling");
 exact<readonly ("softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax")[]>()(pool.mappings);
 exact<number>()(pool.w);
@@ -420,6 +430,59 @@ const jacobianAttrs: SxWidgetAttributes["sx-jacobian"] = { mapping: "sparsemax",
 // @ts-expect-error n is a number
 const badN: SxWidgetAttributes["sx-jacobian"] = { n: "three" };
 
+// ------------------------------------------------------------- <sx-positions>
+const pos = document.createElement("sx-positions");
+exact<number>()(pos.base);
+exact<number>()(pos.dim);
+exact<number>()(pos.positions);
+exact<number>()(pos.offset);
+exact<number>()(pos.pair);
+exact<number>()(pos.position);
+exact<number>()(pos.clip);
+exact<number>()(pos.seed);
+exact<Float32Array | null>()(pos.matrix);
+pos.base = 100;
+pos.dim = null; // back to the default
+// @ts-expect-error the matrix is read-only (drawn from the library)
+pos.matrix = new Float32Array(4);
+// @ts-expect-error dim is a number
+pos.dim = "32";
+pos.addEventListener("sx-positions-change", (e) => {
+  exact<number>()(e.detail.base);
+  exact<number>()(e.detail.offset);
+  // @ts-expect-error no such field
+  void e.detail.matrix;
+});
+void ({ base: 10000, dim: "32", positions: 48, offset: "4", pair: 1, position: 3, clip: 2, seed: 7 } satisfies SxWidgetAttributes["sx-positions"]);
+// @ts-expect-error no such attribute
+void ({ mapping: "softmax" } satisfies SxWidgetAttributes["sx-positions"]);
+
 // Keep the locals that exist only to be type-checked.
 export { anyWidget, simplexAttrs, attentionAttrs, badAlpha, badAttr, badKind };
 export { jacobianAttrs, badN };
+
+// ------------------------------------------------------------- <sx-scores>
+const scr = document.createElement("sx-scores");
+exact<"dot" | "scaled" | "bilinear" | "additive">()(scr.scoring);
+exact<"softmax" | "sparsemax" | "entmax15" | "entmax">()(scr.mapping);
+exact<readonly number[]>()(scr.query);
+exact<number>()(scr.d);
+exact<Float32Array | undefined>()(scr.weights);
+scr.query = [0.2, -1];
+scr.scoring = "additive";
+scr.additive = [1, 0, 0, 1, -1, 0, 0, -1, 2, 2];
+scr.d = 256;
+scr.addEventListener("sx-scores-change", (e) => {
+  exact<Float32Array>()(e.detail.weights);
+  exact<readonly number[]>()(e.detail.pooled);
+  exact<"dot" | "scaled" | "bilinear" | "additive">()(e.detail.scoring);
+});
+// @ts-expect-error no such scoring
+scr.scoring = "cosine";
+// @ts-expect-error d is a number
+scr.d = "many";
+// @ts-expect-error the weights are the widget's, read-only
+scr.weights = new Float32Array(4);
+void ({ scoring: "bilinear", mapping: "entmax", alpha: "1.3", query: "0.5 0.3", d: 128 } satisfies SxWidgetAttributes["sx-scores"]);
+// @ts-expect-error no such mapping
+void ({ mapping: "fusedmax" } satisfies SxWidgetAttributes["sx-scores"]);

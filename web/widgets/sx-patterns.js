@@ -1,0 +1,249 @@
+// <sx-patterns>: structured sparsity against learned sparsity (issue 13). On seeded random queries
+// and keys of a length the reader sets, the connectivity matrix of one pattern (local window,
+// Sparse Transformer's strided and fixed, Reformer's LSH; downsampled for large n: a cell's
+// shade is the fraction of its pairs computed) beside the support of entmax and sparsemax
+// attention computed densely by the library on the same q, k; a table with, for every pattern,
+// the fraction of pairs computed and the fraction of each dense attention's mass it keeps. For
+// LSH its steps: each position's bucket, the order sorted by bucket, the chunks.
+//   <sx-patterns n="256" pattern="local" width="8" stride="16" block="16" summary="2" buckets="8" rounds="1" seed="1"></sx-patterns>
+// Event: sx-patterns-change { n, pattern, pairs, fraction }.
+import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
+import { attention, attentionPattern } from "../simplexity.js";
+import { mulberry32 } from "../viz/mulberry32.js";
+
+const KINDS = ["local", "strided", "fixed", "lsh"];
+const LABELS = { local: "local window", strided: "strided", fixed: "fixed", lsh: "LSH" };
+const DENSE = [["softmax", "softmax"], ["entmax15", "1.5-entmax"], ["sparsemax", "sparsemax"]];
+const DH = 16, SIDE = 170, MAX_CELLS = 96;
+const BUCKET_COLORS = ["#3b6fb6", "#c0392b", "#237a4a", "#8e44ad", "#d68910", "#16878a", "#7f8c8d", "#b4432f"];
+// a partly present cell's opacity: its fraction v binned into 8 levels of sqrt(v) (a block with one
+// pair in a hundred shows faintly; a full block is opaque)
+const LEVELS = Array.from({ length: 8 }, (_, b) => Number(((b + 0.5) / 8).toFixed(4)));
+
+const CSS = sheet(`
+:host { container-type: inline-size; }
+.panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); gap: 0.5rem 1rem; max-width: 44rem; }
+.panels svg.picture { min-width: 0; }
+svg.lsh { max-width: 44rem; margin-top: 0.4rem; }
+.cell { fill: var(--_accent); stroke: none; }
+.m-entmax15 .cell { fill: var(--_entmax15); }
+.m-sparsemax .cell { fill: var(--_sparsemax); }
+.frame { fill: var(--_panel); stroke: var(--_grid); }
+.small { font-size: 11px; }
+.label { font-weight: 600; }
+.chunk { stroke: var(--_fg); stroke-width: 1; }
+.controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; align-items: center; max-width: 44rem; margin-bottom: 0.5rem; }
+.controls label.pick { display: flex; gap: 0.5rem; align-items: center; }
+.controls label.n { grid-template-columns: auto minmax(8rem, 14rem) 3rem; }
+select:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
+.axes { color: var(--_muted); font-size: 12px; margin: 0.2rem 0 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { margin-top: 0.4rem; }
+tr.current td:first-child { font-weight: 600; }
+@container (max-width: 30rem) { th, td { padding: 0.15rem 0.3rem; } table { font-size: 12px; } }
+.readout { font-variant-numeric: tabular-nums; margin: 0.4rem 0 0; }
+`);
+
+export class SxPatterns extends SxElement {
+  static spec = {
+    n: { type: "number", default: 256, min: 8, max: 2048 },
+    pattern: { type: "enum", default: "local", values: KINDS },
+    width: { type: "number", default: 8, min: 0, max: 2048 },
+    stride: { type: "number", default: 16, min: 1, max: 2048 },
+    block: { type: "number", default: 16, min: 1, max: 2048 },
+    summary: { type: "number", default: 2, min: 1, max: 2048 },
+    buckets: { type: "number", default: 8, min: 2, max: 64 },
+    rounds: { type: "number", default: 1, min: 1, max: 8 },
+    seed: { type: "number", default: 1, min: 0, max: 4294967295 },
+    theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
+  };
+  static sheets = [CSS];
+
+  build(body) {
+    const ctl = htmlEl("div", { class: "controls", part: "controls" }, body);
+    const lab = htmlEl("label", { class: "pick", part: "pattern-control" }, ctl);
+    htmlEl("span", { text: "pattern" }, lab);
+    this._select = htmlEl("select", {}, lab);
+    for (const k of KINDS) htmlEl("option", { value: k, text: LABELS[k] }, this._select);
+    this._select.addEventListener("change", () => { this._changed = true; this.pattern = this._select.value; });
+    // n on a log2 scale, in half steps: 8, 11, 16, 23, 32, ... 2048
+    this._nCtl = rangeControl(ctl, { label: "<i>n</i>", min: 3, max: 11, step: 0.5, value: 8, format: (v) => String(Math.round(2 ** v)), part: "n-control" });
+    this._nCtl.root.classList.add("n");
+    this._nCtl.input.setAttribute("aria-label", "n, queries and keys");
+    this._nCtl.input.addEventListener("input", () => { this._changed = true; this.n = Math.round(2 ** Number(this._nCtl.input.value)); });
+    const panels = htmlEl("div", { class: "panels" }, body);
+    this._panels = ["pattern", "entmax15", "sparsemax"].map((name) => svgEl("svg", {
+      class: "picture", viewBox: `0 0 ${SIDE + 2} ${SIDE + 34}`, role: "img", "data-panel": name }, panels));
+    this._axes = htmlEl("p", { class: "axes" }, body);
+    this._lsh = svgEl("svg", { class: "picture lsh", viewBox: "0 0 560 90", role: "img", "aria-label": "LSH steps: each position's bucket, the positions sorted by bucket, the chunks" }, body);
+    const scroll = htmlEl("div", { class: "scroll" }, body);
+    this._table = htmlEl("table", { part: "table" }, scroll);
+    htmlEl("caption", { class: "axes", text: "Pairs each pattern computes, and the share of each dense attention's mass on those pairs" }, this._table).style.textAlign = "left";
+    const head = htmlEl("thead", {}, this._table);
+    const r1 = htmlEl("tr", {}, head), r2 = htmlEl("tr", {}, head);
+    htmlEl("th", { text: "pattern", rowspan: 2, scope: "col" }, r1);
+    htmlEl("th", { text: "pairs", rowspan: 2, scope: "col" }, r1);
+    htmlEl("th", { text: "dense mass kept", colspan: DENSE.length, scope: "colgroup" }, r1).style.textAlign = "center";
+    for (const [, l] of DENSE) htmlEl("th", { text: l, scope: "col" }, r2);
+    this._tbody = htmlEl("tbody", {}, this._table);
+    this._readout = htmlEl("p", { class: "readout", part: "readout", role: "status" }, body);
+  }
+
+  pictures() { return super.pictures().filter((svg) => svg.style.display !== "none"); }
+
+  _patternOf(kind, s, n) {
+    const int = (v) => Math.max(0, Math.round(v));
+    if (kind === "local") return { kind, width: int(s.width) };
+    if (kind === "strided") return { kind, stride: Math.max(1, int(s.stride)) };
+    if (kind === "fixed") { const block = Math.max(1, int(s.block)); return { kind, block, summary: Math.min(block, Math.max(1, int(s.summary))) }; }
+    const buckets = 2 * Math.max(1, Math.round(s.buckets / 2));
+    return { kind, buckets, rounds: int(s.rounds) || 1, seed: int(s.seed) >>> 0, chunk: Math.max(1, Math.ceil(n / buckets)) };
+  }
+
+  render(s) {
+    const n = Math.round(s.n), seed = Math.round(s.seed);
+    this._select.value = s.pattern;
+    this._nCtl.set(Math.log2(n));
+    // the slider sits on the nearest half step; say the n drawn
+    this._nCtl.output.textContent = String(n);
+    this._nCtl.input.setAttribute("aria-valuetext", String(n));
+    const key = `${n}|${seed}`;
+    if (key !== this._dataKey) {
+      this._dataKey = key;
+      const r = mulberry32(seed + 1);
+      const g = () => (r() + r() + r() - 1.5) * 2; // roughly N(0, 1)
+      this._q = Float32Array.from({ length: n * DH }, g);
+      // keys: a shared-QK flavour (Reformer), each key near its query, so LSH has structure to find
+      this._k = Float32Array.from(this._q, (x) => x + 0.5 * g());
+      this._dense = DENSE.map(([m]) => attention(this._q, this._k, this._k, { tq: n, mapping: m, weights: true }).weights);
+      this._nonzero = this._dense.map((w) => { let z = 0; for (let e = 0; e < w.length; e++) if (w[e] !== 0) z++; return z / (n * n); });
+      this._patternCache = new Map();
+      this._denseGrids = null;
+    }
+    const rows = KINDS.map((kind) => {
+      const pattern = this._patternOf(kind, s, n);
+      const pkey = JSON.stringify(pattern);
+      let row = this._patternCache.get(pkey);
+      if (!row) {
+        const r = attentionPattern(n, pattern, { k: this._k });
+        // the dense weights on the pattern's pairs, per mapping, averaged over the queries
+        const kept = this._dense.map(() => 0), mask = r.mask;
+        for (let e = 0; e < n * n; e++) if (mask[e]) for (let m = 0; m < kept.length; m++) kept[m] += this._dense[m][e];
+        row = { kind, pattern, r, kept: kept.map((v) => v / n) };
+        this._patternCache.set(pkey, row);
+      }
+      return row;
+    });
+    const cur = rows.find((x) => x.kind === s.pattern);
+    this._drawMaps(n, cur);
+    this._drawLsh(n, cur);
+    this._tbody.replaceChildren();
+    for (const row of rows) {
+      const tr = htmlEl("tr", { class: row.kind === s.pattern ? "current" : "", "data-kind": row.kind }, this._tbody);
+      htmlEl("td", { text: describe(row.pattern) }, tr);
+      htmlEl("td", { text: `${fmt(100 * row.r.fraction, 1)}%` }, tr);
+      for (const k of row.kept) htmlEl("td", { text: `${fmt(100 * k, 1)}%` }, tr);
+    }
+    const support = DENSE.slice(1).map(([, l], m) => `${l} ${fmt(100 * this._nonzero[m + 1], 1)}%`);
+    this._readout.textContent = `n = ${n}, ${DH} dimensions per query and key: ${describe(cur.pattern)} computes ${cur.r.pairs} of ${n * n} pairs (${fmt(100 * cur.r.fraction, 1)}%); ` +
+      `the pairs learned sparsity keeps, computed densely: ${support.join(", ")}.`;
+    this.result = { n, pattern: cur.pattern, pairs: cur.r.pairs, fraction: cur.r.fraction, mask: cur.r.mask, cells: this._cells, kept: Object.fromEntries(rows.map((x) => [x.kind, x.kept])) };
+    if (this._changed) {
+      this._changed = false;
+      this.emit("change", { n, pattern: s.pattern, pairs: cur.r.pairs, fraction: cur.r.fraction });
+    }
+  }
+
+  // One matrix per panel, downsampled to at most MAX_CELLS cells a side: a cell's opacity grows
+  // with the fraction of its pairs that are computed (pattern) or nonzero (entmax, sparsemax).
+  // Each panel's <g class="cells"> carries its geometry (data-x0, data-y0, data-cell, data-cells).
+  _drawMaps(n, cur) {
+    const c = Math.min(n, MAX_CELLS);
+    // block index of each position (c < n: c nearly equal blocks)
+    const bin = new Int32Array(n);
+    for (let i = 0; i < n; i++) bin[i] = Math.floor((i * c) / n);
+    const per = new Float32Array(c);
+    for (let i = 0; i < n; i++) per[bin[i]]++;
+    const grid = (present) => {
+      const g = new Float32Array(c * c);
+      for (let i = 0; i < n; i++) {
+        const row = bin[i] * c, base = i * n;
+        for (let j = 0; j < n; j++) if (present(base + j)) g[row + bin[j]] += 1;
+      }
+      for (let a = 0; a < c; a++) for (let b = 0; b < c; b++) g[a * c + b] /= per[a] * per[b];
+      return g;
+    };
+    const mask = cur.r.mask;
+    const [, e15, sp] = this._dense;
+    this._denseGrids ??= [grid((e) => e15[e] !== 0), grid((e) => sp[e] !== 0)];
+    const panels = [
+      [describe(cur.pattern), `${fmt(100 * cur.r.fraction, 1)}% of pairs computed`, "", grid((e) => mask[e] !== 0)],
+      ["1.5-entmax, dense", `${fmt(100 * this._nonzero[1], 1)}% nonzero weights`, "m-entmax15", this._denseGrids[0]],
+      ["sparsemax, dense", `${fmt(100 * this._nonzero[2], 1)}% nonzero weights`, "m-sparsemax", this._denseGrids[1]],
+    ];
+    this._cells = panels[0][3];
+    const cw = SIDE / c, x0 = 1, y0 = 33;
+    panels.forEach(([title, sub, cls, g], p) => {
+      const svg = this._panels[p];
+      svg.replaceChildren();
+      svg.setAttribute("aria-label", `${title}: ${sub}`);
+      svgEl("text", { x: x0, y: 12, class: "label small" }, svg).textContent = title;
+      svgEl("text", { x: x0, y: 26, class: "muted small" }, svg).textContent = sub;
+      svgEl("rect", { class: "frame", x: x0, y: y0, width: SIDE, height: SIDE }, svg);
+      const group = svgEl("g", { class: `cells ${cls}`, "data-x0": x0, "data-y0": y0, "data-cell": cw, "data-cells": c }, svg);
+      let d = "";
+      const partial = LEVELS.map(() => "");
+      for (let i = 0; i < c; i++) for (let j = 0; j < c; j++) {
+        const v = g[i * c + j];
+        if (v === 0) continue;
+        const cell = `M${(x0 + j * cw).toFixed(3)},${(y0 + i * cw).toFixed(3)}h${cw.toFixed(3)}v${cw.toFixed(3)}h${(-cw).toFixed(3)}z`;
+        if (v >= 1) d += cell;
+        else partial[Math.min(LEVELS.length - 1, Math.floor(Math.sqrt(v) * LEVELS.length))] += cell;
+      }
+      if (d) svgEl("path", { class: "cell full", d }, group);
+      partial.forEach((pd, b) => { if (pd) svgEl("path", { class: "cell", d: pd, "fill-opacity": LEVELS[b] }, group); });
+    });
+    const step = n / c;
+    this._axes.textContent = c < n
+      ? `Queries down, keys across; each cell is a block of about ${fmt(step, step % 1 ? 1 : 0)} × ${fmt(step, step % 1 ? 1 : 0)} pairs, darker the more of them are present.`
+      : "Queries down, keys across; one cell per pair.";
+  }
+
+  // LSH's steps for round 0: each position's bucket, the positions sorted by (bucket, position),
+  // and the chunks of that order (a query sees its chunk and the one before). Strips of at most
+  // 256 stripes (position floor(x n / stripes) each), every <rect> with its data-bucket.
+  _drawLsh(n, cur) {
+    const svg = this._lsh;
+    svg.replaceChildren();
+    svg.style.display = cur.kind === "lsh" ? "" : "none";
+    if (cur.kind !== "lsh") return;
+    const { buckets, order, chunk } = cur.r, c = Math.min(n, 256), w = 540 / c;
+    const color = (b) => BUCKET_COLORS[b % BUCKET_COLORS.length];
+    const strip = (y, label, name, bucketAt) => {
+      svgEl("text", { x: 10, y: y - 3, class: "muted small" }, svg).textContent = label;
+      const g = svgEl("g", { class: `strip ${name}`, "data-stripes": c }, svg);
+      for (let x = 0; x < c; x++) {
+        const b = bucketAt(Math.floor((x * n) / c));
+        svgEl("rect", { x: 10 + x * w, y, width: w + 0.2, height: 12, fill: color(b), "data-bucket": b }, g);
+      }
+    };
+    strip(14, "1. the bucket of each position (round 1), in position order", "by-position", (t) => buckets[t]);
+    strip(46, `2. sorted by bucket, 3. cut into chunks of ${chunk}`, "sorted", (s) => buckets[order[s]]);
+    for (let s = chunk; s < n; s += chunk) {
+      const x = 10 + (s / n) * 540;
+      svgEl("line", { class: "chunk", x1: x, x2: x, y1: 42, y2: 62, "data-at": s }, svg);
+    }
+    svgEl("text", { x: 10, y: 80, class: "muted small" }, svg).textContent = "each query attends to its chunk and the chunk before, in any round";
+  }
+}
+
+function describe(p) {
+  switch (p.kind) {
+    case "local": return `local window ±${p.width}`;
+    case "strided": return `strided, stride ${p.stride}`;
+    case "fixed": return `fixed, block ${p.block}, ${p.summary} summary`;
+    default: return `LSH, ${p.buckets} buckets × ${p.rounds} round${p.rounds > 1 ? "s" : ""}`;
+  }
+}
+
+define("sx-patterns", SxPatterns);

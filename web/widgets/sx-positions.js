@@ -1,0 +1,315 @@
+// <sx-positions>: positional encodings. Four pictures of the library's positionalEncoding()
+// (the same table the model adds to its embeddings, at base 10000):
+//   matrix    the position x dimension matrix as a heatmap (seed 002's figure), rows the
+//             positions 0 .. positions - 1, columns the dimensions (sin, cos, sin, cos, ...),
+//             with the bits of each position beside it: column pair 0 flips fastest, like bit 0
+//             of a binary counter, and each later pair turns slower, like a higher bit;
+//   offset    PE(a) . PE(a + k) against the offset k, for every start a: every pair with the same
+//             offset lands on one value (the spread at each k is drawn and printed), so the dot
+//             product depends on the offset only;
+//   rotation  column pair p as points on the unit circle: PE(i + k) is PE(i) turned by the angle
+//             k w_p, the 2 x 2 block of the rotation M_k (its entries are PE(k)'s pair p);
+//   relative  the relative encodings beside the absolute ones: Shaw et al.'s clipped distance
+//             matrix clip(j - i, -K, K) (which row of the learned table each score reads) and
+//             Transformer-XL's four score terms (relative: txlScores) for random q, k, u, v.
+//   <sx-positions base="10000" dim="32" positions="48" offset="4" pair="1" position="3"
+//                 clip="3" seed="1" theme="auto"></sx-positions>
+// Keyboard: every control is a native slider (arrows, Page Up/Down, Home/End).
+// Events: sx-positions-change { base, dim, positions, offset, pair, position, clip }.
+import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
+import { positionalEncoding, txlScores } from "../simplexity.js";
+import { mulberry32 } from "../viz/mulberry32.js";
+import { linear } from "../viz/scale.js";
+
+const W = 720;
+const N_REL = 9; // queries and keys of the relative panels
+const num = (v, d = 2) => fmt(v, d).replace("-", "−");
+
+const CSS = sheet(`
+svg.picture { max-width: 760px; margin: 0 auto 0.4rem; }
+.pos { fill: var(--sx-pos, var(--_softmax)); }
+.neg { fill: var(--sx-neg, var(--_sparsemax)); }
+.bit1 { fill: var(--_fg); fill-opacity: 0.75; }
+.bit0 { fill: var(--_grid); fill-opacity: 0.35; }
+.mark { fill: none; stroke: var(--_accent); stroke-width: 1.6; }
+.label { font-weight: 600; }
+.small { font-size: 11px; }
+.curve { fill: none; stroke: var(--_softmax); stroke-width: 1.8; }
+.band { fill: var(--_accent); fill-opacity: 0.25; }
+.dot { fill: var(--_accent); }
+.circle { fill: none; stroke: var(--_grid); }
+.orbit { fill: var(--_muted); fill-opacity: 0.55; }
+.pi { fill: var(--_softmax); stroke: var(--_bg); stroke-width: 1.5; }
+.pk { fill: var(--_accent); stroke: var(--_bg); stroke-width: 1.5; }
+.arc { fill: none; stroke: var(--_accent); stroke-width: 1.8; }
+.ray { stroke: var(--_muted); stroke-width: 1; }
+.controls { grid-template-columns: repeat(auto-fit, minmax(17rem, 1fr)); max-width: 46rem; }
+svg text.mono { white-space: pre; font-family: ui-monospace, monospace; }
+.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; }
+.hint { color: var(--_muted); font-size: 12px; margin: 0.2rem 0 0; }
+`);
+
+export class SxPositions extends SxElement {
+  static spec = {
+    base: { type: "number", default: 10000, min: 2, max: 1e6 },
+    dim: { type: "number", default: 32, min: 2, max: 64, integer: true },
+    positions: { type: "number", default: 48, min: 8, max: 96, integer: true },
+    offset: { type: "number", default: 4, min: 1, max: 95, integer: true },
+    pair: { type: "number", default: 1, min: 0, max: 31, integer: true },
+    position: { type: "number", default: 3, min: 0, max: 95, integer: true },
+    clip: { type: "number", default: 3, min: 0, max: 16, integer: true },
+    seed: { type: "number", default: 1, min: 0, max: 2 ** 31, integer: true },
+    theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
+  };
+  static sheets = [CSS];
+
+  /** The matrix drawn (positions x dim, the library's positionalEncoding), a copy; null before the first render. */
+  get matrix() { return this._pe ? this._pe.slice() : null; }
+
+  build(body) {
+    const aria = (label) => ({ class: "picture", role: "img", "aria-label": label });
+    this._matrixSvg = svgEl("svg", { ...aria("the positional encoding matrix, positions by dimensions, with the bits of each position"), viewBox: `0 0 ${W} 300` }, body);
+    this._offsetSvg = svgEl("svg", { ...aria("the dot product of two encodings against their offset"), viewBox: `0 0 ${W} 210` }, body);
+    this._rotSvg = svgEl("svg", { ...aria("one column pair as a rotation on the unit circle"), viewBox: `0 0 ${W} 250` }, body);
+    this._relSvg = svgEl("svg", { ...aria("relative encodings: Shaw's clipped distances and Transformer-XL's four terms"), viewBox: `0 0 ${W} 200` }, body);
+
+    const ctl = htmlEl("div", { class: "controls", part: "controls" }, body);
+    const c = (label, min, max, step, value, format) => rangeControl(ctl, { label, min, max, step, value, format });
+    this._ctl = {
+      base: c("base", 0.5, 6, 0.05, 4, (v) => String(Math.round(10 ** v))),
+      dim: c("dimension d", 2, 64, 2, 32, String),
+      positions: c("max position", 8, 96, 1, 48, (v) => String(v - 1)),
+      offset: c("offset k", 1, 47, 1, 4, String),
+      pair: c("column pair p", 0, 15, 1, 1, (v) => `${v} (cols ${2 * v}, ${2 * v + 1})`),
+      position: c("position i", 0, 47, 1, 3, String),
+      clip: c("Shaw's clip K", 0, 8, 1, 3, String),
+    };
+    for (const [k, ctrl] of Object.entries(this._ctl)) {
+      ctrl.input.addEventListener("input", () => {
+        const v = Number(ctrl.input.value);
+        this._user({ [k]: k === "base" ? Math.round(10 ** v) : v });
+      });
+    }
+    this._readout = htmlEl("p", { class: "readout", part: "readout", "aria-live": "polite" }, body);
+    htmlEl("p", { class: "hint", part: "hint", text: "PE(t)[2i] = sin(t / base^(2i/d)), PE(t)[2i+1] = cos(t / base^(2i/d)): the table the model adds to its embeddings (base 10000)." }, body);
+  }
+
+  _user(change) {
+    for (const k in change) this[k] = change[k];
+    const s = this.settings().s;
+    this.emit("change", { base: s.base, dim: s.dim, positions: s.positions, offset: s.offset, pair: s.pair, position: s.position, clip: s.clip });
+  }
+
+  settings() {
+    const r = super.settings();
+    if (r.s.dim % 2) {
+      r.errors.push(`dim="${r.s.dim}" is odd (the encoding pairs sin and cos columns); using ${r.s.dim - 1}`);
+      r.s.dim -= 1;
+    }
+    return r;
+  }
+
+  render(s) {
+    const P = s.positions, d = s.dim;
+    // offsets and pairs are clamped to what the matrix holds (the sliders follow)
+    const k = Math.min(s.offset, P - 1), p = Math.min(s.pair, d / 2 - 1), i = Math.min(s.position, P - 1 - k);
+    const K = s.clip;
+    const pe = this._pe = positionalEncoding(P, d, { base: s.base });
+    const ctl = this._ctl;
+    ctl.offset.input.max = String(P - 1);
+    ctl.pair.input.max = String(d / 2 - 1);
+    ctl.position.input.max = String(P - 1 - k);
+    ctl.base.set(Math.log10(s.base)); ctl.dim.set(d); ctl.positions.set(P); ctl.offset.set(k); ctl.pair.set(p);
+    ctl.position.set(i); ctl.clip.set(K);
+    ctl.base.output.textContent = String(s.base);
+    ctl.base.input.setAttribute("aria-valuetext", `base ${s.base}`);
+
+    this._drawMatrix(pe, P, d, i, k, p);
+    const spread = this._drawOffsets(pe, P, d, i);
+    const rot = this._drawRotation(pe, P, d, i, k, p, s.base);
+    this._drawRelative(s, K, d);
+    this._readout.textContent =
+      `base ${s.base}, d = ${d}, positions 0–${P - 1}: pair p = ${p} turns at w = base^(−${2 * p}/${d}) = ${rot.w.toPrecision(3)} ` +
+      `rad per position (wavelength ${rot.wavelength}) · PE(${i})·PE(${i + k}) = ${num(rot.dotIK, 4)}, and every pair at offset ${k} gives the same ` +
+      `(largest spread over all offsets ${spread.toExponential(1)}) · M_${k} maps PE(${i}) to PE(${i + k}): ` +
+      `block p = [[${num(rot.cs, 3)}, ${num(rot.sn, 3)}], [${num(-rot.sn, 3)}, ${num(rot.cs, 3)}]], off from PE(${i + k}) by ${rot.err.toExponential(1)}`;
+  }
+
+  // ------------------------------------------------------------------ the matrix + bits
+  _drawMatrix(pe, P, d, i, k, p) {
+    const svg = this._matrixSvg;
+    svg.replaceChildren();
+    const nbits = Math.max(1, Math.ceil(Math.log2(P)));
+    const top = 38, left = 30, bitW = 10, gap = 26;
+    const cw = Math.max(4, Math.min(18, Math.floor((W - left - nbits * bitW - gap - 8) / d)));
+    const ch = Math.max(3, Math.min(8, Math.floor(360 / P)));
+    const x0 = left + nbits * bitW + gap, H = top + P * ch + 26;
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svgEl("text", { x: left, y: 14, class: "label" }, svg).textContent = `the bits of t (low bit first) beside PE(t): position t (rows) × dimension (columns), d = ${d}`;
+    svgEl("text", { x: left, y: 28, class: "muted small" }, svg).textContent = "blue > 0, red < 0; column pairs slow down from left to right, like higher bits";
+    svgEl("text", { x: left, y: top + P * ch + 12, class: "muted small" }, svg).textContent = "bits";
+    // bits: column b is bit b of the position
+    const bits = svgEl("g", { class: "bits" }, svg);
+    for (let t = 0; t < P; t++) {
+      for (let b = 0; b < nbits; b++) {
+        svgEl("rect", { class: (t >> b) & 1 ? "bit1" : "bit0", x: left + b * bitW + 1, y: top + t * ch, width: bitW - 2, height: Math.max(1, ch - 0.6), "data-bit": b }, bits);
+      }
+    }
+    // the heatmap: opacity |v|, colour the sign; data-v holds the float32 value drawn
+    const cells = svgEl("g", { class: "cells", part: "cells" }, svg);
+    for (let t = 0; t < P; t++) {
+      for (let c = 0; c < d; c++) {
+        const v = pe[t * d + c];
+        svgEl("rect", { class: v >= 0 ? "pos" : "neg", "fill-opacity": Math.abs(v).toFixed(3), x: x0 + c * cw, y: top + t * ch, width: cw, height: ch, "data-t": t, "data-c": c, "data-v": v }, cells);
+      }
+    }
+    // position labels, the marked rows i and i + k and the marked pair p
+    for (let t = 0; t < P; t += P > 48 ? 10 : 5) {
+      svgEl("text", { x: left - 4, y: top + t * ch + ch, "text-anchor": "end", class: "muted small" }, svg).textContent = String(t);
+    }
+    for (let c = 0; c < d; c += d > 32 ? 8 : 4) {
+      svgEl("text", { x: x0 + c * cw + cw / 2, y: top + P * ch + 12, "text-anchor": "middle", class: "muted small" }, svg).textContent = String(c);
+    }
+    svgEl("text", { x: x0 + d * cw, y: top + P * ch + 12, "text-anchor": "end", class: "muted small" }, svg).textContent = "dimension";
+    for (const t of [i, i + k]) svgEl("rect", { class: "mark", x: x0 - 1, y: top + t * ch - 0.5, width: d * cw + 2, height: ch + 1 }, svg);
+    svgEl("rect", { class: "mark", x: x0 + 2 * p * cw, y: top - 2, width: 2 * cw, height: P * ch + 4 }, svg);
+  }
+
+  // ------------------------------------------------------------------ dot product vs offset
+  _drawOffsets(pe, P, d, i) {
+    const svg = this._offsetSvg;
+    svg.replaceChildren();
+    const left = 60, right = W - 14, top = 30, bottom = 176;
+    const kx = linear([-(P - 1), P - 1], [left, right]);
+    const vy = linear([-d / 2, d / 2], [bottom, top]);
+    svgEl("text", { x: left, y: 14, class: "label" }, svg).textContent = "PE(a) · PE(a + k) against the offset k, for every start a";
+    svgEl("text", { x: left, y: 27, class: "muted small" }, svg).textContent = `band: min–max over all starts (it has no width); dots: start a = ${i}`;
+    svgEl("line", { class: "axis", x1: left, x2: right, y1: vy(0), y2: vy(0) }, svg);
+    svgEl("line", { class: "axis", x1: kx(0), x2: kx(0), y1: top, y2: bottom }, svg);
+    for (const v of [-d / 2, 0, d / 2]) svgEl("text", { x: left - 6, y: vy(v) + 4, "text-anchor": "end", class: "muted small" }, svg).textContent = num(v, 0);
+    for (const v of [-(P - 1), 0, P - 1]) svgEl("text", { x: kx(v), y: bottom + 16, "text-anchor": "middle", class: "muted small" }, svg).textContent = String(v);
+    svgEl("text", { x: (kx(0) + right) / 2, y: bottom + 16, "text-anchor": "middle", class: "muted small" }, svg).textContent = "offset k";
+    let spread = 0, line = "", bandTop = "", bandBottom = "";
+    const lo = new Float64Array(2 * P - 1), hi = new Float64Array(2 * P - 1);
+    for (let k = -(P - 1); k <= P - 1; k++) {
+      let mn = Infinity, mx = -Infinity;
+      for (let a = Math.max(0, -k); a < Math.min(P, P - k); a++) {
+        let s = 0;
+        for (let c = 0; c < d; c++) s += pe[a * d + c] * pe[(a + k) * d + c];
+        mn = Math.min(mn, s); mx = Math.max(mx, s);
+      }
+      lo[k + P - 1] = mn; hi[k + P - 1] = mx;
+      spread = Math.max(spread, mx - mn);
+      line += `${line ? "L" : "M"}${kx(k).toFixed(1)},${vy((mn + mx) / 2).toFixed(1)}`;
+      bandTop += `${bandTop ? "L" : "M"}${kx(k).toFixed(1)},${(vy(mx) - 0.8).toFixed(1)}`;
+    }
+    for (let k = P - 1; k >= -(P - 1); k--) bandBottom += `L${kx(k).toFixed(1)},${(vy(lo[k + P - 1]) + 0.8).toFixed(1)}`;
+    svgEl("path", { class: "band", d: `${bandTop}${bandBottom}Z` }, svg);
+    svgEl("path", { class: "curve", d: line }, svg);
+    const dots = svgEl("g", { class: "dots", part: "offset-dots" }, svg);
+    for (let k = -i; k <= P - 1 - i; k++) {
+      let s = 0;
+      for (let c = 0; c < d; c++) s += pe[i * d + c] * pe[(i + k) * d + c];
+      svgEl("circle", { class: "dot", cx: kx(k).toFixed(1), cy: vy(s).toFixed(1), r: 2, "data-k": k, "data-v": s, "data-lo": lo[k + P - 1], "data-hi": hi[k + P - 1] }, dots);
+    }
+    return spread;
+  }
+
+  // ------------------------------------------------------------------ the rotation
+  _drawRotation(pe, P, d, i, k, p, base) {
+    const svg = this._rotSvg;
+    svg.replaceChildren();
+    const cx = 130, cy = 128, R = 95;
+    const at = (t) => [cx + R * pe[t * d + 2 * p + 1], cy - R * pe[t * d + 2 * p]]; // (cos, sin)
+    svgEl("text", { x: 10, y: 14, class: "label" }, svg).textContent = `column pair p = ${p}: (cos, sin) on the unit circle`;
+    svgEl("circle", { class: "circle", cx, cy, r: R }, svg);
+    svgEl("line", { class: "axis", x1: cx - R - 8, x2: cx + R + 8, y1: cy, y2: cy }, svg);
+    svgEl("line", { class: "axis", x1: cx, x2: cx, y1: cy - R - 8, y2: cy + R + 8 }, svg);
+    for (let t = 0; t < P; t++) {
+      const [x, y] = at(t);
+      svgEl("title", {}, svgEl("circle", { class: "orbit", cx: x.toFixed(1), cy: y.toFixed(1), r: 2.2 }, svg)).textContent = `PE(${t}) pair ${p}`;
+    }
+    const w = base ** (-2 * p / d);
+    // the arc from PE(i) to PE(i + k): k w radians counter-clockwise (drawn modulo full turns)
+    const a0 = i * w, turn = k * w, shown = turn % (2 * Math.PI);
+    const r2 = R * 0.55, steps = 48;
+    let arc = "";
+    for (let s = 0; s <= steps; s++) {
+      const a = a0 + (shown * s) / steps;
+      arc += `${s ? "L" : "M"}${(cx + r2 * Math.cos(a)).toFixed(1)},${(cy - r2 * Math.sin(a)).toFixed(1)}`;
+    }
+    svgEl("path", { class: "arc", d: arc }, svg);
+    const [xi, yi] = at(i), [xk, yk] = at(i + k);
+    svgEl("line", { class: "ray", x1: cx, y1: cy, x2: xi, y2: yi }, svg);
+    svgEl("line", { class: "ray", x1: cx, y1: cy, x2: xk, y2: yk }, svg);
+    svgEl("circle", { class: "pi", cx: xi, cy: yi, r: 6 }, svg);
+    svgEl("circle", { class: "pk", cx: xk, cy: yk, r: 6 }, svg);
+    svgEl("text", { x: xi + 8, y: yi - 6, class: "small" }, svg).textContent = `PE(${i})`;
+    svgEl("text", { x: xk + 8, y: yk + 14, class: "small" }, svg).textContent = `PE(${i + k})`;
+    // the block of M_k, read off PE(k): [[cos k w, sin k w], [-sin k w, cos k w]] on (sin, cos)
+    const sn = pe[k * d + 2 * p], cs = pe[k * d + 2 * p + 1];
+    const s0 = pe[i * d + 2 * p], c0 = pe[i * d + 2 * p + 1];
+    const s1 = cs * s0 + sn * c0, c1 = -sn * s0 + cs * c0;
+    const err = Math.max(Math.abs(s1 - pe[(i + k) * d + 2 * p]), Math.abs(c1 - pe[(i + k) * d + 2 * p + 1]));
+    let dotIK = 0;
+    for (let c = 0; c < d; c++) dotIK += pe[i * d + c] * pe[(i + k) * d + c];
+    const tx = 280, lines = [
+      [`w_p = base^(−2p/d) = ${w.toPrecision(4)} rad per position`, ""],
+      [`M_${k} turns pair p by k w_p = ${num(turn, 3)} rad${turn > 2 * Math.PI ? ` (${num(turn / (2 * Math.PI), 2)} turns)` : ""}:`, ""],
+      [`  [ sin(t+k)w ]   [ ${num(cs, 3)}  ${num(sn, 3)} ] [ sin tw ]`, "mono"],
+      [`  [ cos(t+k)w ] = [ ${num(-sn, 3)}  ${num(cs, 3)} ] [ cos tw ]`, "mono"],
+      [`its entries are PE(${k})'s pair p: sin k w = ${num(sn, 3)}, cos k w = ${num(cs, 3)}`, ""],
+      [`M_${k} PE(${i}) = (${num(s1, 4)}, ${num(c1, 4)}),  PE(${i + k}) = (${num(pe[(i + k) * d + 2 * p], 4)}, ${num(pe[(i + k) * d + 2 * p + 1], 4)})`, ""],
+      ["the same M_k for every i: it depends on the offset k only", "muted"],
+    ];
+    lines.forEach(([text, cls], j) => {
+      const t = svgEl("text", { x: tx, y: 50 + j * 22, class: `small ${cls}` }, svg);
+      t.textContent = text;
+    });
+    const wavelength = (2 * Math.PI) / w;
+    return { w, cs, sn, err, dotIK, wavelength: wavelength < 1e4 ? num(wavelength, 1) : wavelength.toExponential(1) };
+  }
+
+  // ------------------------------------------------------------------ relative encodings
+  _drawRelative(s, K, d) {
+    const svg = this._relSvg;
+    svg.replaceChildren();
+    const n = N_REL, cell = 11, top = 52, gapX = 18, left = 10;
+    svgEl("text", { x: left, y: 14, class: "label" }, svg).textContent = "relative encodings";
+    svgEl("text", { x: left, y: 28, class: "muted small" }, svg).textContent =
+      `Shaw et al.: score e_ij reads row clip(j − i, −${K}, ${K}) + ${K} of a learned table (a parameter, not drawn)`;
+    svgEl("text", { x: left, y: 42, class: "muted small" }, svg).textContent =
+      `Transformer-XL: q_i·k_j + q_i·r_(i−j) + u·k_j + v·r_(i−j), r_t = PE(t), for random q, k, u, v (seed ${s.seed}), ${N_REL} queries and keys`;
+    const panel = (x, title, values, max, kind) => {
+      const g = svgEl("g", { class: `rel ${kind}`, part: `rel-${kind}` }, svg);
+      for (let a = 0; a < n; a++) {
+        for (let b = 0; b < n; b++) {
+          const v = values[a * n + b];
+          svgEl("rect", { class: v >= 0 ? "pos" : "neg", "fill-opacity": Math.min(1, Math.abs(v) / (max || 1)).toFixed(3), x: x + b * cell, y: top + a * cell, width: cell - 0.5, height: cell - 0.5, "data-v": v }, g);
+        }
+      }
+      svgEl("text", { x, y: top + n * cell + 14, class: "small" }, svg).textContent = title[0];
+      svgEl("text", { x, y: top + n * cell + 28, class: "muted small" }, svg).textContent = title[1];
+    };
+    // Shaw: the clipped distance j - i (the table row read), signed
+    const dist = new Float64Array(n * n);
+    for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) dist[a * n + b] = Math.max(-K, Math.min(K, b - a));
+    panel(left, ["Shaw: clip(j − i)", `${2 * K + 1} table rows`], dist, Math.max(1, K), "shaw");
+    // Transformer-XL: the four terms for random q, k (n x d), u, v (d)
+    const rnd = mulberry32(s.seed * 7919 + 13);
+    const vec = (len) => Float32Array.from({ length: len }, () => (rnd() * 2 - 1));
+    const q = vec(n * d), k = vec(n * d), u = vec(d), v = vec(d);
+    const { out, terms } = txlScores(q, k, { u, v, base: s.base, terms: true });
+    let max = 0;
+    for (const x of terms) max = Math.max(max, Math.abs(x));
+    const names = [["(a) q·k", "content"], ["(b) q·r", "content-position"], ["(c) u·k", "global content"], ["(d) v·r", "global position"]];
+    const pw = n * cell + gapX;
+    for (let m = 0; m < 4; m++) panel(left + (m + 1) * pw + 10, names[m], terms.subarray(m * n * n, (m + 1) * n * n), max, `txl-${m}`);
+    let omax = 0;
+    for (const x of out) omax = Math.max(omax, Math.abs(x));
+    panel(left + 5 * pw + 20, ["score = a + b + c + d", "txlScores()"], out, omax, "txl-sum");
+    svgEl("text", { x: left + 5 * pw + 8, y: top + (n * cell) / 2 + 4, "text-anchor": "middle", class: "label" }, svg).textContent = "=";
+  }
+}
+
+define("sx-positions", SxPositions);
