@@ -18,6 +18,10 @@ int sx__check_temperature(float temperature);
    also an error (allow_neg_inf = 0). */
 int sx__check_scores(const float *x, size_t count, const char *name, int allow_neg_inf);
 
+/* A mapping code the attention entry points take (SX_MAP_SOFTMAX, SPARSEMAX, ENTMAX15, ENTMAX
+   with alpha = param >= 1, FUSEDMAX with lambda = param >= 0) and its parameter. */
+int sx__check_attention_mapping(int mapping, float param);
+
 /* max of a row (SIMD, pmax). -INFINITY for an all -Infinity row. */
 float sx__row_max(const float *x, int n);
 

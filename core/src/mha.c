@@ -12,28 +12,6 @@
 /* Largest element count of any one buffer: the JS side addresses floats by int byte offsets. */
 #define SX_MAX_ELEMS ((uint64_t)INT32_MAX / 4)
 
-static int check_mapping(int mapping, float param) {
-    switch (mapping) {
-    case SX_MAP_SOFTMAX:
-    case SX_MAP_SPARSEMAX:
-    case SX_MAP_ENTMAX15: return SX_OK;
-    case SX_MAP_ENTMAX:
-        if (!(param >= 1.0f) || param == INFINITY)
-            return sx__fail(SX_EINVAL, -1, "alpha must be finite and >= 1 (got %g)",
-                            (double)param);
-        return SX_OK;
-    case SX_MAP_FUSEDMAX:
-        if (!(param >= 0.0f) || param == INFINITY)
-            return sx__fail(SX_EINVAL, -1, "lambda must be finite and >= 0 (got %g)",
-                            (double)param);
-        return SX_OK;
-    default:
-        return sx__fail(SX_EINVAL, -1,
-                        "unknown mapping %d (SX_MAP_SOFTMAX 0, SPARSEMAX 1, ENTMAX15 2, "
-                        "ENTMAX 3, FUSEDMAX 5)", mapping);
-    }
-}
-
 int sx_attention(float *out, float *att, const float *q, const float *k, const float *v,
                  const int *k_len, int B, int Tq, int Tk, int H, int dh, int mapping, float param,
                  int causal) {
@@ -42,7 +20,7 @@ int sx_attention(float *out, float *att, const float *q, const float *k, const f
                         Tq, Tk);
     if (H < 1 || dh < 1)
         return sx__fail(SX_EINVAL, -1, "H and dh must be >= 1 (got %d, %d)", H, dh);
-    int st = check_mapping(mapping, param);
+    int st = sx__check_attention_mapping(mapping, param);
     if (st != SX_OK) return st;
     const uint64_t C = (uint64_t)H * (uint64_t)dh;
     const uint64_t nq = (uint64_t)B * Tq * C, nk = (uint64_t)B * Tk * C;

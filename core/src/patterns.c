@@ -320,26 +320,6 @@ int sx_pattern_lsh(int *bucket, int *order, const float *k, int T, int H, int dh
 }
 
 /* ------------------------------------------------------------- attention */
-static int check_mapping(int mapping, float param) {
-    switch (mapping) {
-    case SX_MAP_SOFTMAX:
-    case SX_MAP_SPARSEMAX:
-    case SX_MAP_ENTMAX15: return SX_OK;
-    case SX_MAP_ENTMAX:
-        if (!(param >= 1.0f) || param == INFINITY)
-            return sx__fail(SX_EINVAL, -1, "alpha must be finite and >= 1 (got %g)", (double)param);
-        return SX_OK;
-    case SX_MAP_FUSEDMAX:
-        if (!(param >= 0.0f) || param == INFINITY)
-            return sx__fail(SX_EINVAL, -1, "lambda must be finite and >= 0 (got %g)", (double)param);
-        return SX_OK;
-    default:
-        return sx__fail(SX_EINVAL, -1,
-                        "unknown mapping %d (SX_MAP_SOFTMAX 0, SPARSEMAX 1, ENTMAX15 2, "
-                        "ENTMAX 3, FUSEDMAX 5)", mapping);
-    }
-}
-
 /* s[t] = q . k_{keys[t]} * scale for t < n, four keys at a time. */
 static void row_scores(float *s, const float *q, const float *k, int ld, const int *keys, int n,
                        int dh, float scale) {
@@ -394,7 +374,7 @@ int sx_attention_pattern(float *out, float *att, const float *q, const float *k,
         return sx__fail(SX_EINVAL, -1, "B, Tq and Tk must be >= 0 (got %d, %d, %d)", B, Tq, Tk);
     if (H < 1 || dh < 1)
         return sx__fail(SX_EINVAL, -1, "H and dh must be >= 1 (got %d, %d)", H, dh);
-    int st = check_mapping(mapping, param);
+    int st = sx__check_attention_mapping(mapping, param);
     if (st != SX_OK) return st;
     pattern_t p;
     if ((st = check_pattern(&p, pattern, Tq, Tk)) != SX_OK) return st;

@@ -147,4 +147,26 @@ int sx__check_scores(const float *x, size_t count, const char *name, int allow_n
 void *sx_malloc(int bytes) { return bytes > 0 ? malloc((size_t)bytes) : NULL; }
 void sx_free(void *ptr) { free(ptr); }
 
+int sx__check_attention_mapping(int mapping, float param) {
+    switch (mapping) {
+    case SX_MAP_SOFTMAX:
+    case SX_MAP_SPARSEMAX:
+    case SX_MAP_ENTMAX15: return SX_OK;
+    case SX_MAP_ENTMAX:
+        if (!(param >= 1.0f) || param == INFINITY)
+            return sx__fail(SX_EINVAL, -1, "alpha must be finite and >= 1 (got %g)",
+                            (double)param);
+        return SX_OK;
+    case SX_MAP_FUSEDMAX:
+        if (!(param >= 0.0f) || param == INFINITY)
+            return sx__fail(SX_EINVAL, -1, "lambda must be finite and >= 0 (got %g)",
+                            (double)param);
+        return SX_OK;
+    default:
+        return sx__fail(SX_EINVAL, -1,
+                        "unknown mapping %d (SX_MAP_SOFTMAX 0, SPARSEMAX 1, ENTMAX15 2, "
+                        "ENTMAX 3, FUSEDMAX 5)", mapping);
+    }
+}
+
 SX_COLD_END
