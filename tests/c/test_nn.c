@@ -549,7 +549,7 @@ static void test_attention(void) {
     {
         static const int kind[4] = { SX_NN_SOFTMAX, SX_NN_SPARSEMAX, SX_NN_ENTMAX15, SX_NN_ENTMAX_LEARNED };
         static const int k_len[2] = { 9, 6 };
-        att_ctx c = { { 4, 3, 1, kind, NULL, 8, 2.0f }, 2, 9, 9, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
+        att_ctx c = { { 4, 3, 1, kind, NULL, 8, 2.0f, NULL }, 2, 9, 9, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
         att_alloc(&c);
         /* spans with R + z L away from an integer (the window is fixed within eps) */
         const float z[4] = { 0.43f, 0.18f, 0.81f, 0.3f }, a[4] = { 0, 0, 0, -0.4f };
@@ -563,7 +563,7 @@ static void test_attention(void) {
         static const int kind[4] = { SX_NN_ENTMAX_LEARNED, SX_NN_FUSEDMAX, SX_NN_ENTMAX, SX_NN_SOFTMAX };
         static const float param[4] = { 0, 0.2f, 1.7f, 0 };
         static const int k_len[2] = { 11, 7 };
-        att_ctx c = { { 4, 5, 0, kind, param, 0, 0 }, 2, 6, 11, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
+        att_ctx c = { { 4, 5, 0, kind, param, 0, 0, NULL }, 2, 6, 11, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
         att_alloc(&c);
         c.a[0] = 1.5f;
         check_attention("cross+padding", &c, 1, &worst);
@@ -572,7 +572,7 @@ static void test_attention(void) {
     /* 3. encoder self-attention with span (symmetric distance), learned alpha near 1 */
     {
         static const int kind[2] = { SX_NN_ENTMAX_LEARNED, SX_NN_SPARSEMAX };
-        att_ctx c = { { 2, 4, 0, kind, NULL, 6, 1.5f }, 1, 8, 8, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
+        att_ctx c = { { 2, 4, 0, kind, NULL, 6, 1.5f, NULL }, 1, 8, 8, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
         att_alloc(&c);
         c.a[0] = -2.0f;
         c.z[0] = 0.37f;
@@ -586,17 +586,17 @@ static void test_attention(void) {
     {
         static const int kind[3] = { SX_NN_SOFTMAX, SX_NN_ENTMAX_LEARNED, SX_NN_SPARSEMAX };
         static const int k_len[2] = { 150, 97 };
-        att_ctx c = { { 3, 8, 1, kind, NULL, 100, 16.0f }, 2, 150, 150, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
+        att_ctx c = { { 3, 8, 1, kind, NULL, 100, 16.0f, NULL }, 2, 150, 150, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
         att_alloc(&c);
         c.z[0] = 0.2f; c.z[1] = 0.55f; c.z[2] = 1.0f;
         c.a[1] = 0.7f;
         check_attention("long causal+span", &c, 0, &worst);
         att_free(&c);
-        att_ctx d = { { 3, 8, 1, kind, NULL, 0, 0 }, 2, 130, 130, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
+        att_ctx d = { { 3, 8, 1, kind, NULL, 0, 0, NULL }, 2, 130, 130, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
         att_alloc(&d);
         check_attention("long causal", &d, 0, &worst);
         att_free(&d);
-        att_ctx e = { { 3, 7, 0, kind, NULL, 0, 0 }, 2, 67, 131, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
+        att_ctx e = { { 3, 7, 0, kind, NULL, 0, 0, NULL }, 2, 67, 131, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
         att_alloc(&e);
         check_attention("long cross", &e, 0, &worst);
         att_free(&e);
@@ -605,12 +605,12 @@ static void test_attention(void) {
     {
         static const int kind[2] = { SX_NN_SPARSEMAX, SX_NN_SOFTMAX };
         static const int k_len[2] = { 8, 5 };
-        att_ctx c = { { 2, 3, 0, kind, NULL, 4, 1.0f }, 2, 40, 8, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
+        att_ctx c = { { 2, 3, 0, kind, NULL, 4, 1.0f, NULL }, 2, 40, 8, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
         att_alloc(&c);
         c.z[0] = 0.3f; c.z[1] = 1.0f;
         check_attention("span Tq > Tk", &c, 0, &worst);
         att_free(&c);
-        att_ctx d = { { 2, 3, 1, kind, NULL, 0, 0 }, 1, 100, 70, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
+        att_ctx d = { { 2, 3, 1, kind, NULL, 0, 0, NULL }, 1, 100, 70, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
         att_alloc(&d);
         check_attention("causal Tq > Tk", &d, 0, &worst);
         att_free(&d);
@@ -619,7 +619,7 @@ static void test_attention(void) {
     {
         static const int kind[2] = { SX_NN_SOFTMAX, SX_NN_ENTMAX15 };
         static const int k_len[2] = { 0, 3 };
-        att_ctx c = { { 2, 2, 0, kind, NULL, 0, 0 }, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
+        att_ctx c = { { 2, 2, 0, kind, NULL, 0, 0, NULL }, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, k_len, 0, 0, 0, 0 };
         att_alloc(&c);
         check_attention("empty keys", &c, 0, &worst);
         int zero = 1;
@@ -630,7 +630,7 @@ static void test_attention(void) {
     /* error paths */
     {
         static const int kind[1] = { 9 };
-        sx_nn_attn_cfg cfg = { 1, 2, 0, kind, NULL, 0, 0 };
+        sx_nn_attn_cfg cfg = { 1, 2, 0, kind, NULL, 0, 0, NULL };
         float x[8] = { 0 }, s[4], o[4];
         CHECK(sx_nn_attention_forward(o, s, NULL, s, x, 2, x, x, 2, NULL, NULL, NULL, 1, 2, 2, &cfg) == SX_EINVAL,
               "unknown mapping is an error");
@@ -811,7 +811,7 @@ static void train_task(int task, int T, int steps, float max_loss) {
         span_z[h] = 1.0f;
     }
     static const int kind[NH] = { SX_NN_SOFTMAX, SX_NN_ENTMAX_LEARNED };
-    const sx_nn_attn_cfg cfg = { NH, TR_HS, span, kind, NULL, span ? T : 0, 2.0f };
+    const sx_nn_attn_cfg cfg = { NH, TR_HS, span, kind, NULL, span ? T : 0, 2.0f, NULL };
     /* activations and scratch, once */
     const size_t BT = (size_t)B * T, maps = sx_nn_attention_map_size(&cfg, B, T, T);
     float *pe = falloc(T * C), *x = falloc(BT * C), *q = falloc(BT * C), *k = falloc(BT * C);

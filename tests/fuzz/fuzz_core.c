@@ -26,7 +26,15 @@
    - sigmoid: every weight in [0, 1] (rows need not sum to 1), exact 0 at masks; its backward as
      the others';
    - groupmax (group sizes from the bytes, sometimes a zero size or a wrong sum): on the simplex
-     like the forward mappings; its backward never NaN, zero at masks.
+     like the forward mappings; its backward never NaN, zero at masks;
+   - attention with a sparsity pattern (local, strided, fixed, LSH, bad ones; sizes, buckets,
+     rounds and seed from the bytes): every weight row on the simplex or all zeros (a query that
+     sees no key), exact zeros at padded and future keys and wherever sx_pattern_mask says the
+     pair is not computed, the output as for attention;
+   - masked mapping by valid length (mapping code and lengths from the bytes, bad ones
+     included): weights in [0, 1], exactly 0 past each row's length;
+   - positional encodings (positions and dim from the shape, base from the parameters): every
+     value in [-1, 1].
    A violation calls __builtin_trap(), which libFuzzer reports with the input. */
 #include <math.h>
 #include <stddef.h>
@@ -40,10 +48,13 @@ enum {
     OP_SOFTMAX, OP_SPARSEMAX, OP_ENTMAX15, OP_ENTMAX, OP_FUSEDMAX, OP_OSCARMAX,
     OP_SOFTMAX_B, OP_SPARSEMAX_B, OP_ENTMAX15_B, OP_ENTMAX_B, OP_FUSEDMAX_B, OP_OSCARMAX_B,
     OP_ALPHA_GRAD, OP_ENTROPY, OP_SPAN_MASK, OP_POOL, OP_POOL_B, OP_ATTENTION, OP_MISC,
-    OP_JACOBIAN, OP_THRESHOLD, OP_SIGMOID, OP_SIGMOID_B, OP_GROUPMAX, OP_GROUPMAX_B, OP_COUNT
+    OP_JACOBIAN, OP_THRESHOLD, OP_SIGMOID, OP_SIGMOID_B, OP_GROUPMAX, OP_GROUPMAX_B,
+    OP_PATTERN, OP_MASKED, OP_POSENC, OP_COUNT
 };
 
 #define REQUIRE(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+static unsigned char mask[MAXN]; /* a pattern's (Tq, Tk) pairs */
 
 /* ---------------------------------------------------------------- byte reader */
 typedef struct {
@@ -256,6 +267,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         return 0;
     }
+    case OP_MASKED: { /* mapping code -1..8 (bad ones included), valid lengths from the bytes */
+        static int vlen[17];
+        const int mcode = (int)(rd_u8(&rd) % 10) - 1;
+        for (int r = 0; r < 17; r++) vlen[r] = (int)(rd_u8(&rd) % (n > 0 ? n + 3 : 3)) - 1;
+        st = sx_masked_mapping(o, xi, shape == 0xF6 ? NULL : vlen, rows, n, mcode, par, t);
+        if (st != SX_OK) {
+            REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
+            REQUIRE(sx_last_error()[0] != 0);
+            return 0;
+        }
+        REQUIRE(rows >= 0 && n >= 1 && o && xi);
+        for (int r = 0; r < rows; r++) {
+            REQUIRE(vlen[r] >= 0 && vlen[r] <= n);
+            for (int j = 0; j < n; j++) {
+                const float v = out[(size_t)r * n + j];
+                REQUIRE(v >= 0.0f && v <= 1.0f);
+                if (j >= vlen[r]) REQUIRE(v == 0.0f);
+            }
+        }
+        return 0;
+    }
+    case OP_POSENC: { /* positions = rows * 16, dim = n, base from the parameters */
+        const int positions = rows < 0 ? -1 : rows * 16, dim = n;
+        if ((size_t)(positions > 0 ? positions : 0) * (size_t)(dim > 0 ? dim : 0) > MAXN) return 0;
+        st = sx_positional_encoding(o, positions, dim, (double)par);
+        if (st != SX_OK) {
+            REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
+            REQUIRE(sx_last_error()[0] != 0);
+            return 0;
+        }
+        REQUIRE(o && positions >= 0 && dim >= 2);
+        for (size_t i = 0; i < (size_t)positions * dim; i++) REQUIRE(out[i] >= -1.0f && out[i] <= 1.0f);
+        return 0;
+    }
+    case OP_PATTERN:
     case OP_ATTENTION: {
         /* B 1..3, H 1..3, dh 1..8, Tq = rows (0..16), Tk 1..40; mapping (learned alpha: invalid)
            and causal from shape; k_len NULL or from the bytes (sometimes out of range); att NULL
@@ -272,7 +318,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         rd_scores(&rd, dy, (int)nk, shape & 1);
         rd_scores(&rd, vals, (int)nk, shape & 1);
         float *a = shape == 0xF8 ? NULL : att;
-        st = sx_attention(o, a, xi, g, vals, use_len ? k_len : NULL, B, Tq, Tk, H, dh, mapping, par, causal);
+        /* the pattern: kind 0..5 (5 invalid), size -1..18, summary 0..7, buckets 0..9 (odd and 0
+           invalid), rounds 0..3, seed from the bytes */
+        int pattern[SX_PATTERN_LEN];
+        pattern[0] = rd_u8(&rd) % 6;
+        pattern[1] = (int)(rd_u8(&rd) % 20) - 1;
+        pattern[2] = rd_u8(&rd) % 8;
+        pattern[3] = rd_u8(&rd) % 10;
+        pattern[4] = rd_u8(&rd) % 4;
+        pattern[5] = rd_u8(&rd);
+        pattern[5] = (pattern[5] << 8 | rd_u8(&rd)) - 30000;
+        if (op == OP_PATTERN)
+            st = sx_attention_pattern(o, a, xi, g, vals, use_len ? k_len : NULL, B, Tq, Tk, H, dh, mapping,
+                                      par, causal, pattern);
+        else
+            st = sx_attention(o, a, xi, g, vals, use_len ? k_len : NULL, B, Tq, Tk, H, dh, mapping, par, causal);
         if (st != SX_OK) {
             REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
             REQUIRE(sx_last_error()[0] != 0);
@@ -303,7 +363,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         s += r[j];
                     }
                     if (klen == 0) REQUIRE(s == 0.0);
+                    else if (op == OP_PATTERN) REQUIRE(s == 0.0 || fabs(s - 1.0) <= 1e-3);
                     else REQUIRE(fabs(s - 1.0) <= 1e-3);
+                }
+            if (op == OP_PATTERN && (size_t)Tq * Tk <= sizeof mask)
+                for (int h = 0; h < H; h++) {
+                    REQUIRE(sx_pattern_mask(mask, g + (size_t)b * Tk * C, Tq, Tk, H, dh, h, pattern, causal,
+                                            klen) == SX_OK);
+                    for (size_t q = 0; q < (size_t)Tq * Tk; q++)
+                        if (!mask[q]) REQUIRE(att[(((size_t)b * H + h) * Tq) * Tk + q] == 0.0f);
                 }
         }
         return 0;
