@@ -528,7 +528,7 @@ declare class SxExplainElement extends SxElement {
   /** The output step explained (0-based, clamped to the output's length); default 0. */
   get step(): number;
   set step(v: Or<number>);
-  /** Held-out examples per model for "Run the experiments", a whole number in [10, 1000]; default 100. */
+  /** Held-out examples per model for "Run the experiments", a whole number in [10, 1000]; default 40 (about 10 s for the three models). */
   get examples(): number;
   set examples(v: Or<number>);
   /** The source text (the attribute, or the task's example when it has none). */

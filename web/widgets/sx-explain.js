@@ -132,7 +132,7 @@ export class SxExplain extends SxElement {
     kind: { type: "enum", default: "entmax15", values: KINDS },
     objective: { type: "enum", default: "logit", values: ["logit", "logProb"] },
     step: { type: "number", default: 0, min: 0, max: 255, integer: true },
-    examples: { type: "number", default: 100, min: 10, max: 1000, integer: true },
+    examples: { type: "number", default: 40, min: 10, max: 1000, integer: true },
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
