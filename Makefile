@@ -204,7 +204,9 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	$(NODE) bench/attention.mjs --quick --rounds 1 --ms 5 --out $(B)/bench/smoke > $(B)/bench/smoke/attention.txt
 	$(NODE) tests/browser/sizes.mjs > $(B)/site-size.txt
 	$(NODE) tests/browser/train-time.mjs date-softmax
-	@echo "commands-smoke: make bench, make bench-attention, make site-size and train-time.mjs run"
+	$(NODE) bench/decode.mjs --rounds 1 --ms 5 > $(B)/bench/smoke/decode.txt
+	$(NODE) tools/explain-findings.mjs --count 3 --only reverse-softmax,date-entmax15 > $(B)/bench/smoke/findings.md
+	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make explain-findings, make site-size and train-time.mjs run"
 
 # The README's test command.
 test: all tools-test check-simd test-c fuzz-short models-check test-js test-types test-browser test-package commands-smoke
