@@ -36,22 +36,32 @@ BENCH_CFLAGS := $(WARN) $(NATIVE_INC) -O3 -msse4.2 -DNDEBUG
 
 # emcc has its own sysroot: give it SIMDe alone through a folder holding one link.
 EM_INC := -I$(B)/inc -Icore/include -Icore/src
-EXPORTS := $(shell sed -e 's/\#.*//' wasm/exports.txt 2>/dev/null | tr -s ' \n' ' ')
-EM_EXPORTS := -sEXPORTED_FUNCTIONS=$(shell printf '_%s,' $(EXPORTS) | sed 's/,$$//')
-EM_FLAGS := $(WARN) -O3 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
-            -sTOTAL_STACK=1MB -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1 $(EM_EXPORTS)
+# Two cores. The full core: every source, every export (wasm/exports-mappings.txt and
+# wasm/exports.txt), -O3. The mappings core, for the widgets that draw mappings only (no
+# attention, model, tasks or training): the mapping sources and wasm/exports-mappings.txt alone,
+# compiled for size (-Oz: a simplex plot's rows are short). Both use emmalloc (the core mallocs
+# only a grow-only scratch region and models: dlmalloc's speed buys nothing, its 7 KB do).
+EXPORTS_MAP := $(shell sed -e 's/\#.*//' wasm/exports-mappings.txt 2>/dev/null | tr -s ' \n' ' ')
+EXPORTS := $(EXPORTS_MAP) $(shell sed -e 's/\#.*//' wasm/exports.txt 2>/dev/null | tr -s ' \n' ' ')
+em_exports = -sEXPORTED_FUNCTIONS=$(shell printf '_%s,' $(1) | sed 's/,$$//')
+EM_BASE := $(WARN) --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMALLOC=emmalloc \
+           -sTOTAL_STACK=1MB -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1
+EM_FLAGS := $(EM_BASE) -O3 $(call em_exports,$(EXPORTS))
+EM_FLAGS_MAP := $(EM_BASE) -Oz $(call em_exports,$(EXPORTS_MAP))
+MAP_SRC := $(patsubst %,core/src/%.c,status softmax sparsemax entmax fusedmax oscarmax entropy sigmoid groupmax jacobian)
 
-# web/ is one module graph: the library (simplexity.js, loader.js, model.js: the JS/wasm
+# web/ is one module graph: the library (simplexity.js, mappings.js, loader.js, model.js, blocks.js: the JS/wasm
 # boundary), the widgets that import it by relative paths, and the page's own files. dist/ gets
 # the library and the widgets as they are (the npm package, package.json "files"), dist/site/
 # those plus the page.
-LIB_JS := web/simplexity.js web/loader.js web/model.js web/explain.js
+LIB_JS := web/simplexity.js web/mappings.js web/loader.js web/model.js web/blocks.js web/explain.js
 WIDGET_JS := web/widgets.js web/checkpoints.js web/inspect.js web/trainer.js web/train-session.js web/model-store.js \
              web/train-worker.js web/explain-session.js web/explain-worker.js $(wildcard web/widgets/*.js web/viz/*.js)
 PAGE_SRC := web/index.html web/style.css web/favicon.svg web/app.js
 TYPES := web/simplexity.d.ts web/widgets.d.ts web/standalone.d.ts web/explain.d.ts
 MODELS := $(wildcard web/models/*.sxm)
-DIST := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm \
+WASM := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity-mappings-simd.wasm $(D)/simplexity-mappings.wasm
+DIST := $(WASM) \
         $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS) $(TYPES) $(MODELS)) \
         $(D)/simplexity-widgets.js
 
@@ -102,14 +112,23 @@ $(B)/inc/simde:
 	ln -sfn $(SIMDE) $@
 
 # SIMD build: simd128 + bulk memory (fast memcpy).
-$(D)/simplexity-simd.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt | $(B)/inc/simde
+$(D)/simplexity-simd.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt wasm/exports-mappings.txt | $(B)/inc/simde
 	@mkdir -p $(D)
 	$(EMCC) $(EM_FLAGS) -msimd128 -mbulk-memory $(EM_INC) $(CORE_SRC) -o $@
 
 # Scalar build: the same source, SIMDe lowers the intrinsics to scalar code; MVP wasm only.
-$(D)/simplexity.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt | $(B)/inc/simde
+$(D)/simplexity.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt wasm/exports-mappings.txt | $(B)/inc/simde
 	@mkdir -p $(D)
 	$(EMCC) $(EM_FLAGS) -Wno-pass-failed $(EM_INC) $(CORE_SRC) -o $@
+
+# The mappings core, SIMD and scalar.
+$(D)/simplexity-mappings-simd.wasm: $(MAP_SRC) $(CORE_HDR) wasm/exports-mappings.txt | $(B)/inc/simde
+	@mkdir -p $(D)
+	$(EMCC) $(EM_FLAGS_MAP) -msimd128 -mbulk-memory $(EM_INC) $(MAP_SRC) -o $@
+
+$(D)/simplexity-mappings.wasm: $(MAP_SRC) $(CORE_HDR) wasm/exports-mappings.txt | $(B)/inc/simde
+	@mkdir -p $(D)
+	$(EMCC) $(EM_FLAGS_MAP) -Wno-pass-failed $(EM_INC) $(MAP_SRC) -o $@
 
 # The package's files, copied from web/ as they are (same relative layout, so the same imports).
 $(D)/%.js: web/%.js
@@ -125,11 +144,15 @@ $(D)/models/%.sxm: web/models/%.sxm
 	cp $< $@
 
 # Fails if SIMD silently disappears from the SIMD build, or leaks into the scalar one.
-check-simd: $(D)/simplexity-simd.wasm $(D)/simplexity.wasm
+check-simd: $(WASM)
 	@n=$$(wasm-dis $(D)/simplexity-simd.wasm | grep -c 'f32x4'); \
 	 s=$$(wasm-dis $(D)/simplexity.wasm | grep -c 'v128\|f32x4\|i32x4'); \
 	 echo "check-simd: $$n f32x4 instructions in the SIMD build, $$s SIMD instructions in the scalar build"; \
 	 test $$n -gt 100 && test $$s -eq 0
+	@n=$$(wasm-dis $(D)/simplexity-mappings-simd.wasm | grep -c 'f32x4'); \
+	 s=$$(wasm-dis $(D)/simplexity-mappings.wasm | grep -c 'v128\|f32x4\|i32x4'); \
+	 echo "check-simd: $$n f32x4 instructions in the mappings core's SIMD build, $$s SIMD instructions in its scalar build"; \
+	 test $$n -gt 50 && test $$s -eq 0
 
 # Native tests: every tests/c/test_*.c, linked with the core and the shared support files.
 $(B)/native/%: tests/c/%.c $(TEST_SUPPORT) $(CORE_SRC) $(CORE_HDR) tests/c/check.h tests/c/prng.h
@@ -168,6 +191,7 @@ test-types: $(patsubst web/%,$(D)/%,$(TYPES))
 # The loader and the page in real Chromium.
 test-browser: all
 	$(NODE) tests/browser/run.mjs
+	$(NODE) tests/browser/cores.mjs
 	$(NODE) tests/browser/page.mjs
 	$(NODE) tests/browser/span-pooling.mjs
 	$(NODE) tests/browser/jacobian.mjs
@@ -177,6 +201,7 @@ test-browser: all
 	$(NODE) tests/browser/scores.mjs
 	$(NODE) tests/browser/positions.mjs
 	$(NODE) tests/browser/transformer.mjs
+	$(NODE) tests/browser/decode.mjs
 	$(NODE) tests/browser/explain.mjs
 	$(NODE) tests/browser/keep-model.mjs
 	$(NODE) tests/browser/readme.mjs
@@ -202,6 +227,7 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	@mkdir -p $(B)/bench/smoke
 	$(NODE) bench/run.mjs --quick --rounds 1 --ms 5 --maps softmax,entmax --n 3,64 --out $(B)/bench/smoke > $(B)/bench/smoke/run.txt
 	$(NODE) bench/attention.mjs --quick --rounds 1 --ms 5 --out $(B)/bench/smoke > $(B)/bench/smoke/attention.txt
+	$(NODE) bench/long.mjs --quick --out $(B)/bench/smoke > $(B)/bench/smoke/long.txt
 	$(NODE) tests/browser/sizes.mjs > $(B)/site-size.txt
 	$(NODE) tests/browser/train-time.mjs date-softmax
 	$(NODE) bench/decode.mjs --rounds 1 --ms 5 > $(B)/bench/smoke/decode.txt
@@ -221,7 +247,9 @@ bench: all $(B)/bench/bench_native
 
 # Attention and model speed (issue 3): attention() per mapping at n = 128, 512 and the shipped
 # model's forward tokens/s and train steps/s, SIMD vs scalar wasm vs native, with the mul+add
-# peak probe (bench/peak.c) that relates the times to the reference machine's. Not part of the tests.
+# peak probe (bench/peak.c) that relates the times to the reference machine's; then long sequences
+# (issue 14, bench/long.mjs): the tiled path against the map path, tfjs and onnxruntime-web,
+# n = 1024 ... 16384. Not part of the tests.
 $(B)/bench/bench_attention: bench/bench_attention.c bench/inputs.h bench/peak.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/bench
 	$(CC) $(BENCH_CFLAGS) -I$(B)/inc bench/bench_attention.c bench/peak.c $(CORE_SRC) -o $@ -lm
@@ -232,6 +260,7 @@ $(B)/bench/peak-simd.wasm: bench/peak.c | $(B)/inc/simde
 
 bench-attention: all $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
 	$(NODE) bench/attention.mjs
+	$(NODE) bench/long.mjs
 
 # Greedy decoding tokens/s with the KV cache vs the full recomputation (issue 13), SIMD and
 # scalar wasm, the shipped model and max_len 32 / 128 (the O(t) vs O(t^2) steps). Not part of the tests.

@@ -15,6 +15,10 @@
 // time (process.cpuUsage); the table shows the median tokens/s over rounds and the median of the
 // per-round ratios. Outputs are checked equal first (tests/js/kvcache.test.mjs does it fully).
 import { readFileSync } from 'node:fs';
+import { register } from 'node:module';
+
+// Two instances of the library, one per build (tools/instances.mjs carries ?instance= to its imports).
+register(new URL('../tools/instances.mjs', import.meta.url));
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);

@@ -3,6 +3,7 @@
 // is its own). run.mjs sends it one request at a time and waits; only one engine runs at a time.
 //
 //   workerData.kind: 'simd' | 'scalar' (dist/simplexity.js, or workerData.api), 'plain' (bench/plain.js),
+//                    'nocopy' (the SIMD build's API on WasmArrays: alloc()'d x and out, no copies),
 //                    'raw' (the SIMD .wasm's exports on data already in wasm memory: a diagnostic),
 //                    'tfjs' (@tensorflow/tfjs-backend-wasm, softmax only, one thread, + dataSync),
 //                    'tfjs-kernel' (the same without the readback: a diagnostic)
@@ -30,6 +31,24 @@ if (kind === 'simd' || kind === 'scalar') {
     calls[map] = p ? (x, n, out) => f(x, { n, [p.name]: p.value, out })
                    : (x, n, out) => f(x, { n, out });
   }
+} else if (kind === 'nocopy') {
+  // The JS API on WasmArrays (alloc()): x and out already in wasm memory, so the call copies
+  // nothing; (nocopy) / (native) is the API's cost without its copies.
+  const api = await import(workerData.api ?? new URL('../dist/simplexity.js', import.meta.url).href);
+  await api.init();
+  const bufs = new Map();
+  for (const n of NS) {
+    const len = rowsFor(n) * n, x = api.alloc(len), out = api.alloc(len);
+    x.array.set(inputs.get(n));
+    bufs.set(n, { x, out });
+  }
+  for (const map of MAPS) {
+    const f = api[map], p = PARAMS[map];
+    if (typeof f !== 'function') continue;
+    calls[map] = p ? (_x, n) => { const b = bufs.get(n); f(b.x, { n, [p.name]: p.value, out: b.out }); return b.out.array; }
+                   : (_x, n) => { const b = bufs.get(n); f(b.x, { n, out: b.out }); return b.out.array; };
+  }
+  info = { ...api.info(), impl: 'the JS API on WasmArrays (no copies)' };
 } else if (kind === 'raw') {
   // Diagnostic: the SIMD .wasm's exports called directly on buffers already in wasm memory, no
   // JS API and no copies per call. (SIMD wasm) / (raw) is the cost of the API's copies.

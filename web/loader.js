@@ -4,7 +4,12 @@
 // are built with -sSTANDALONE_WASM: they import only env.emscripten_notify_memory_growth and
 // export `memory`, `_initialize` (called once here) and the sx_* functions of simplexity.h.
 //
-//   const { exports, memory, simd, url } = await loadWasm({ simd, url, bytes, onMemoryGrowth });
+//   const { exports, memory, simd, core, url } = await loadWasm({ simd, core, url, bytes, onMemoryGrowth });
+//
+// Two cores, each built twice (SIMD and scalar): the full core (simplexity*.wasm: everything) and
+// the mappings core (simplexity-mappings*.wasm: the mappings, their gradients, entropies,
+// Jacobians and thresholds; a quarter of the bytes), which the widgets that draw mappings only
+// load when nothing on the page asks for the full one.
 //
 // Bundlers (Vite, webpack, Parcel, Rollup with an import-meta-assets plugin) emit a file only for
 // a literal `new URL("./file.wasm", import.meta.url)`: both builds' URLs below are written that
@@ -18,10 +23,16 @@
 export const ABI_VERSION = 1;
 
 /** The files `make` puts beside this module in dist/. */
-export const WASM_FILES = { simd: "simplexity-simd.wasm", scalar: "simplexity.wasm" };
+export const WASM_FILES = Object.freeze({
+  full: Object.freeze({ simd: "simplexity-simd.wasm", scalar: "simplexity.wasm" }),
+  mappings: Object.freeze({ simd: "simplexity-mappings-simd.wasm", scalar: "simplexity-mappings.wasm" }),
+});
 
 // Where the build beside this module is (literal URLs: see the top of this file).
-function defaultUrl(simd) {
+function defaultUrl(simd, core) {
+  if (core === "mappings") {
+    return simd ? new URL("./simplexity-mappings-simd.wasm", import.meta.url) : new URL("./simplexity-mappings.wasm", import.meta.url);
+  }
   return simd ? new URL("./simplexity-simd.wasm", import.meta.url) : new URL("./simplexity.wasm", import.meta.url);
 }
 
@@ -45,8 +56,9 @@ function userUrl(url) {
   }
 }
 
-/** Every export the JS side calls; a module missing one is refused with its name. */
-export const REQUIRED_EXPORTS = [
+/** Every export the JS side calls, per core (wasm/exports-mappings.txt, and the full core's
+ *  wasm/exports.txt besides); a module missing one is refused with its name. */
+const MAPPINGS_EXPORTS = [
   "memory", "_initialize", "sx_abi_version", "sx_build_simd", "sx_status_str", "sx_last_error",
   "sx_last_error_index", "sx_malloc", "sx_free",
   "sx_softmax", "sx_sparsemax", "sx_entmax15", "sx_entmax", "sx_fusedmax", "sx_oscarmax",
@@ -54,7 +66,11 @@ export const REQUIRED_EXPORTS = [
   "sx_fusedmax_backward", "sx_oscarmax_backward", "sx_entmax_alpha_grad", "sx_tsallis_entropy",
   "sx_sigmoid", "sx_sigmoid_backward", "sx_groupmax", "sx_groupmax_backward",
   "sx_jacobian", "sx_threshold",
-  "sx_span_mask", "sx_nw_pooling", "sx_nw_pooling_backward", "sx_attention",
+];
+export const REQUIRED_EXPORTS = Object.freeze({
+  mappings: Object.freeze(MAPPINGS_EXPORTS),
+  full: Object.freeze([...MAPPINGS_EXPORTS,
+  "sx_span_mask", "sx_nw_pooling", "sx_nw_pooling_backward", "sx_attention", "sx_attention_tiled",
   "sx_attention_pattern", "sx_pattern_mask", "sx_pattern_lsh",
   "sx_positional_encoding", "sx_relative_scores", "sx_txl_scores",
   "sx_attention_scores", "sx_attention_scores_backward", "sx_masked_mapping", "sx_masked_mapping_backward",
@@ -67,7 +83,8 @@ export const REQUIRED_EXPORTS = [
   "sx_model_train_step", "sx_model_generate", "sx_model_save_size_as", "sx_model_save_as",
   "sx_model_load", "sx_model_edit", "sx_model_clear_edits", "sx_model_edit_count", "sx_model_explain",
   "sx_model_attention_grad", "sx_model_rollout",
-];
+  ]),
+});
 
 // (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt)): validates only where the
 // engine has fixed-width SIMD (the same probe as wasm-feature-detect).
@@ -134,8 +151,11 @@ async function fetchAndInstantiate(url, imports) {
 // ---------------------------------------------------------------------- loading
 /**
  * Load, check and initialise one simplexity wasm module.
- * @param {{ simd?: boolean, url?: string | URL, bytes?: BufferSource, onMemoryGrowth?: () => void }} [options]
+ * @param {{ simd?: boolean, core?: "full" | "mappings", url?: string | URL, bytes?: BufferSource, onMemoryGrowth?: () => void }} [options]
  *   simd: true forces the SIMD build, false the scalar one, undefined probes the engine.
+ *   core: "full" (default) or "mappings": which core's file is fetched by default; a given url
+ *     or bytes may hold either, and the module's exports say which (the full core serves a
+ *     "mappings" request, not the other way round).
  *   url: where the .wasm is, relative to the page (document.baseURI; in Node, the working
  *     directory); default: the build beside this file.
  *   bytes: the module itself (nothing is fetched); must be the build `simd` selects.
@@ -151,7 +171,7 @@ export async function loadWasm(options = {}) {
   }
   let simd = options.simd === undefined ? engineSimd : Boolean(options.simd);
   const url = options.bytes !== undefined ? "the given bytes"
-    : options.url !== undefined ? userUrl(options.url) : defaultUrl(simd);
+    : options.url !== undefined ? userUrl(options.url) : defaultUrl(simd, options.core);
 
   const onGrowth = options.onMemoryGrowth || (() => {});
   const imports = { env: { emscripten_notify_memory_growth: () => onGrowth() } };
@@ -172,7 +192,14 @@ export async function loadWasm(options = {}) {
   }
 
   const exports = instance.exports;
-  const missing = REQUIRED_EXPORTS.filter((name) => !(name in exports));
+  // A module without the model's exports is the mappings core (checked in full below).
+  const core = "sx_model_create" in exports || !("sx_softmax" in exports) ? "full" : "mappings";
+  if (core === "mappings" && options.core !== "mappings") {
+    throw new Error(`simplexity: ${url} is the mappings core (${WASM_FILES.mappings.simd} or ` +
+      `${WASM_FILES.mappings.scalar}), but the full core was asked for: pass the url or bytes of ` +
+      `${WASM_FILES.full.simd} or ${WASM_FILES.full.scalar}, or init({ core: "mappings" }) for the mappings alone`);
+  }
+  const missing = REQUIRED_EXPORTS[core].filter((name) => !(name in exports));
   if (missing.length) {
     throw new Error(
       `simplexity: ${url} lacks the export(s) ${missing.join(", ")}; rebuild it with \`make\``,
@@ -194,7 +221,7 @@ export async function loadWasm(options = {}) {
       (options.bytes !== undefined ? " (pass the other bytes, or init({ simd }) to match them)" : ""));
   }
   exports._initialize();
-  return { exports, memory: exports.memory, simd, abi, url: String(url) };
+  return { exports, memory: exports.memory, simd, core, abi, url: String(url) };
 }
 
 async function instantiateChecked(bytes, imports, url) {

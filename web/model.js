@@ -1,8 +1,8 @@
 // model.js - the tiny encoder-decoder Transformer (Model) and the toy sequence tasks (tasks),
-// over the C core's sx_model_* and sx_task_* exports. simplexity.js builds them once per module
-// instance (modelApi(core)) and re-exports them, so they share its wasm instance, its heap views
-// and its scratch region, and this file holds no state of its own (two instances of
-// simplexity.js, e.g. the SIMD and the scalar build in one process, share this file).
+// over the C core's sx_model_* and sx_task_* exports (the full core's). simplexity.js builds
+// them over mappings.js's internals (modelApi(internal.core)) and exports them, so they share
+// its wasm instance, its heap views and its scratch region, and this file holds no state of its
+// own.
 //
 // Reading order: names and constants, argument checks, token rows, the tasks, the Model
 // (config, lifetime, compute, training, decoding, queries, checkpoints).
@@ -49,7 +49,7 @@ export const MODEL_DEFAULTS = Object.freeze({
 
 // ------------------------------------------------------------------------- the API
 /**
- * Build Model and tasks over one simplexity.js instance.
+ * Build Model and tasks over one mappings.js instance (its calls need the full core).
  * core: { ready(fn) -> exports, f32(), i32(), u8(), scratch(fn, bytes) -> byte address (16-byte
  * aligned, valid until the next scratch call), coreError(fn, status), show(v), SimplexityError }.
  */

@@ -2,7 +2,8 @@
 //
 // Shapes: every mapping takes `rows * n` scores, row-major (n defaults to x.length: one row),
 // and returns `rows * n` probabilities. Per-row reductions (entmaxAlphaGrad, tsallisEntropy)
-// return `rows` values. Results are new Float32Arrays unless `out` is given.
+// return `rows` values. Results are new Float32Arrays unless `out` is given (a Float32Array or a
+// WasmArray, which the result is written into and which is returned).
 //
 // Errors: TypeError / RangeError for bad arguments (checked in JS before any wasm call; the
 // message names the function, the argument and the value), SimplexityError for failures the C
@@ -10,8 +11,36 @@
 // A detached typed array is a TypeError (never an empty input); a size too large for one call
 // (2 GiB of wasm memory, the core's temporaries included) a RangeError with the byte count.
 
-/** Scores or probabilities: a Float32Array, a Float64Array (converted to float32) or an array of numbers. */
-export type Scores = Float32Array | Float64Array | readonly number[];
+/** Scores or probabilities: a Float32Array, a Float64Array (converted to float32), an array of
+ *  numbers, or a WasmArray (alloc(): read where it is, no copy). */
+export type Scores = Float32Array | Float64Array | readonly number[] | WasmArray;
+
+/** Where a result may go: a Float32Array (copied into) or a WasmArray (written where it is). */
+export type Output = Float32Array | WasmArray;
+/** What a function given `out` of type O returns: that WasmArray, or a Float32Array. */
+export type Result<O extends Output> = O extends WasmArray ? WasmArray : Float32Array;
+
+/**
+ * Floats in wasm memory owned by the caller (alloc(length)): passed as an input or as `out`, the
+ * mappings, their backward passes and the per-row functions read and write them where they are,
+ * with no copy (every other function copies within wasm memory). Free it with free(); it
+ * belongs to the instance it was made in (the full core replacing the mappings core voids it).
+ */
+export class WasmArray {
+  private constructor();
+  /** Number of floats. */
+  readonly length: number;
+  /** True once freed (or voided by the swap to the full core). */
+  readonly freed: boolean;
+  /** A Float32Array over the floats: read and write them here. The same view until wasm memory
+   *  grows (any call may grow it): read `array` again after a call rather than keeping it. */
+  readonly array: Float32Array;
+  /** Give the memory back. Idempotent; any later use throws a TypeError. */
+  free(): void;
+}
+
+/** A zeroed WasmArray of `length` floats (an integer >= 1). */
+export function alloc(length: number): WasmArray;
 
 /** Options shared by every mapping and backward pass. */
 export interface ShapeOptions {
@@ -19,7 +48,9 @@ export interface ShapeOptions {
   n?: number;
   /** Temperature T > 0 (finite, nonzero in float32): the mapping is applied to x / T. Default 1. */
   temperature?: number;
-  /** Write the result here (a Float32Array of the result's length) and return it. Untouched on error. */
+  /** Write the result here (a Float32Array of the result's length) and return it. Untouched on
+   *  error. The functions also take a WasmArray here (typed at each call), written where it is
+   *  (it may be x or dy itself), and return it. */
   out?: Float32Array;
 }
 
@@ -52,7 +83,7 @@ export interface EntropyOptions {
   n?: number;
   /** Tsallis alpha > 0, finite; 1 is Shannon (natural log). Default 1.5. */
   alpha?: number;
-  /** Write the `rows` entropies here. */
+  /** Write the `rows` entropies here (or into a WasmArray, typed at the call). */
   out?: Float32Array;
 }
 
@@ -60,16 +91,24 @@ export interface InitOptions {
   /** true: the SIMD build (fails where wasm SIMD is missing); false: the scalar build;
    *  undefined (default): probe the engine and pick. */
   simd?: boolean;
+  /** "full" (default): every function, Model and tasks. "mappings": the mappings, their
+   *  gradients, entropies, Jacobians and thresholds alone, from a module a quarter the size
+   *  (attention, pooling, scores, positions, Model and tasks then throw until `init()` loads
+   *  the full core, which replaces it). */
+  core?: "full" | "mappings";
   /** Where the .wasm file is (default: beside simplexity.js). */
   url?: string | URL;
   /** The .wasm module's bytes, instead of a file to fetch (not with `url`); the build they hold
-   *  decides `simd` when it is omitted, and must match it when given. */
+   *  decides `simd` when it is omitted, and must match it when given; either core (the module
+   *  says which). */
   bytes?: ArrayBuffer | ArrayBufferView;
 }
 
 export interface Info {
   /** True when the SIMD build is running. */
   simd: boolean;
+  /** Which core is loaded. */
+  core: "full" | "mappings";
   /** The ABI version of the loaded .wasm (SX_ABI_VERSION). */
   abi: number;
   /** Current size of the wasm memory in bytes. */
@@ -90,9 +129,9 @@ export class SimplexityError extends Error {
 
 /**
  * Load and initialise the wasm module; call (and await) it before anything else. Idempotent:
- * every call returns the same promise. A failed init() (e.g. "failed to fetch ...: HTTP 404")
- * can be retried. `simd` applies to the first call only; a later call asking for the other build
- * rejects.
+ * every call returns the same promise (per core: once the full core is asked for, every call
+ * returns its promise). A failed init() (e.g. "failed to fetch ...: HTTP 404") can be retried.
+ * `simd` applies to the first call only; a later call asking for the other build rejects.
  */
 export function init(options?: InitOptions): Promise<Info>;
 
@@ -100,50 +139,50 @@ export function init(options?: InitOptions): Promise<Info>;
 export function info(): Info;
 
 /** softmax(x / T): exp(z - max z) / sum. Dense: every finite score gets a positive weight. */
-export function softmax(x: Scores, options?: ShapeOptions): Float32Array;
+export function softmax<O extends Output = Float32Array>(x: Scores, options?: Omit<ShapeOptions, "out"> & { out?: O }): Result<O>;
 /** sparsemax(x / T): the Euclidean projection onto the simplex, [z - tau]_+. Sparse. */
-export function sparsemax(x: Scores, options?: ShapeOptions): Float32Array;
+export function sparsemax<O extends Output = Float32Array>(x: Scores, options?: Omit<ShapeOptions, "out"> & { out?: O }): Result<O>;
 /** 1.5-entmax(x / T), exact: [z/2 - tau]_+^2. */
-export function entmax15(x: Scores, options?: ShapeOptions): Float32Array;
+export function entmax15<O extends Output = Float32Array>(x: Scores, options?: Omit<ShapeOptions, "out"> & { out?: O }): Result<O>;
 /** alpha-entmax(x / T) for any alpha >= 1 (default 1.5). */
-export function entmax(x: Scores, options?: EntmaxOptions): Float32Array;
+export function entmax<O extends Output = Float32Array>(x: Scores, options?: Omit<EntmaxOptions, "out"> & { out?: O }): Result<O>;
 /** fusedmax(x / T) = sparsemax(prox_TV(x / T; lambda)): neighbours fuse into equal weights. */
-export function fusedmax(x: Scores, options?: FusedmaxOptions): Float32Array;
+export function fusedmax<O extends Output = Float32Array>(x: Scores, options?: Omit<FusedmaxOptions, "out"> & { out?: O }): Result<O>;
 /** oscarmax(x / T): simplex-constrained OSCAR; equal weights for clusters of close scores. */
-export function oscarmax(x: Scores, options?: OscarmaxOptions): Float32Array;
+export function oscarmax<O extends Output = Float32Array>(x: Scores, options?: Omit<OscarmaxOptions, "out"> & { out?: O }): Result<O>;
 /** sigmoid(x / T), entry by entry: independent weights, NOT on the simplex (a row does not sum
  *  to 1; nothing competes). For contrast with the mappings above. -Infinity gives exactly 0. */
-export function sigmoid(x: Scores, options?: ShapeOptions): Float32Array;
+export function sigmoid<O extends Output = Float32Array>(x: Scores, options?: Omit<ShapeOptions, "out"> & { out?: O }): Result<O>;
 /** groupmax(x / T): argmax over the simplex of <p, z> - ||p||^2 / 2 - lambda sum_g ||p_g||_2, groups
  *  given in advance: whole groups get exactly 0 (group sparsity) as well as single entries. */
-export function groupmax(x: Scores, options: GroupmaxOptions): Float32Array;
+export function groupmax<O extends Output = Float32Array>(x: Scores, options: Omit<GroupmaxOptions, "out"> & { out?: O }): Result<O>;
 
 /** Vector-Jacobian product of softmax: dx = J(x)^T dy (1/T included). Same shape as x. */
-export function softmaxBackward(x: Scores, dy: Scores, options?: ShapeOptions): Float32Array;
+export function softmaxBackward<O extends Output = Float32Array>(x: Scores, dy: Scores, options?: Omit<ShapeOptions, "out"> & { out?: O }): Result<O>;
 /** Vector-Jacobian product of sparsemax. On a support boundary: the Jacobian of the smaller support. */
-export function sparsemaxBackward(x: Scores, dy: Scores, options?: ShapeOptions): Float32Array;
+export function sparsemaxBackward<O extends Output = Float32Array>(x: Scores, dy: Scores, options?: Omit<ShapeOptions, "out"> & { out?: O }): Result<O>;
 /** Vector-Jacobian product of 1.5-entmax. */
-export function entmax15Backward(x: Scores, dy: Scores, options?: ShapeOptions): Float32Array;
+export function entmax15Backward<O extends Output = Float32Array>(x: Scores, dy: Scores, options?: Omit<ShapeOptions, "out"> & { out?: O }): Result<O>;
 /** Vector-Jacobian product of alpha-entmax. */
-export function entmaxBackward(x: Scores, dy: Scores, options?: EntmaxOptions): Float32Array;
+export function entmaxBackward<O extends Output = Float32Array>(x: Scores, dy: Scores, options?: Omit<EntmaxOptions, "out"> & { out?: O }): Result<O>;
 /** Vector-Jacobian product of fusedmax. */
-export function fusedmaxBackward(x: Scores, dy: Scores, options?: FusedmaxOptions): Float32Array;
+export function fusedmaxBackward<O extends Output = Float32Array>(x: Scores, dy: Scores, options?: Omit<FusedmaxOptions, "out"> & { out?: O }): Result<O>;
 /** Vector-Jacobian product of oscarmax. */
-export function oscarmaxBackward(x: Scores, dy: Scores, options?: OscarmaxOptions): Float32Array;
+export function oscarmaxBackward<O extends Output = Float32Array>(x: Scores, dy: Scores, options?: Omit<OscarmaxOptions, "out"> & { out?: O }): Result<O>;
 /** Vector-Jacobian product of sigmoid: dy_i p_i (1 - p_i) / T (its Jacobian is diagonal). */
-export function sigmoidBackward(x: Scores, dy: Scores, options?: ShapeOptions): Float32Array;
+export function sigmoidBackward<O extends Output = Float32Array>(x: Scores, dy: Scores, options?: Omit<ShapeOptions, "out"> & { out?: O }): Result<O>;
 /** Vector-Jacobian product of groupmax (implicit differentiation on the active groups; the
  *  Jacobian is symmetric, 0 on inactive groups). */
-export function groupmaxBackward(x: Scores, dy: Scores, options: GroupmaxOptions): Float32Array;
+export function groupmaxBackward<O extends Output = Float32Array>(x: Scores, dy: Scores, options: Omit<GroupmaxOptions, "out"> & { out?: O }): Result<O>;
 /** d <dy, entmax(x; alpha)> / d alpha, one value per row (a Float32Array of length rows). */
-export function entmaxAlphaGrad(x: Scores, dy: Scores, options?: EntmaxOptions): Float32Array;
+export function entmaxAlphaGrad<O extends Output = Float32Array>(x: Scores, dy: Scores, options?: Omit<EntmaxOptions, "out"> & { out?: O }): Result<O>;
 
 /**
  * Tsallis alpha-entropy sum (p - p^alpha) / (alpha (alpha - 1)) of each row of p (which is
  * (1 - sum p^alpha) / (alpha (alpha - 1)) on the simplex), Shannon -sum p log p at alpha = 1;
  * one value per row. p must be finite and >= 0 (rows need not sum to 1).
  */
-export function tsallisEntropy(p: Scores, options?: EntropyOptions): Float32Array;
+export function tsallisEntropy<O extends Output = Float32Array>(p: Scores, options?: Omit<EntropyOptions, "out"> & { out?: O }): Result<O>;
 
 // ------------------------------------------------------- Jacobian and threshold
 /** The mappings jacobian() takes (threshold(): the first four). groupmax is refused (a
@@ -177,7 +216,7 @@ export interface ThresholdOptions extends ShapeOptions {
  * p (1 - p) / T. Masked (-Infinity)
  * entries have zero rows and columns. rows * n * n above 2^29 - 1 is a RangeError.
  */
-export function jacobian(x: Scores, options?: JacobianOptions): Float32Array;
+export function jacobian<O extends Output = Float32Array>(x: Scores, options?: Omit<JacobianOptions, "out"> & { out?: O }): Result<O>;
 /**
  * The threshold tau of each row (a Float32Array of rows), in units of z = x / T:
  * sparsemax p = [z - tau]_+; entmax (and entmax15, alpha 1.5) p = [(alpha - 1) z - tau]_+^(1/(alpha-1)),
@@ -185,7 +224,7 @@ export function jacobian(x: Scores, options?: JacobianOptions): Float32Array;
  * gives the log-sum-exp normaliser, p = exp(z - tau). An all-masked row gives +Infinity
  * (softmax: -Infinity).
  */
-export function threshold(x: Scores, options?: ThresholdOptions): Float32Array;
+export function threshold<O extends Output = Float32Array>(x: Scores, options?: Omit<ThresholdOptions, "out"> & { out?: O }): Result<O>;
 
 // ------------------------------------------------------------- span and pooling
 export interface SpanMaskOptions {
@@ -279,6 +318,21 @@ export interface AttentionOptions {
   /** Restrict each query to a sparsity pattern's keys (only those pairs are computed; the others
    *  get weight exactly 0). Default: dense. */
   pattern?: AttentionPattern;
+  /** The tiled path for long sequences (never the whole tq x tk map: O(n d) memory; the same
+   *  results up to float rounding): true, false, or undefined (default: automatic, tiled when
+   *  tq * tk >= 2^20 and neither weights nor pattern is given). true with weights or pattern is a
+   *  RangeError (neither can be tiled). */
+  tiled?: boolean;
+}
+
+/** attention() with tileStats: the output and the tiled path's blocks of queries x keys. */
+export interface AttentionTileStats {
+  out: Float32Array;
+  /** Blocks of (64 queries) x (keys: 256 for softmax, 64 for the sparse mappings) holding a
+   *  visible pair, over every batch element and head. */
+  tiles: number;
+  /** Of those, the blocks whose weights were all zero (never multiplied); 0 for softmax. */
+  skipped: number;
 }
 
 /**
@@ -289,10 +343,16 @@ export interface AttentionOptions {
  * simplex with exact zeros where masked or cut by a sparse mapping.
  */
 export function attention(q: Scores, k: Scores, v: Scores,
-  options: AttentionOptions & { weights: true | Float32Array }): { out: Float32Array; weights: Float32Array };
-export function attention(q: Scores, k: Scores, v: Scores, options: AttentionOptions & { weights?: false }): Float32Array;
+  options: AttentionOptions & { weights: true | Float32Array; tiled?: false; tileStats?: false }): { out: Float32Array; weights: Float32Array };
+/** With `tileStats: true` (the tiled path; a RangeError with tiled: false, weights or pattern):
+ *  the output and the tiled path's counts of blocks. */
+export function attention(q: Scores, k: Scores, v: Scores,
+  options: AttentionOptions & { tileStats: true; weights?: false; pattern?: undefined; tiled?: true }): AttentionTileStats;
+export function attention(q: Scores, k: Scores, v: Scores, options: AttentionOptions & { weights?: false; tileStats?: false }): Float32Array;
 export function attention(q: Scores, k: Scores, v: Scores,
   options: AttentionOptions): Float32Array | { out: Float32Array; weights: Float32Array };
+export function attention(q: Scores, k: Scores, v: Scores, options: AttentionOptions & { tileStats?: boolean }):
+  Float32Array | { out: Float32Array; weights: Float32Array } | AttentionTileStats;
 
 /**
  * A sparsity pattern of attention() and attentionPattern(): which keys query i sees.

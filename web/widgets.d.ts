@@ -475,6 +475,13 @@ declare class SxAttentionElement extends SxElement {
   /** The no-train attribute: hide the training panel. */
   get noTrain(): boolean;
   set noTrain(v: boolean);
+  /**
+   * The decode attribute: open "Decode step by step" (the greedy decoding one step at a time:
+   * each decoder layer's KV cache, the step's attention rows, the rows computed with and without
+   * the cache); opening or closing the panel sets or removes it.
+   */
+  get decode(): boolean;
+  set decode(v: boolean);
   /** The input text (the attribute, or the task's example when it has none). */
   get input(): string;
   set input(v: Or<string>);
@@ -718,6 +725,10 @@ interface SxElementConstructorMap {
 /** Every widget's tag. */
 export declare const TAGS: readonly SxTag[];
 
+/** The tags whose elements need only the mappings core (init({ core: "mappings" })); the
+ *  others need the full core. */
+export declare const MAPPINGS_CORE_TAGS: readonly SxTag[];
+
 /** Fetch the module that defines `tag` (once); resolves to the element's class. */
 export declare function load<K extends SxTag>(tag: K): Promise<SxElementConstructorMap[K]>;
 
@@ -777,8 +788,8 @@ interface SxWidgetAttributes {
     summary?: NumberAttr; buckets?: NumberAttr; rounds?: NumberAttr; seed?: NumberAttr; theme?: SxTheme;
   };
   "sx-attention": SxEventProps<"sx-attention"> & {
-    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; input?: string; models?: string; "model-src"?: string;
-    theme?: SxTheme;
+    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; decode?: boolean; input?: string; models?: string;
+    "model-src"?: string; theme?: SxTheme;
   };
   "sx-explain": SxEventProps<"sx-explain"> & {
     task?: TaskName; kind?: SxModelKind; objective?: "logit" | "logProb"; step?: NumberAttr; examples?: NumberAttr;

@@ -10,6 +10,12 @@
 //
 // For scripts: load(tag) fetches a widget's module now and resolves to its class once defined
 // (await it before using the element's properties and methods); TAGS lists the tags.
+//
+// The wasm core: the widgets that draw mappings only (MAPPINGS_CORE_TAGS, each class's
+// `static core = "mappings"`) compute with the small mappings core; as soon as a tag that needs
+// the full core is seen, the full core is asked for, before any widget module has loaded, so a
+// page holding both kinds fetches one .wasm (widgets/base.js ready()).
+import { ready } from "./widgets/base.js";
 
 // Literal specifiers: the browser resolves them against this module's URL, and esbuild inlines
 // them into the single-file build (tools/bundle.mjs), which then fetches none of them.
@@ -33,6 +39,10 @@ const MODULES = {
 
 /** Every widget's tag. */
 export const TAGS = Object.freeze(Object.keys(MODULES));
+
+/** The tags whose elements need only the mappings core (the others need the full core). */
+export const MAPPINGS_CORE_TAGS = Object.freeze(["sx-simplex", "sx-entropy", "sx-trajectory", "sx-two-choice",
+  "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized"]);
 
 const loading = new Map(); // tag -> the promise of its class (a failure stays failed)
 
@@ -60,7 +70,12 @@ export function load(tag) {
 
 // ------------------------------------------------------------------ tags in the document
 // The page's own use: a failure is already on the console, nothing else is left to tell.
-const use = (tag) => { if (!loading.has(tag)) load(tag).catch(() => {}); };
+// A failure to load the core is each element's own message.
+const use = (tag) => {
+  if (loading.has(tag)) return;
+  if (!MAPPINGS_CORE_TAGS.includes(tag)) ready("full").catch(() => {});
+  load(tag).catch(() => {});
+};
 
 /** Load every widget whose tag is `el` or inside it. */
 function scan(el) {

@@ -245,6 +245,23 @@ int sx_nw_pooling_backward(float *dw, const float *dy, const float *queries, con
 int sx_attention(float *out, float *att, const float *q, const float *k, const float *v,
                  const int *k_len, int B, int Tq, int Tk, int H, int dh, int mapping, float param,
                  int causal);
+/* The same attention for long sequences, in O((Tq + Tk) H dh) memory plus O(block_q Tk) of
+   scratch, never the (Tq, Tk) map (issue 14; core/src/tiled.c): softmax by FlashAttention's
+   online softmax over key blocks (running max and sum per query row); the sparse mappings a
+   block of block_q queries at a time: their scores against every visible key, each row's
+   mapping by the same calls as sx_attention (same weights), then out += weights v over key
+   blocks of block_k, skipping each (block_q, block_k) tile whose weights are all zero.
+   Arguments, masks, errors as sx_attention (no att: the weights are never held whole); out
+   equals sx_attention's up to the order of its float sums. block_q, block_k >= 0: 0 picks the
+   defaults (64 queries; 256 keys for softmax, 64 for the sparse mappings). tiles, when not NULL,
+   receives 2 doubles on success: the tiles computed (blocks of queries x keys holding a visible
+   pair, over every batch element and head) and how many of them were skipped as all zero
+   (always 0 for softmax). Allocates (Tk dh + 2 block_q Tk) floats of scratch per call (softmax:
+   Tk dh + block_q block_k + 2 block_q): SX_ENOMEM if it cannot. The JS attention() picks this
+   path on its own for long sequences (README, "### Attention"). */
+int sx_attention_tiled(float *out, const float *q, const float *k, const float *v,
+                       const int *k_len, int B, int Tq, int Tk, int H, int dh, int mapping,
+                       float param, int causal, int block_q, int block_k, double *tiles);
 
 /* ====================================================== attention patterns */
 /* Attention restricted to a sparsity pattern (issue 13; core/src/patterns.c): query i sees key j
@@ -544,7 +561,8 @@ int sx_model_save(const sx_model *m, unsigned char *buf, int cap);
 int sx_model_load(sx_model **out, const unsigned char *buf, int size);
 
 /* ------------------------------------------------------------------- memory */
-/* malloc/free for the JS side (wasm callers have no other allocator). */
+/* malloc/free for the JS side (wasm callers have no other allocator); 16-byte aligned, NULL for
+   bytes <= 0 or when memory runs out. */
 void *sx_malloc(int bytes);
 void sx_free(void *ptr);
 

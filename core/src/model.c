@@ -14,6 +14,8 @@
 #include "rng.h"
 #include "tasks.h"
 
+SX_COLD_BEGIN /* config, sizes, allocation, initialisation: once per model (internal.h) */
+
 /* ================================================================== config */
 #define MAX_HEADS 16
 #define MAX_EDITS SX_MODEL_MAX_EDITS
@@ -411,6 +413,8 @@ int sx_model_reserve(sx_model *m, int max_batch) {
     if (max_batch <= m->max_batch) return SX_OK;
     return alloc_acts(m, max_batch, "model_reserve");
 }
+
+SX_COLD_END
 
 /* ================================================================= forward */
 /* Check a token block and the call's sizes. */
@@ -975,6 +979,8 @@ int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int sr
     return sx_model_generate_v2(m, out, out_len, src, src_len, count, 0);
 }
 
+SX_COLD_BEGIN /* interventions, queries, checkpoints: not hot paths (internal.h) */
+
 /* =========================================================== interventions */
 static const char *const edit_name[4] = { "ablate", "replace", "erase", "mask_keys" };
 
@@ -1313,3 +1319,5 @@ int sx_model_load(sx_model **out, const unsigned char *buf, int size) {
     *out = m;
     return SX_OK;
 }
+
+SX_COLD_END

@@ -19,7 +19,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -68,19 +68,29 @@ const widgetSet = closure("widgets.js");
 for (const [tag, f] of widgetModules) if (tagsOnPage.has(tag)) closure(f, widgetSet);
 const loaded = new Set(widgetSet);
 for (const s of scripts) closure(s, loaded);
+// The wasm core a widget computes with (widgets.js's MAPPINGS_CORE_TAGS: the mappings core, else
+// the full one). The widgets of the mappings core import mappings.js alone, the others
+// simplexity.js, which adds model.js and blocks.js (the import graph counts them). The page
+// holds full-core widgets, so it loads the full core alone (widgets.js asks for it before any
+// widget loads).
+const { MAPPINGS_CORE_TAGS } = await import(pathToFileURL(path.join(SITE, "widgets.js")).href);
+const FULL_CORE = ["simplexity-simd.wasm"];
+const MAPPINGS_CORE = ["simplexity-mappings-simd.wasm"];
+const coreOf = (tag) => (MAPPINGS_CORE_TAGS.includes(tag) ? MAPPINGS_CORE : FULL_CORE);
 // the library: the modules `make` copies from dist/ (wasm/*.js), and the .wasm they fetch
 const isLibrary = (f) => fs.existsSync(path.join(ROOT, "dist", f)) && !f.includes("/");
-const library = [...[...loaded].filter(isLibrary).sort(), "simplexity-simd.wasm"];
+for (const f of FULL_CORE) loaded.add(f);
+const library = [...loaded].filter((f) => isLibrary(f) || f.endsWith(".wasm")).sort();
 const widgetCode = [...widgetSet].filter((f) => !isLibrary(f)).sort();
 const shell = ["index.html", "style.css", "favicon.svg", ...[...loaded].filter((f) => !isLibrary(f) && !widgetCode.includes(f))];
 // a post with one widget: widgets.js, that widget's module and what it imports (base.js, its
 // viz/ helpers, the library and, for <sx-attention>, the model API and the trainer), the wasm
-const onePost = new Map([...widgetModules].map(([tag, f]) => [tag, [...closure(f, closure("widgets.js")), "simplexity-simd.wasm"].sort()]));
+const onePost = new Map([...widgetModules].map(([tag, f]) => [tag, [...new Set([...closure(f, closure("widgets.js")), ...coreOf(tag)])].sort()]));
 // the worker asks for train-worker.js, its imports and the .wasm: only what the page has not
 // loaded is transferred
-const workerAll = [...closure("train-worker.js"), "simplexity-simd.wasm"];
+const workerAll = [...new Set([...closure("train-worker.js"), ...FULL_CORE])];
 const worker = workerAll.filter((f) => !loaded.has(f) && !library.includes(f));
-const explainAll = [...closure("explain-worker.js"), "simplexity-simd.wasm"];
+const explainAll = [...new Set([...closure("explain-worker.js"), ...FULL_CORE])];
 const explainWorker = explainAll.filter((f) => !loaded.has(f) && !library.includes(f));
 
 // the models fetched when a section comes into view
@@ -124,13 +134,14 @@ const modelFiles = onView.map((m) => m.file);
 const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
 line(`widgets alone, at load (all ${WORDS[widgetModules.size] ?? widgetModules.size})`, [...library, ...widgetCode], `  (${library.length + widgetCode.length} files)`);
 console.log("a post with one widget (widgets.js, the library, the wasm, that widget's module and its imports):");
-for (const [tag, files] of onePost) line(`  <${tag}>`, files, `  (${files.length} files)`);
+for (const [tag, files] of onePost) line(`  <${tag}>`, files, `  (${files.length} files, the ${MAPPINGS_CORE_TAGS.includes(tag) ? "mappings" : "full"} core)`);
 line("the whole page, at load", [...library, ...widgetCode, ...shell], `  (${library.length + widgetCode.length + shell.length} files)`);
 line("+ the models, as their sections show", modelFiles, `  (${modelFiles.length} files)`);
 line("+ the training worker", worker, `  (${worker.length} file${worker.length === 1 ? "" : "s"})`);
 line("+ the experiments worker and models", [...explainWorker, ...explainModels], `  (${explainWorker.length + explainModels.length} files)`);
 line("every section seen, training started", [...library, ...widgetCode, ...shell, ...modelFiles, ...worker]);
 line("(scalar wasm, fetched instead of SIMD)", ["simplexity.wasm"]);
+line("(the mappings core, SIMD; scalar)", ["simplexity-mappings-simd.wasm"], `  ${kb(gz("simplexity-mappings.wasm"))} gzipped scalar`);
 line("single-file widget build (both wasm)", ["simplexity-widgets.js"]);
 const unused = fs.readdirSync(SITE, { recursive: true })
   .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f) && !explainWorker.includes(f));

@@ -34,8 +34,17 @@
    - masked mapping by valid length (mapping code and lengths from the bytes, bad ones
      included): weights in [0, 1], exactly 0 past each row's length;
    - positional encodings (positions and dim from the shape, base from the parameters): every
-     value in [-1, 1].
+     value in [-1, 1];
+   - scoring functions (kind dot, scaled, bilinear, additive or a bad one; nq, nk 0..16, q_dim,
+     k_dim 1..8, hidden 1..6, sometimes a bad size or a null buffer; q, k, the parameters and
+     dscores from the bytes, Inf / NaN / huge included): the forward fails exactly when an
+     argument is bad or a score overflows float, else every score is written, finite and within
+     1e-6 of a plain double reference (relative to the sum of the terms' magnitudes), and with
+     every input finite and |.| <= 1e4 it must succeed; the backward fails exactly on a bad
+     argument, else no gradient is NaN, all are finite for inputs |.| <= 1e4, and dot / scaled
+     dq and dk match their double reference as the forward does.
    A violation calls __builtin_trap(), which libFuzzer reports with the input. */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,7 +58,7 @@ enum {
     OP_SOFTMAX_B, OP_SPARSEMAX_B, OP_ENTMAX15_B, OP_ENTMAX_B, OP_FUSEDMAX_B, OP_OSCARMAX_B,
     OP_ALPHA_GRAD, OP_ENTROPY, OP_SPAN_MASK, OP_POOL, OP_POOL_B, OP_ATTENTION, OP_MISC,
     OP_JACOBIAN, OP_THRESHOLD, OP_SIGMOID, OP_SIGMOID_B, OP_GROUPMAX, OP_GROUPMAX_B,
-    OP_PATTERN, OP_MASKED, OP_POSENC, OP_COUNT
+    OP_PATTERN, OP_MASKED, OP_POSENC, OP_SCORES, OP_COUNT
 };
 
 #define REQUIRE(c) do { if (!(c)) __builtin_trap(); } while (0)
@@ -137,6 +146,57 @@ static void check_backward(const float *dx, const float *x, const float *dy, int
             if (xr[i] == -INFINITY) REQUIRE(d[i] == 0.0f);
         }
     }
+}
+
+/* ---------------------------------------------------------------- scoring references */
+/* 1 when each of the n values is finite with |v| <= lim. */
+static int within(const float *v, size_t n, float lim) {
+    for (size_t i = 0; i < n; i++)
+        if (!(fabsf(v[i]) <= lim)) return 0;
+    return 1;
+}
+
+/* The score a(q_i, k_j) of kind in plain double (the additive projections summed apart, as the
+   contract's wv . tanh(Wq q + Wk k) reads), and in *mag the sum of its terms' magnitudes: what
+   the rounding of the sum is relative to. */
+static double score_ref(const float *q_i, const float *k_j, const float *params, int q_dim, int k_dim,
+                        int hidden, int kind, double *mag) {
+    double s = 0.0, a = 0.0;
+    if (kind == SX_SCORE_DOT || kind == SX_SCORE_SCALED) {
+        const double c = kind == SX_SCORE_SCALED ? 1.0 / sqrt((double)q_dim) : 1.0;
+        for (int m = 0; m < q_dim; m++) {
+            s += (double)q_i[m] * k_j[m];
+            a += fabs((double)q_i[m] * k_j[m]);
+        }
+        s *= c;
+        a *= c;
+    } else if (kind == SX_SCORE_BILINEAR) {
+        for (int m = 0; m < q_dim; m++)
+            for (int n = 0; n < k_dim; n++) {
+                const double t = (double)q_i[m] * params[(size_t)m * k_dim + n] * k_j[n];
+                s += t;
+                a += fabs(t);
+            }
+    } else {
+        const float *Wq = params, *Wk = params + (size_t)hidden * q_dim, *wv = Wk + (size_t)hidden * k_dim;
+        for (int l = 0; l < hidden; l++) {
+            double zq = 0.0, zk = 0.0;
+            for (int m = 0; m < q_dim; m++) zq += (double)Wq[(size_t)l * q_dim + m] * q_i[m];
+            for (int m = 0; m < k_dim; m++) zk += (double)Wk[(size_t)l * k_dim + m] * k_j[m];
+            s += (double)wv[l] * tanh(zq + zk);
+            a += fabs((double)wv[l]);
+        }
+    }
+    *mag = a;
+    return s;
+}
+
+/* A float result against its double reference: within 1e-6 of the terms' magnitude (plus a
+   denormal's rounding), or +-Infinity only where the reference is at float's edge. */
+static void check_near(float got, double ref, double mag) {
+    const double tol = 1e-6 * mag + 1e-44;
+    if (isinf(got)) REQUIRE(fabs(ref) + tol >= FLT_MAX && (got > 0) == (ref > 0));
+    else REQUIRE(got == got && fabs((double)got - ref) <= tol);
 }
 
 /* ---------------------------------------------------------------- entry */
@@ -301,6 +361,112 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (size_t i = 0; i < (size_t)positions * dim; i++) REQUIRE(out[i] >= -1.0f && out[i] <= 1.0f);
         return 0;
     }
+    case OP_SCORES: {
+        /* kind 0..4 (4: bad), nq = rows (0..16; -1 at 0xF2), nk 0..16 (-3 at 0xF1), q_dim 1..8
+           (0 at 0xF8), k_dim = q_dim or (shape bit 3) 1..8, hidden 1..6 (0 at 0xF7); q in x, k in
+           dy, the parameters in vals, dscores in p (raw bits half the time: Inf, NaN, huge);
+           null scores at 0xF3, params at 0xF4, dscores at 0xF5, and dq, dk, dparams null by
+           shape bits 4..6 (allowed) */
+        static const int kinds[5] = { SX_SCORE_DOT, SX_SCORE_SCALED, SX_SCORE_BILINEAR, SX_SCORE_ADDITIVE, 4 };
+        const int kind = kinds[rd_u8(&rd) % 5];
+        const int nq = rows, nk = n < 1 ? n : (n - 1) % 17;
+        const int q_dim = shape == 0xF8 ? 0 : 1 + rd_u8(&rd) % 8;
+        const int k_dim = (shape >> 3) & 1 ? 1 + rd_u8(&rd) % 8 : q_dim;
+        const int hidden = shape == 0xF7 ? 0 : 1 + rd_u8(&rd) % 6;
+        const size_t nqv = nq > 0 && q_dim > 0 ? (size_t)nq * q_dim : 0, nkv = nk > 0 && k_dim > 0 ? (size_t)nk * k_dim : 0;
+        const size_t ns = nq > 0 && nk > 0 ? (size_t)nq * nk : 0;
+        size_t np = 0;
+        if (kind == SX_SCORE_BILINEAR && q_dim > 0 && k_dim > 0) np = (size_t)q_dim * k_dim;
+        if (kind == SX_SCORE_ADDITIVE && q_dim > 0 && k_dim > 0 && hidden > 0) np = (size_t)hidden * (q_dim + k_dim + 1);
+        rd_scores(&rd, x, (int)nqv, shape & 1);
+        rd_scores(&rd, dy, (int)nkv, shape & 1);
+        rd_scores(&rd, vals, (int)np, shape & 1);
+        rd_scores(&rd, p, (int)ns, shape & 1);
+        const float *params = shape == 0xF4 ? NULL : vals, *ds = shape == 0xF5 ? NULL : p;
+        float *so = shape == 0xF3 ? NULL : out;
+        float *dq = (shape >> 4) & 1 ? NULL : jac, *dk = (shape >> 5) & 1 ? NULL : jac + 128;
+        float *dpar = (shape >> 6) & 1 ? NULL : att;
+        const int args_ok = kind <= SX_SCORE_ADDITIVE && nq >= 0 && nk >= 0 && q_dim >= 1 && k_dim >= 1 &&
+                            (kind != SX_SCORE_ADDITIVE || hidden >= 1) &&
+                            (kind >= SX_SCORE_BILINEAR || q_dim == k_dim) && (kind < SX_SCORE_BILINEAR || params);
+        const int finite = args_ok && within(x, nqv, FLT_MAX) && within(dy, nkv, FLT_MAX) && within(vals, np, FLT_MAX);
+        const int moderate = finite && within(x, nqv, 1e4f) && within(dy, nkv, 1e4f) && within(vals, np, 1e4f);
+
+        /* forward */
+        for (size_t i = 0; i < ns; i++) out[i] = NAN;
+        st = sx_attention_scores(so, x, dy, params, nq, nk, q_dim, k_dim, hidden, kind);
+        if (st != SX_OK) {
+            REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
+            REQUIRE(sx_last_error()[0] != 0);
+            if (moderate && so) REQUIRE(st == SX_ENOMEM); /* valid, finite, no overflow possible */
+            if (st == SX_ENONFINITE && finite && so && ns) { /* an overflow: some score at float's edge */
+                int edge = 0;
+                for (int i = 0; i < nq && !edge; i++)
+                    for (int j = 0; j < nk && !edge; j++) {
+                        double mag;
+                        const double r = score_ref(x + (size_t)i * q_dim, dy + (size_t)j * k_dim, params, q_dim, k_dim,
+                                                   hidden, kind, &mag);
+                        edge = fabs(r) + 1e-6 * mag >= FLT_MAX;
+                    }
+                REQUIRE(edge);
+            }
+        } else {
+            REQUIRE(finite); /* bad arguments and non-finite inputs never pass */
+            for (int i = 0; i < nq; i++)
+                for (int j = 0; j < nk; j++) {
+                    const float v = out[(size_t)i * nk + j];
+                    double mag;
+                    const double r = score_ref(x + (size_t)i * q_dim, dy + (size_t)j * k_dim, params, q_dim, k_dim,
+                                               hidden, kind, &mag);
+                    REQUIRE(isfinite(v)); /* also: written (not the NaN sentinel) */
+                    check_near(v, r, mag);
+                }
+        }
+
+        /* backward: the gradients overwritten, never NaN */
+        for (size_t i = 0; i < 256; i++) jac[i] = NAN;
+        for (size_t i = 0; i < np; i++) att[i] = NAN;
+        st = sx_attention_scores_backward(dq, dk, dpar, ds, x, dy, params, nq, nk, q_dim, k_dim, hidden, kind);
+        if (st != SX_OK) {
+            REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
+            REQUIRE(sx_last_error()[0] != 0);
+            if (moderate && (ds || !ns) && within(p, ns, FLT_MAX)) REQUIRE(st == SX_ENOMEM);
+            return 0;
+        }
+        REQUIRE(finite && (ds || !ns) && within(p, ns, FLT_MAX));
+        const int small = moderate && within(p, ns, 1e4f);
+        const float *grads[3] = { dq, dk, dpar };
+        const size_t lens[3] = { nqv, nkv, np };
+        for (int g = 0; g < 3; g++)
+            for (size_t i = 0; grads[g] && i < lens[g]; i++) {
+                REQUIRE(grads[g][i] == grads[g][i]);
+                if (small) REQUIRE(isfinite(grads[g][i]));
+            }
+        if (kind == SX_SCORE_DOT || kind == SX_SCORE_SCALED) { /* dq = c g k, dk = c g^T q */
+            const double c = kind == SX_SCORE_SCALED ? 1.0 / sqrt((double)q_dim) : 1.0;
+            for (int i = 0; i < nq && dq; i++)
+                for (int m = 0; m < q_dim; m++) {
+                    double s = 0.0, mag = 0.0;
+                    for (int j = 0; j < nk; j++) {
+                        const double t = (double)p[(size_t)i * nk + j] * dy[(size_t)j * k_dim + m];
+                        s += t;
+                        mag += fabs(t);
+                    }
+                    check_near(dq[(size_t)i * q_dim + m], c * s, c * mag);
+                }
+            for (int j = 0; j < nk && dk; j++)
+                for (int m = 0; m < k_dim; m++) {
+                    double s = 0.0, mag = 0.0;
+                    for (int i = 0; i < nq; i++) {
+                        const double t = (double)p[(size_t)i * nk + j] * x[(size_t)i * q_dim + m];
+                        s += t;
+                        mag += fabs(t);
+                    }
+                    check_near(dk[(size_t)j * k_dim + m], c * s, c * mag);
+                }
+        }
+        return 0;
+    }
     case OP_PATTERN:
     case OP_ATTENTION: {
         /* B 1..3, H 1..3, dh 1..8, Tq = rows (0..16), Tk 1..40; mapping (learned alpha: invalid)
@@ -342,6 +508,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!nq) return 0;
         double vmax = 0.0;
         for (size_t i = 0; i < nk; i++) vmax = fmax(vmax, fabs((double)vals[i]));
+        if (op == OP_ATTENTION && vmax <= 1e37 && (mapping != SX_MAP_ENTMAX || par <= 4.0f)) {
+            /* the tiled path (issue 14), blocks from the shape: the same output up to rounding */
+            REQUIRE(sx_attention_tiled(p, xi, g, vals, use_len ? k_len : NULL, B, Tq, Tk, H, dh, mapping, par,
+                                       causal, shape % 5, (shape >> 3) % 7, NULL) == SX_OK);
+            for (size_t i = 0; i < nq; i++) REQUIRE(fabs((double)p[i] - out[i]) <= 1e-5 * vmax + 1e-30);
+        }
         for (int b = 0; b < B; b++) {
             const int klen = use_len ? k_len[b] : Tk;
             REQUIRE(klen >= 0 && klen <= Tk);

@@ -162,9 +162,9 @@ for (const { name, sx } of all) {
     const Q = new Float32Array(2 * 3 * 4), K = new Float32Array(2 * 5 * 4), V = new Float32Array(2 * 5 * 4);
     const BASE = { batch: 2, tq: 3, heads: 2 };
     const CASES = [
-      ["q type", () => attention("q", K, V, BASE), TypeError, 'attention: q must be a Float32Array or an array of numbers (got "q")'],
-      ["k type", () => attention(Q, null, V, BASE), TypeError, "attention: k must be a Float32Array or an array of numbers (got null)"],
-      ["v type", () => attention(Q, K, new Int32Array(40), BASE), TypeError, "attention: v must be a Float32Array or an array of numbers (got a Int32Array)"],
+      ["q type", () => attention("q", K, V, BASE), TypeError, 'attention: q must be a Float32Array, a WasmArray or an array of numbers (got "q")'],
+      ["k type", () => attention(Q, null, V, BASE), TypeError, "attention: k must be a Float32Array, a WasmArray or an array of numbers (got null)"],
+      ["v type", () => attention(Q, K, new Int32Array(40), BASE), TypeError, "attention: v must be a Float32Array, a WasmArray or an array of numbers (got a Int32Array)"],
       ["options type", () => attention(Q, K, V, 3), TypeError, "attention: options must be an object (got 3)"],
       ["tq missing", () => attention(Q, K, V, { batch: 2 }), TypeError, "attention: tq (queries per batch element) must be an integer >= 1 (got undefined)"],
       ["tq 0", () => attention(Q, K, V, { ...BASE, tq: 0 }), RangeError, "attention: tq (queries per batch element) must be an integer >= 1 (got 0)"],
@@ -192,7 +192,7 @@ for (const { name, sx } of all) {
       ["keyLengths too big", () => attention(Q, K, V, { ...BASE, keyLengths: [5, 6] }), RangeError, "attention: keyLengths[1] must be an integer in [0, tk = 5] (got 6)"],
       ["keyLengths negative", () => attention(Q, K, V, { ...BASE, keyLengths: [-1, 0] }), RangeError, "attention: keyLengths[0] must be an integer in [0, tk = 5] (got -1)"],
       ["keyLengths string", () => attention(Q, K, V, { ...BASE, keyLengths: ["5", 5] }), RangeError, 'attention: keyLengths[0] must be an integer in [0, tk = 5] (got "5")'],
-      ["out type", () => attention(Q, K, V, { ...BASE, out: [] }), TypeError, "attention: out must be a Float32Array (got an Array)"],
+      ["out type", () => attention(Q, K, V, { ...BASE, out: [] }), TypeError, "attention: out must be a Float32Array or a WasmArray (got an Array)"],
       ["out length", () => attention(Q, K, V, { ...BASE, out: new Float32Array(23) }), RangeError, "attention: out.length (23) must equal q.length (24)"],
       ["weights type", () => attention(Q, K, V, { ...BASE, weights: 1 }), TypeError, "attention: weights must be true, false or a Float32Array (got 1)"],
       ["weights length", () => attention(Q, K, V, { ...BASE, weights: new Float32Array(59) }), RangeError, "attention: weights.length (59) must equal batch * heads * tq * tk (60)"],

@@ -8,7 +8,7 @@ import { builds, assertClose, rng, DIST } from "./helpers.mjs";
 const all = await builds();
 
 const PUBLIC_NAMES = [
-  "Model", "SimplexityError", "attention", "attentionPattern", "attentionPooling", "attentionPoolingBackward", "attentionScores",
+  "Model", "SimplexityError", "WasmArray", "alloc", "attention", "attentionPattern", "attentionPooling", "attentionPoolingBackward", "attentionScores",
   "attentionScoresBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
   "fusedmax", "fusedmaxBackward", "groupmax", "groupmaxBackward", "info", "init", "jacobian", "maskedMapping",
   "maskedMappingBackward", "oscarmax", "oscarmaxBackward",
@@ -25,7 +25,8 @@ describe("the two builds", () => {
 
   test("info() reports the build, the ABI and the memory size", async () => {
     const [simd, scalar] = all;
-    assert.deepEqual(Object.keys(simd.sx.info()).sort(), ["abi", "memoryBytes", "simd"]);
+    assert.deepEqual(Object.keys(simd.sx.info()).sort(), ["abi", "core", "memoryBytes", "simd"]);
+    for (const { sx } of all) assert.equal(sx.info().core, "full");
     assert.equal(simd.sx.info().simd, true);
     assert.equal(scalar.sx.info().simd, false);
     for (const { sx } of all) {

@@ -443,6 +443,13 @@ describe("widget declarations", () => {
     assert.ok(wc.getTypeOfSymbol(wExports.get("TAGS").sym).symbol?.name === "ReadonlyArray", "TAGS is declared a readonly array");
   });
 
+  test("MAPPINGS_CORE_TAGS: exactly the elements whose class asks for the mappings core", () => {
+    assert.ok(Object.isFrozen(widgetsJs.MAPPINGS_CORE_TAGS));
+    assert.equal(SxElement.core, "full", "the default");
+    assert.deepEqual(sorted(widgetsJs.MAPPINGS_CORE_TAGS), sorted(widgetsJs.TAGS.filter((t) => classes[t].core === "mappings")));
+    for (const t of widgetsJs.TAGS) assert.ok(["full", "mappings"].includes(classes[t].core), t);
+  });
+
   test("the tags: TAGS, the tag and class maps, the JSX attributes, load()'s return", () => {
     const tags = sorted(widgetsJs.TAGS);
     assert.deepEqual(sorted(Object.keys(TAG_CLASSES)), tags, "this test's list of tags");

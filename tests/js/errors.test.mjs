@@ -28,16 +28,16 @@ for (const { name, sx } of await builds()) {
   // [label, call, error class, message] - the argument checks JS does before crossing into wasm.
   const CASES = [
     // x and dy types
-    ["x string", () => sx.softmax("abc"), TypeError, 'softmax: x must be a Float32Array or an array of numbers (got "abc")'],
-    ["x null", () => sx.sparsemax(null), TypeError, "sparsemax: x must be a Float32Array or an array of numbers (got null)"],
-    ["x undefined", () => sx.entmax(), TypeError, "entmax: x must be a Float32Array or an array of numbers (got undefined)"],
-    ["x Int32Array", () => sx.entmax15(new Int32Array(3)), TypeError, "entmax15: x must be a Float32Array or an array of numbers (got a Int32Array)"],
-    ["x number", () => sx.fusedmax(3), TypeError, "fusedmax: x must be a Float32Array or an array of numbers (got 3)"],
+    ["x string", () => sx.softmax("abc"), TypeError, 'softmax: x must be a Float32Array, a WasmArray or an array of numbers (got "abc")'],
+    ["x null", () => sx.sparsemax(null), TypeError, "sparsemax: x must be a Float32Array, a WasmArray or an array of numbers (got null)"],
+    ["x undefined", () => sx.entmax(), TypeError, "entmax: x must be a Float32Array, a WasmArray or an array of numbers (got undefined)"],
+    ["x Int32Array", () => sx.entmax15(new Int32Array(3)), TypeError, "entmax15: x must be a Float32Array, a WasmArray or an array of numbers (got a Int32Array)"],
+    ["x number", () => sx.fusedmax(3), TypeError, "fusedmax: x must be a Float32Array, a WasmArray or an array of numbers (got 3)"],
     ["x element string", () => sx.softmax([1, "2", 3]), TypeError, 'softmax: x[1] must be a number (got "2")'],
     ["x element undefined (hole)", () => sx.oscarmax([1, , 3]), TypeError, "oscarmax: x[1] must be a number (got undefined)"], // eslint-disable-line no-sparse-arrays
-    ["dy type", () => sx.softmaxBackward(X3, "dy"), TypeError, 'softmaxBackward: dy must be a Float32Array or an array of numbers (got "dy")'],
+    ["dy type", () => sx.softmaxBackward(X3, "dy"), TypeError, 'softmaxBackward: dy must be a Float32Array, a WasmArray or an array of numbers (got "dy")'],
     ["dy element", () => sx.entmaxBackward(X3, [1, null, 2]), TypeError, "entmaxBackward: dy[1] must be a number (got null)"],
-    ["p type", () => sx.tsallisEntropy({}), TypeError, "tsallisEntropy: p must be a Float32Array or an array of numbers (got an object (Object))"],
+    ["p type", () => sx.tsallisEntropy({}), TypeError, "tsallisEntropy: p must be a Float32Array, a WasmArray or an array of numbers (got an object (Object))"],
     ["options type", () => sx.softmax(X3, 3), TypeError, "softmax: options must be an object (got 3)"],
     // shapes
     ["length not a multiple of n", () => sx.softmax(new Float32Array(7), { n: 3 }), RangeError, "softmax: x.length (7) is not a multiple of n (3)"],
@@ -69,8 +69,8 @@ for (const { name, sx } of await builds()) {
     ["T string", () => sx.softmax(X3, { temperature: "1" }), TypeError, 'softmax: temperature must be a number (got "1")'],
     ["T below float32", () => sx.softmax(X3, { temperature: 1e-50 }), RangeError, "softmax: temperature must be finite and > 0 in float32 (got 1e-50, which is 0 in float32)"],
     // out
-    ["out type", () => sx.softmax(X3, { out: new Float64Array(3) }), TypeError, "softmax: out must be a Float32Array (got a Float64Array)"],
-    ["out array", () => sx.softmax(X3, { out: [0, 0, 0] }), TypeError, "softmax: out must be a Float32Array (got an Array)"],
+    ["out type", () => sx.softmax(X3, { out: new Float64Array(3) }), TypeError, "softmax: out must be a Float32Array or a WasmArray (got a Float64Array)"],
+    ["out array", () => sx.softmax(X3, { out: [0, 0, 0] }), TypeError, "softmax: out must be a Float32Array or a WasmArray (got an Array)"],
     ["out length", () => sx.softmax(X3, { out: new Float32Array(2) }), RangeError, "softmax: out.length (2) must equal x.length (3)"],
     ["backward out length", () => sx.softmaxBackward(X3, DY3, { out: new Float32Array(4) }), RangeError, "softmaxBackward: out.length (4) must equal x.length (3)"],
     ["alpha grad out length", () => sx.entmaxAlphaGrad([1, 2, 3, 4], [1, 1, 1, 1], { n: 2, out: new Float32Array(4) }), RangeError, "entmaxAlphaGrad: out.length (4) must equal the number of rows (2)"],

@@ -152,7 +152,7 @@ for (const { name, sx } of await builds()) {
         [() => sx.groupmaxBackward([1, 2], [1], { groups: [2] }), RangeError, "groupmaxBackward: dy.length (1) must equal x.length (2)"],
         [() => sx.groupmaxBackward([1, 2], [1, 0], { groups: [3] }), RangeError, "groupmaxBackward: x.length (2) is not a multiple of n (3)"],
         [() => sx.groupmaxBackward([1, 2], [1, 0]), TypeError, "groupmaxBackward: groups must be an array of group sizes, e.g. [2, 3, 1] (got undefined)"],
-        [() => sx.sigmoid("12"), TypeError, 'sigmoid: x must be a Float32Array or an array of numbers (got "12")'],
+        [() => sx.sigmoid("12"), TypeError, 'sigmoid: x must be a Float32Array, a WasmArray or an array of numbers (got "12")'],
         [() => sx.sigmoid([1, 2], { n: 3 }), RangeError, "sigmoid: x.length (2) is not a multiple of n (3)"],
         [() => sx.sigmoidBackward([1, 2], [1, 2], { temperature: -1 }), RangeError, "sigmoidBackward: temperature must be finite and > 0 (got -1)"],
         [() => sx.threshold([1, 2], { mapping: "sigmoid" }), RangeError, /^threshold: mapping must be one of .* \(got "sigmoid"\): sigmoid has no threshold/],

@@ -1,19 +1,24 @@
 // helpers.mjs - shared by the tests/js/*.test.mjs suites (not itself a test file).
 //
 // builds(): both wasm builds, each in its own instance of dist/simplexity.js. init() is memoised
-// per module instance, and an ES module imported under a different URL (here a ?build= query) is
-// a separate instance, so the SIMD and the scalar builds can be tested in one process without a
-// test-only hook in the public module. SIMPLEXITY_DIST=<dir> points the tests at another dist/.
+// per module instance, and an ES module imported under a different URL (here an ?instance=
+// query, which tools/instances.mjs, registered below, carries to the library's own relative
+// imports) is a separate instance, so the SIMD and the scalar builds can be tested in one
+// process without a test-only switch in the library. SIMPLEXITY_DIST=<dir> points the tests at
+// another dist/.
 //
 // Also: float64 reference implementations, a seeded PRNG, finite differences, and comparisons.
 
 import assert from "node:assert/strict";
+import { register } from "node:module";
 import { pathToFileURL } from "node:url";
 import { mulberry32 } from "../../web/viz/mulberry32.js";
 
 export const DIST = process.env.SIMPLEXITY_DIST
   ? pathToFileURL(process.env.SIMPLEXITY_DIST.replace(/\/?$/, "/"))
   : new URL("../../dist/", import.meta.url);
+
+register(new URL("../../tools/instances.mjs", import.meta.url));
 
 export const BUILDS = [
   { name: "simd", simd: true },

@@ -247,7 +247,7 @@ for (const { name, sx } of all) {
     const K = [0, 1, 2], V = [1, 2, 3];
     const CASES = [
       // spanMask
-      ["distances type", () => sx.spanMask("abc", { z: 1, ramp: 1 }), TypeError, 'spanMask: distances must be a Float32Array or an array of numbers (got "abc")'],
+      ["distances type", () => sx.spanMask("abc", { z: 1, ramp: 1 }), TypeError, 'spanMask: distances must be a Float32Array, a WasmArray or an array of numbers (got "abc")'],
       ["distances element", () => sx.spanMask([0, "1"], { z: 1, ramp: 1 }), TypeError, 'spanMask: distances[1] must be a number (got "1")'],
       ["span options", () => sx.spanMask([0], 5), TypeError, "spanMask: options must be an object (got 5)"],
       ["z missing", () => sx.spanMask([0], { ramp: 1 }), TypeError, "spanMask: z must be a number (got undefined)"],
@@ -261,12 +261,12 @@ for (const { name, sx } of all) {
       ["ramp huge", () => sx.spanMask([0], { z: 1, ramp: 1e39 }), RangeError, "spanMask: ramp must be finite (got 1e+39)"],
       ["maxSpan 0", () => sx.spanMask([0], { z: 1, ramp: 1, maxSpan: 0 }), RangeError, "spanMask: maxSpan must be > 0 (got 0)"],
       ["maxSpan string", () => sx.spanMask([0], { z: 1, ramp: 1, maxSpan: "4" }), TypeError, 'spanMask: maxSpan must be a number (got "4")'],
-      ["span out type", () => sx.spanMask([0, 1], { z: 1, ramp: 1, out: [0, 0] }), TypeError, "spanMask: out must be a Float32Array (got an Array)"],
+      ["span out type", () => sx.spanMask([0, 1], { z: 1, ramp: 1, out: [0, 0] }), TypeError, "spanMask: out must be a Float32Array or a WasmArray (got an Array)"],
       ["span out length", () => sx.spanMask([0, 1], { z: 1, ramp: 1, out: new Float32Array(3) }), RangeError, "spanMask: out.length (3) must equal distances.length (2)"],
       // attentionPooling
-      ["queries type", () => sx.attentionPooling(null, K, V), TypeError, "attentionPooling: queries must be a Float32Array or an array of numbers (got null)"],
-      ["keys type", () => sx.attentionPooling([0], new Int32Array(3), V), TypeError, "attentionPooling: keys must be a Float32Array or an array of numbers (got a Int32Array)"],
-      ["values type", () => sx.attentionPooling([0], K, "v"), TypeError, 'attentionPooling: values must be a Float32Array or an array of numbers (got "v")'],
+      ["queries type", () => sx.attentionPooling(null, K, V), TypeError, "attentionPooling: queries must be a Float32Array, a WasmArray or an array of numbers (got null)"],
+      ["keys type", () => sx.attentionPooling([0], new Int32Array(3), V), TypeError, "attentionPooling: keys must be a Float32Array, a WasmArray or an array of numbers (got a Int32Array)"],
+      ["values type", () => sx.attentionPooling([0], K, "v"), TypeError, 'attentionPooling: values must be a Float32Array, a WasmArray or an array of numbers (got "v")'],
       ["queries element", () => sx.attentionPooling([0, null], K, V), TypeError, "attentionPooling: queries[1] must be a number (got null)"],
       ["values element", () => sx.attentionPooling([0], K, [1, 2, "3"]), TypeError, 'attentionPooling: values[2] must be a number (got "3")'],
       ["keys empty", () => sx.attentionPooling([0], [], []), RangeError, "attentionPooling: keys must not be empty"],
@@ -284,16 +284,16 @@ for (const { name, sx } of all) {
       ["lambda < 0", () => sx.attentionPooling([0], K, V, { mapping: "fusedmax", lambda: -1 }), RangeError, "attentionPooling: lambda must be >= 0 (got -1)"],
       ["leaveOneOut type", () => sx.attentionPooling([0], K, V, { leaveOneOut: 1 }), TypeError, "attentionPooling: leaveOneOut must be true or false (got 1)"],
       ["leaveOneOut shape", () => sx.attentionPooling([0], K, V, { leaveOneOut: true }), RangeError, "attentionPooling: leaveOneOut needs queries.length (1) to equal keys.length (3): the queries are the keys"],
-      ["pool out type", () => sx.attentionPooling([0], K, V, { out: new Float64Array(1) }), TypeError, "attentionPooling: out must be a Float32Array (got a Float64Array)"],
+      ["pool out type", () => sx.attentionPooling([0], K, V, { out: new Float64Array(1) }), TypeError, "attentionPooling: out must be a Float32Array or a WasmArray (got a Float64Array)"],
       ["pool out length", () => sx.attentionPooling([0], K, V, { out: new Float32Array(2) }), RangeError, "attentionPooling: out.length (2) must equal queries.length (1)"],
       ["weights type", () => sx.attentionPooling([0], K, V, { weights: [] }), TypeError, "attentionPooling: weights must be true, false or a Float32Array (got an Array)"],
       ["weights length", () => sx.attentionPooling([0], K, V, { weights: new Float32Array(2) }), RangeError, "attentionPooling: weights.length (2) must equal queries.length * keys.length (3)"],
       // attentionPoolingBackward
-      ["dy type", () => sx.attentionPoolingBackward([0], K, V, 1), TypeError, "attentionPoolingBackward: dy must be a Float32Array or an array of numbers (got 1)"],
+      ["dy type", () => sx.attentionPoolingBackward([0], K, V, 1), TypeError, "attentionPoolingBackward: dy must be a Float32Array, a WasmArray or an array of numbers (got 1)"],
       ["dy length", () => sx.attentionPoolingBackward([0], K, V, [1, 2]), RangeError, "attentionPoolingBackward: dy.length (2) must equal queries.length (1)"],
       ["dy element", () => sx.attentionPoolingBackward([0], K, V, ["1"]), TypeError, 'attentionPoolingBackward: dy[0] must be a number (got "1")'],
       ["backward mapping", () => sx.attentionPoolingBackward([0], K, V, [1], { mapping: "max" }), RangeError, 'attentionPoolingBackward: mapping must be one of "softmax", "sparsemax", "entmax15", "entmax", "fusedmax" (got "max")'],
-      ["backward keys", () => sx.attentionPoolingBackward([0], undefined, V, [1]), TypeError, "attentionPoolingBackward: keys must be a Float32Array or an array of numbers (got undefined)"],
+      ["backward keys", () => sx.attentionPoolingBackward([0], undefined, V, [1]), TypeError, "attentionPoolingBackward: keys must be a Float32Array, a WasmArray or an array of numbers (got undefined)"],
     ];
 
     test("every bad argument: error type and message naming function, argument and value", () => {

@@ -152,7 +152,7 @@ for (const { name, sx } of all) {
       assert.throws(() => sx.attentionScores(q, k, { ...add, wv: undefined }),
         { name: "TypeError", message: 'attentionScores: wv (the hidden size h) is required for scoring "additive"' });
       assert.throws(() => sx.attentionScores(q, k, { ...add, Wq: "x" }),
-        { name: "TypeError", message: 'attentionScores: Wq must be a Float32Array or an array of numbers (got "x")' });
+        { name: "TypeError", message: 'attentionScores: Wq must be a Float32Array, a WasmArray or an array of numbers (got "x")' });
       assert.throws(() => sx.attentionScores(q, k, { ...add, out: new Float32Array(3) }),
         { name: "RangeError", message: "attentionScores: out.length (3) must equal nq * nk (4)" });
       assert.throws(() => sx.attentionScoresBackward(q, k, [1, 2, 3], add),

@@ -24,6 +24,8 @@ const DIST = path.join(ROOT, "dist");
 const WASM = {
   simd: fs.readFileSync(path.join(DIST, "simplexity-simd.wasm")),
   scalar: fs.readFileSync(path.join(DIST, "simplexity.wasm")),
+  "mappings-simd": fs.readFileSync(path.join(DIST, "simplexity-mappings-simd.wasm")),
+  "mappings-scalar": fs.readFileSync(path.join(DIST, "simplexity-mappings.wasm")),
 };
 const EXPECTED = { sparsemax: [0.75, 0, 0.25], entmax: [0.671, 0.005, 0.324] };
 const BUILD_TIMEOUT_MS = 150000, PAGE_TIMEOUT_MS = 20000;
@@ -134,7 +136,7 @@ async function pack() {
   const now = [(info.size / 1e6).toFixed(1), (info.unpackedSize / 1e6).toFixed(1), String(info.entryCount)];
   check(said && said.slice(1).join() === now.join(),
     `README: the tarball's figures are today's (it says ${said ? said.slice(1).join(", ") : "none"}; now ${now.join(", ")}: MB packed, MB unpacked, files)`);
-  for (const f of ["LICENSE", "package.json", "dist/simplexity.js", "dist/simplexity-simd.wasm", "dist/simplexity.wasm", "dist/widgets.js", "dist/simplexity-widgets.js"]) {
+  for (const f of ["LICENSE", "package.json", "dist/simplexity.js", "dist/simplexity-simd.wasm", "dist/simplexity.wasm", "dist/simplexity-mappings-simd.wasm", "dist/simplexity-mappings.wasm", "dist/blocks.js", "dist/model.js", "dist/widgets.js", "dist/simplexity-widgets.js"]) {
     check(names.includes(f), `tarball: holds ${f}`);
   }
   const models = fs.readdirSync(path.join(ROOT, "web/models")).filter((f) => f.endsWith(".sxm")).map((f) => `dist/models/${f}`);
@@ -243,11 +245,12 @@ const CONSUMERS = [
 ];
 
 // ---------------------------------------------------------------------- the browser
-/** Which build a .wasm URL serves: "simd", "scalar" or what else it is. */
+/** Which build a .wasm URL serves: "simd", "scalar" (the full core), "mappings-simd",
+ *  "mappings-scalar", or what else it is. */
 async function whichWasm(url) {
   try {
     const bytes = Buffer.from(await (await fetch(url)).arrayBuffer());
-    return bytes.equals(WASM.simd) ? "simd" : bytes.equals(WASM.scalar) ? "scalar" : `unknown (${bytes.length} bytes)`;
+    return Object.keys(WASM).find((k) => bytes.equals(WASM[k])) ?? `unknown (${bytes.length} bytes)`;
   } catch (err) {
     return `unreadable (${err.message})`;
   }
@@ -300,8 +303,10 @@ async function checkPage(browser, c, url, origin) {
     await page.waitForLoadState("networkidle").catch(() => {});
     const wasm = responses.filter((r) => new URL(r.url).pathname.endsWith(".wasm"));
     const kinds = await Promise.all(wasm.map((r) => whichWasm(r.url)));
-    check(wasm.length === 1 && kinds[0] === "simd",
-      `${p}exactly one .wasm request, the SIMD build (got ${JSON.stringify(wasm.map((r, i) => `${new URL(r.url).pathname}: ${kinds[i]}`))})`);
+    // the API's init() and <sx-attention> need the full core; <sx-simplex> alone, the mappings core
+    const want = c.api === false && !c.attention ? "mappings-simd" : "simd";
+    check(wasm.length === 1 && kinds[0] === want,
+      `${p}exactly one .wasm request, the ${want} build (got ${JSON.stringify(wasm.map((r, i) => `${new URL(r.url).pathname}: ${kinds[i]}`))})`);
     check(failed.length === 0, `${p}no failed request (got ${JSON.stringify(failed)})`);
     if (c.hydration) check(hydration.length === 0, `${p}no Vue hydration message (got ${JSON.stringify(hydration)})`);
     await checkClean(page, log, p);
@@ -397,6 +402,9 @@ async function main() {
   const only = process.argv.slice(2);
   const wanted = (name) => only.length === 0 || only.some((o) => name.startsWith(o));
   checkReadme();
+  // Parcel's cache has kept a stale module graph across tarballs whose files changed (a build
+  // that fails, or a page that cannot resolve a chunk): every run starts without one
+  fs.rmSync(path.join(OUT, "cache"), { recursive: true, force: true });
   const tarball = await pack();
   if (wanted("node")) await checkNode(tarball);
   const consumers = CONSUMERS.filter((c) => wanted(c.name));

@@ -18,7 +18,7 @@ import {
   sigmoid, sigmoidBackward, groupmax, groupmaxBackward,
   positionalEncoding, relativeScores, txlScores,
   attentionScores, attentionScoresBackward, maskedMapping, maskedMappingBackward,
-  Model, tasks,
+  Model, tasks, alloc, WasmArray,
 } from "simplexity";
 import type { PositionalEncodingOptions, RelativeScoresOptions, TxlScoresOptions } from "simplexity";
 import type {
@@ -26,7 +26,7 @@ import type {
   Info, SpanMaskOptions, PoolingOptions, PoolingForwardOptions, AttentionOptions, AttentionPattern, PatternMask, LshPatternMask, TokenRow, TokenRows,
   TaskName, Split, Batch, GeneratedBatch, GenerateOptions, Mapping, ModelConfig, ResolvedModelConfig,
   AttentionKind, AttentionMap, ForwardResult, PerHead, JacobianMapping, JacobianOptions, ThresholdOptions,
-  Edit, ExplainMethod, ExplainOptions, ExplainResult, AttentionGradOptions, GroupmaxOptions,
+  Edit, ExplainMethod, ExplainOptions, ExplainResult, AttentionGradOptions, GroupmaxOptions, Output, Result,
 } from "simplexity";
 
 // --------------------------------------------------------------------- helpers
@@ -518,4 +518,30 @@ export { notArray, dx, asError, codeText, split, answerRow, notOut };
   maskedMapping([1, 2], { validLengths: "2" });
   // @ts-expect-error groupmax has no mapping code
   maskedMapping([1, 2], { mapping: "groupmax" });
+}
+
+// ------------------------------------------------------- caller-owned wasm arrays
+{
+  const wx: WasmArray = alloc(6);
+  const wp = alloc(6);
+  exact<Float32Array>()(wx.array);
+  exact<number>()(wx.length);
+  exact<boolean>()(wx.freed);
+  exact<WasmArray>()(sparsemax(wx, { n: 3, out: wp }));
+  exact<WasmArray>()(entmax(wx, { n: 3, alpha: 1.3, out: wx }));
+  exact<WasmArray>()(softmaxBackward(wx, wp, { n: 3, out: wp }));
+  exact<Float32Array>()(sparsemax(wx, { n: 3 }));
+  exact<Float32Array>()(entmax15(wx.array, { n: 3, out: new Float32Array(6) }));
+  exact<WasmArray>()(tsallisEntropy(wp, { n: 3, out: alloc(2) }));
+  const o: Output = wp;
+  exact<WasmArray>()(null as unknown as Result<WasmArray>);
+  exact<Float32Array>()(null as unknown as Result<Float32Array>);
+  void o;
+  wx.free();
+  // @ts-expect-error length is read-only
+  wx.length = 3;
+  // @ts-expect-error a WasmArray comes from alloc(), not new
+  new WasmArray();
+  // @ts-expect-error out is a Float32Array or a WasmArray
+  sparsemax(wx, { out: [0, 0, 0, 0, 0, 0] });
 }

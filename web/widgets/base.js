@@ -3,28 +3,47 @@
 // properties, renders batched into one animation frame, a shadow root styled by constructable
 // stylesheets (allowed by a strict CSP, unlike <style> elements), the SVG/PNG export toolbar,
 // and the visible message a bad attribute leaves instead of an exception.
-import { init, softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax, tsallisEntropy } from "../simplexity.js";
+import { init, softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax, tsallisEntropy } from "../mappings.js";
 import { parseAttr } from "../viz/parse-attr.js";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
 // ------------------------------------------------------------------ the wasm core
+// Two cores (loader.js): a widget that draws mappings only (static core = "mappings") asks for
+// the small mappings core, every other one (the default) for the full core; once the full core
+// is asked for, it serves every widget. A page holding both kinds fetches the full core alone:
+// widgets.js asks for it as soon as it sees a full-core tag (before any widget module loads),
+// and a mappings widget waits one task before asking, so a full-core request made meanwhile (a
+// bundle's other modules, an app's `init()` at its top level) wins.
 let readyPromise = null;
+let fullPromise = null;
+
 // init() once for every widget on the page, then run the hot exports ~40 times so the first
 // drag runs optimised code, not V8's baseline tier (PERFORMANCE.md point 7).
-export function ready() {
+function warm(info) {
+  const x = new Float32Array(300);
+  for (let i = 0; i < x.length; i++) x[i] = Math.sin(i * 1.7) * 2;
+  const out = new Float32Array(300);
+  for (let k = 0; k < 40; k++) {
+    softmax(x, { n: 3, out }); sparsemax(x, { n: 3, out }); entmax15(x, { n: 3, out });
+    entmax(x, { n: 3, alpha: 1.2 + k / 40, out }); fusedmax(x, { n: 3, lambda: 0.3, out });
+    oscarmax(x, { n: 10, beta: 0.1, out }); tsallisEntropy(out, { n: 3, alpha: 1.5 });
+  }
+  return info;
+}
+
+/** Resolves once the core a widget needs ("full", the default, or "mappings") is initialised. */
+export function ready(core = "full") {
+  if (core === "full" || fullPromise) {
+    if (!fullPromise) {
+      fullPromise = init().then(warm, (err) => { fullPromise = null; throw err; });
+    }
+    return fullPromise;
+  }
   if (!readyPromise) {
-    readyPromise = init().then((info) => {
-      const x = new Float32Array(300);
-      for (let i = 0; i < x.length; i++) x[i] = Math.sin(i * 1.7) * 2;
-      const out = new Float32Array(300);
-      for (let k = 0; k < 40; k++) {
-        softmax(x, { n: 3, out }); sparsemax(x, { n: 3, out }); entmax15(x, { n: 3, out });
-        entmax(x, { n: 3, alpha: 1.2 + k / 40, out }); fusedmax(x, { n: 3, lambda: 0.3, out });
-        oscarmax(x, { n: 10, beta: 0.1, out }); tsallisEntropy(out, { n: 3, alpha: 1.5 });
-      }
-      return info;
-    }, (err) => { readyPromise = null; throw err; });
+    readyPromise = new Promise((resolve) => setTimeout(resolve, 0))
+      .then(() => fullPromise ?? init({ core: "mappings" }).then(warm))
+      .catch((err) => { readyPromise = null; throw err; });
   }
   return readyPromise;
 }
@@ -265,6 +284,8 @@ function download(blob, name) {
 // to export. defineAttributes(Class) installs a typed getter/setter per attribute.
 export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : HTMLElement) {
   static spec = {};
+  /** The wasm core the element computes with: "full" (default) or "mappings" (see ready()). */
+  static core = "full";
   static sheets = [];
   static get observedAttributes() { return Object.keys(this.spec); }
 
@@ -293,7 +314,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
       this._msg = htmlEl("p", { class: "msg", part: "message", role: "status" }, root);
       this._msg.hidden = true;
       try { this.build(this._body); } catch (err) { this.fail(err); return; }
-      ready().then(() => { this._ready = true; this.invalidate(); },
+      ready(this.constructor.core).then(() => { this._ready = true; this.invalidate(); },
         (err) => this.fail(new Error(`could not load the WebAssembly core: ${err.message}`)));
     } else this.invalidate();
   }

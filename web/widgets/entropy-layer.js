@@ -1,7 +1,7 @@
 // entropy-layer.js - filled contours of the Tsallis alpha-entropy over the simplex, drawn into
 // an SVG group (shared by <sx-entropy> and <sx-simplex entropy=...>; not an element itself).
 // The field is one batched tsallisEntropy call over a triangular mesh of the simplex.
-import { tsallisEntropy } from "../simplexity.js";
+import { tsallisEntropy } from "../mappings.js";
 import { simplexGrid } from "../viz/simplex-grid.js";
 import { isobands } from "../viz/isobands.js";
 import { isolines } from "../viz/isolines.js";

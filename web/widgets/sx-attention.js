@@ -11,12 +11,17 @@
 // kind), shown again after a reload, until "Forget"; "Download .sxm" saves the model shown. A
 // loaded file is matched to a task by its vocabulary and length and, where tasks share those
 // (reverse, sort), by its held-out exact accuracy; a bad one leaves a message and the model shown.
+// "Decode step by step" (the decode attribute opens it) walks through the greedy decoding with a
+// step slider, Prev / Next and Play: at step t each decoder layer's KV cache holds t of maxLen
+// positions, the cross-attention keys and values were computed once, each head's attention row
+// of the step is drawn (model.forward over the prefix: the incremental step's row), and the rows
+// computed with the cache and without it are counted.
 //   <sx-attention task="reverse" kind="alpha" input="abcdefgh"></sx-attention>
 // Attributes: task (reverse, sort, after_marker, date), kind (softmax, entmax15, alpha,
 // alpha-span), input (text in the task's alphabet), maps (which maps, in order: encoder decoder
 // cross), models (the folder of the .sxm files; default: models/ beside the library), model-src
 // (the URL of a .sxm to show instead of the shipped model), no-train (hide the training panel,
-// and with it the reader's own models), theme. Property: trainOptions (schedule overrides,
+// and with it the reader's own models), decode (open the step-by-step decoding), theme. Property: trainOptions (schedule overrides,
 // trainer.js); read-only: trainingWorker (the Worker while one trains), trainingThread
 // ("worker", "main" or null), shownModel (what the sx-attention-model event said last).
 // A model file is fetched only when the widget comes into view, and only the one shown.
@@ -44,6 +49,7 @@ const MAP_TITLES = {
   cross: "cross-attention: output → source",
 };
 const TITLE_H = 24, BLOCK_GAP = 18, LOSS_W = 720, LOSS_H = 170;
+const PLAY_MS = 900; // one decoding step per PLAY_MS while "Play" runs
 const STOP_TIMEOUT_MS = 8000;
 const NARROW_PX = 560;
 const short = (v) => String(Number(v.toFixed(1))); // 9 rather than 9.0
@@ -117,6 +123,55 @@ async function checkModel(bytes, name, current) {
   }
 }
 
+// ------------------------------------------------------- step-by-step decoding
+// Greedy decoding of text, step by step. Step t (1-based) feeds the decoder the token picked at
+// step t - 1 (BOS first) at position t - 1: each layer appends that position's key and value to
+// its self-attention cache (t slots filled), scores the step's one query against the t cached
+// keys and against the source's keys (the cross-attention K/V, computed once from the encoder
+// output), and the step picks out[t]. The rows are the model's own: the last row of the causal
+// maps of model.forward over the prefix out[0..t), which is what the incremental step computes
+// (to float rounding: tests/js/kvcache.test.mjs, tests/c/test_kvcache.c).
+//   -> { out (model.generate's row), steps (T: the last one emits EOS), ns (source + EOS), layers,
+//        heads, maxLen, vocab, srcLabels, rows: [t - 1] -> { self: [layer][head] Float32Array(t),
+//        cross: [layer][head] Float32Array(ns) } }
+function decodeSteps(model, task, text) {
+  const src = tasks.encode(task, text);
+  const [out] = model.generate([src]);
+  const vocab = tasks.vocab(task), eos = out.indexOf(vocab.indexOf("<eos>"));
+  const T = eos > 0 ? eos : out.length - 1; // no EOS: every position was decoded
+  const ns = text.length + 1;
+  const { layers, heads, maxLen } = model.config;
+  const rows = [];
+  for (let t = 1; t <= T; t++) {
+    const { attention } = model.forward([src], [out.slice(0, t)]);
+    const row = { self: [], cross: [] };
+    for (const a of attention) {
+      if (a.kind === "encoder") continue;
+      const [, H, Tq, Tk] = a.shape, n = a.kind === "decoder" ? t : ns, per = [];
+      for (let h = 0; h < H; h++) {
+        const at = (h * Tq + Tq - 1) * Tk; // the last query: step t's
+        per.push(a.data.slice(at, at + n));
+      }
+      row[a.kind === "decoder" ? "self" : "cross"][a.layer] = per;
+    }
+    rows.push(row);
+  }
+  return { out, steps: T, ns, layers, heads, maxLen, vocab, srcLabels: [...text, "<eos>"], rows };
+}
+
+// The work of steps 1..t, counted from the config (exact integers, no timing): decoder positions
+// run through a layer (each: its q, k, v rows and the rest of the layer), self-attention scores
+// (query-key pairs, per head) and cross-attention key/value rows, with the cache (one new
+// position per step, the source's K/V once) and without it (every step recomputes positions
+// 0..s-1, their causal attention and the source's K/V).
+function decodeWork(t, { ns, layers, heads }) {
+  return {
+    rows: { cached: layers * t, full: (layers * t * (t + 1)) / 2 },
+    scores: { cached: (layers * heads * t * (t + 1)) / 2, full: (layers * heads * t * (t + 1) * (t + 2)) / 6 },
+    crossKV: { cached: layers * ns, full: layers * ns * t },
+  };
+}
+
 const CSS = sheet(`
 .row { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0 0 0.5rem; }
 .row label { display: inline-flex; gap: 0.4rem; align-items: center; }
@@ -162,6 +217,20 @@ svg .acc { fill: var(--_entmax15); stroke: var(--_bg); stroke-width: 1; }
 svg .acc-confirm { fill: none; stroke: var(--_entmax15); stroke-width: 1.5; }
 svg .acc-line { fill: none; stroke: var(--_entmax15); stroke-width: 1.2; }
 svg .target { stroke: var(--_entmax15); stroke-dasharray: 4 3; stroke-opacity: 0.7; }
+.decode .row output { font-variant-numeric: tabular-nums; min-width: 6.5rem; }
+.decode input[type="range"] { width: 12rem; height: 24px; margin: 0; accent-color: var(--_accent); }
+.decode button { min-height: 24px; min-width: 24px; }
+.dio { margin: 0.2rem 0 0.4rem; font-variant-numeric: tabular-nums; min-height: 1.4em; }
+.dio code { font: 14px ui-monospace, "SF Mono", Menlo, Consolas, monospace; background: var(--_panel); padding: 0 0.25rem; border-radius: 4px; }
+.dio .chosen { color: var(--_accent); font-weight: 600; }
+svg.picture.decode { max-width: 940px; }
+svg .slot { stroke-width: 1; }
+svg .slot.filled { fill: var(--_muted); fill-opacity: 0.45; stroke: var(--_muted); }
+svg .slot.new { stroke: var(--_accent); stroke-width: 2; }
+svg .slot.empty { fill: none; stroke: var(--_grid); }
+svg .slot.cross { fill: var(--_softmax); fill-opacity: 0.3; stroke: var(--_softmax); stroke-opacity: 0.6; }
+ul.work { margin: 0.3rem 0 0; padding-left: 1.2rem; font-variant-numeric: tabular-nums; }
+ul.work li { margin: 0.1rem 0; }
 `);
 
 export class SxAttention extends SxElement {
@@ -170,6 +239,7 @@ export class SxAttention extends SxElement {
     kind: { type: "enum", default: "alpha", values: KINDS },
     maps: { type: "enums", default: MAP_KINDS, values: MAP_KINDS },
     "no-train": { type: "bool" },
+    decode: { type: "bool" },
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
@@ -254,6 +324,8 @@ export class SxAttention extends SxElement {
     this._stopWorker();
     this._run = null;
     this._showRun = false;
+    this._pause();
+    this._dec = null; // holds a model freed below
     if (this._shipped) this._shipped.model.free();
     this._shipped = null;
     this._pending = null;
@@ -295,6 +367,7 @@ export class SxAttention extends SxElement {
     const head = htmlEl("tr", {}, htmlEl("thead", {}, this._table));
     for (const t of ["map", "layer", "head", "α", "span", "support", "exact zeros", "entropy (nats)"]) htmlEl("th", { text: t }, head);
     this._tbody = htmlEl("tbody", {}, this._table);
+    this._buildDecode(body);
 
     // training panel
     const tr = this._trainEl = htmlEl("div", { class: "train", part: "train" }, body);
@@ -356,7 +429,8 @@ export class SxAttention extends SxElement {
     this.emit("change", { task: this.task, kind: this.kind, input: this.input });
   }
 
-  pictures() { return super.pictures().filter((svg) => !svg.classList.contains("off")); }
+  // the pictures on screen: not the loss curve before a run, nor the decoding while it is closed
+  pictures() { return super.pictures().filter((svg) => !svg.classList.contains("off") && !svg.closest("details:not([open])")); }
 
   // ------------------------------------------------------------- settings
   // The spec'd attributes, then input (falls back to the last valid input, or the task's
@@ -594,7 +668,7 @@ export class SxAttention extends SxElement {
     if (s.modelSrc && this._seen && !this._url) this._loadUrl(s.modelSrc);
     const url = this._url, urlHere = url && url.state === "ok" && url.rec.key === key ? url : null;
 
-    let view = null, source = "", shown = null;
+    let view = null, source = "", shown = null, model = null; // model: the Model shown, when it is on this thread
     const run = this._showRun ? this._run : null;
     const ownModel = !run && own && !own.broken && this._showOwn ? this._ownModelFor(key) : null;
     if (run) {
@@ -602,12 +676,12 @@ export class SxAttention extends SxElement {
       view = run.view;
       source = view ? `The model training in this tab (${KIND_LABELS[run.kind]}), step ${run.viewStep}${run.view.text !== s.input ? " (updating…)" : ""}.` : "Starting the training…";
     } else if (ownModel) {
-      view = inspect(ownModel, tasks, s.task, s.input);
+      view = inspect(model = ownModel, tasks, s.task, s.input);
       const r = own.rec;
       shown = { source: own.restored ? "stored" : r.source, rec: r, file: r.source === "trained" ? `${key}-trained.sxm` : /\.sxm$/i.test(r.name) ? r.name : `${key}.sxm` };
       source = this._ownLabel(own);
     } else if (urlHere) {
-      view = inspect(urlHere.model, tasks, s.task, s.input);
+      view = inspect(model = urlHere.model, tasks, s.task, s.input);
       const r = urlHere.rec;
       shown = { source: "url", rec: r, file: /\.sxm$/i.test(r.name) ? r.name : `${key}.sxm` };
       source = `The page's model ${r.name} (model-src, ${kb(r.bytes.length)}): ${KIND_LABELS[r.kind]}, ${pct(r.accuracy)} of ${r.examples} held-out examples exact.`;
@@ -617,7 +691,7 @@ export class SxAttention extends SxElement {
     } else if (!this._seen) {
       source = "The model loads when this part of the page comes into view.";
     } else if (this._shipped && this._shipped.key === this._modelURL(s).href) {
-      view = inspect(this._shipped.model, tasks, s.task, s.input);
+      view = inspect(model = this._shipped.model, tasks, s.task, s.input);
       const file = this._shipped.url.pathname.split("/").pop();
       shown = { source: "shipped", rec: { task: s.task, kind: s.kind, name: file, bytes: this._shipped.bytes }, file: `${key}.sxm` };
       source = `The shipped ${KIND_LABELS[s.kind]} model (${file}, ${Math.round(this._shipped.size / 1024)} KB, trained natively to ≥ 99% held-out exact).`;
@@ -628,6 +702,7 @@ export class SxAttention extends SxElement {
     }
     this._source.textContent = source;
     this._drawOwn(key, own, Boolean(ownModel), shown, urlHere, training);
+    this._drawDecode(s, model, Boolean(run));
     if (!view) {
       if (!this._view) this._ioLine.textContent = "";
       return;
@@ -839,6 +914,209 @@ export class SxAttention extends SxElement {
       }
     }
     this._tbody.replaceChildren(...rows);
+  }
+
+  // ------------------------------------------------ step-by-step decoding
+  // The panel: a step slider, Prev / Next / Play, the step's tokens, the picture (per decoder
+  // layer: the self-attention cache, the cross-attention K/V, each head's rows) and the counts.
+  _buildDecode(body) {
+    const det = this._decEl = htmlEl("details", { class: "decode", part: "decode" }, body);
+    htmlEl("summary", { text: "Decode step by step: the KV cache filling, each step's attention rows" }, det);
+    const row = htmlEl("div", { class: "row" }, det);
+    this._prevBtn = htmlEl("button", { type: "button", class: "dprev", text: "◀ Previous step" }, row);
+    const l = htmlEl("label", {}, row);
+    htmlEl("span", { text: "step" }, l);
+    this._stepEl = htmlEl("input", { type: "range", class: "dstep", min: 1, max: 1, step: 1, "aria-label": "decoding step" }, l);
+    this._stepOut = htmlEl("output", { class: "dstep-out" }, l);
+    this._nextBtn = htmlEl("button", { type: "button", class: "dnext", text: "Next step ▶" }, row);
+    this._playBtn = htmlEl("button", { type: "button", class: "dplay", text: "Play", "aria-pressed": "false" }, row);
+    this._decIO = htmlEl("p", { class: "dio", part: "decode-output", "aria-live": "polite" }, det);
+    this._decSvg = svgEl("svg", { class: "picture decode", viewBox: "0 0 720 100", role: "img", "aria-label": "the KV cache and the step's attention rows" }, det);
+    this._decWork = htmlEl("ul", { class: "work", part: "decode-work", "aria-label": "rows computed with the KV cache and without it" }, det);
+    this._decStep = 1;
+    this._playTimer = 0;
+    this._prevBtn.addEventListener("click", () => this._setStep(this._decStep - 1));
+    this._nextBtn.addEventListener("click", () => this._setStep(this._decStep + 1));
+    this._stepEl.addEventListener("input", () => this._setStep(Number(this._stepEl.value)));
+    this._playBtn.addEventListener("click", () => this._togglePlay());
+    det.addEventListener("toggle", () => { if (this.decode !== det.open) this.decode = det.open; });
+  }
+
+  // Called by render: open or close the panel as the decode attribute says, and (open) compute the
+  // steps of the model shown once per (model, task, input), then draw the current step.
+  _drawDecode(s, model, training) {
+    const det = this._decEl;
+    if (det.open !== s.decode) det.open = s.decode;
+    if (!s.decode) { this._pause(); return; }
+    const d = this._dec;
+    if (!model) {
+      this._dec = null;
+      this._pause();
+      this._decIO.textContent = training ? "The model training now lives in its worker: step-by-step decoding shows a model once the run ends."
+        : "Step-by-step decoding starts once the model is shown.";
+      this._decSvg.replaceChildren();
+      this._decWork.replaceChildren();
+      return;
+    }
+    if (!d || d.model !== model || d.task !== s.task || d.text !== s.input) {
+      try {
+        this._dec = { model, task: s.task, text: s.input, ...decodeSteps(model, s.task, s.input) };
+      } catch (err) {
+        this._dec = null;
+        this._decIO.textContent = `Step-by-step decoding failed: ${err.message}`;
+        return;
+      }
+    }
+    this._drawDecodeStep();
+  }
+
+  _setStep(t) {
+    const d = this._dec;
+    if (!d || !Number.isFinite(t)) return;
+    this._decStep = Math.min(d.steps, Math.max(1, Math.round(t)));
+    this._drawDecodeStep();
+  }
+
+  // Play: one step per PLAY_MS from the current one (from step 1 when at the last), to the last.
+  _togglePlay() {
+    if (this._playTimer) { this._pause(); return; }
+    const d = this._dec;
+    if (!d) return;
+    if (this._decStep >= d.steps) this._setStep(1);
+    this._playTimer = setInterval(() => {
+      if (!this._dec || this._decStep >= this._dec.steps) { this._pause(); return; }
+      this._setStep(this._decStep + 1);
+      if (this._decStep >= this._dec.steps) this._pause();
+    }, PLAY_MS);
+    this._playBtn.textContent = "Pause";
+    this._playBtn.setAttribute("aria-pressed", "true");
+  }
+
+  _pause() {
+    if (this._playTimer) clearInterval(this._playTimer);
+    this._playTimer = 0;
+    if (this._playBtn) {
+      this._playBtn.textContent = "Play";
+      this._playBtn.setAttribute("aria-pressed", "false");
+    }
+  }
+
+  _drawDecodeStep() {
+    const d = this._dec;
+    if (!d) return;
+    const t = this._decStep = Math.min(d.steps, Math.max(1, this._decStep)), T = d.steps;
+    const lab = (id) => tokenLabel(d.vocab[id]);
+    const fed = lab(d.out[t - 1]), picked = lab(d.out[t]);
+    // the controls; a button that gets disabled under the focus hands it to the other one
+    const active = this.shadowRoot.activeElement;
+    this._stepEl.max = String(T);
+    this._stepEl.value = String(t);
+    this._stepEl.setAttribute("aria-valuetext", `step ${t} of ${T}: emits "${picked}"`);
+    this._stepOut.textContent = `${t} of ${T}`;
+    this._prevBtn.disabled = t <= 1;
+    this._nextBtn.disabled = t >= T;
+    if (active === this._prevBtn && t <= 1 && T > 1) this._nextBtn.focus();
+    if (active === this._nextBtn && t >= T && T > 1) this._prevBtn.focus();
+    // the step's tokens
+    const io = this._decIO;
+    io.replaceChildren();
+    io.append(`Step ${t}: the decoder reads `);
+    htmlEl("code", { text: fed }, io);
+    io.append(` at position ${t}, attends over its ${t} cached key${t > 1 ? "s" : ""} and the ${d.ns} source keys, and picks `);
+    htmlEl("code", { class: "chosen", text: picked }, io);
+    io.append(". Output so far: ");
+    htmlEl("code", { class: "dout", text: Array.from(d.out.subarray(1, t + 1), lab).join("") }, io);
+    this._drawDecodeSvg(d, t);
+    // the work so far, with and without the cache
+    const w = decodeWork(t, d), L = d.layers, H = d.heads;
+    const times = (a) => (a.cached ? `${fmt(a.full / a.cached, 1)}×` : "");
+    const items = [
+      ["step", `This step: with the cache each layer runs 1 new position (its q, k, v rows) and scores its query against ${t} key${t > 1 ? "s" : ""}; without it, every layer recomputes all ${t} position${t > 1 ? "s" : ""} and ${(t * (t + 1)) / 2} query-key pairs per head.`],
+      ["rows", `Decoder rows computed in steps 1–${t} (${L} layers): cached ${L} × ${t} = ${w.rows.cached}, full ${L} × ${t}·${t + 1}/2 = ${w.rows.full} (${times(w.rows)}).`, w.rows],
+      ["scores", `Self-attention scores (${L} layers × ${H} heads): cached ${L * H} × ${t}·${t + 1}/2 = ${w.scores.cached}, full ${L * H} × ${t}·${t + 1}·${t + 2}/6 = ${w.scores.full} (${times(w.scores)}).`, w.scores],
+      ["cross", `Cross-attention key and value rows of the ${d.ns} source positions: cached ${L} × ${d.ns} = ${w.crossKV.cached} (once), full ${L} × ${d.ns} × ${t} = ${w.crossKV.full}.`, w.crossKV],
+    ];
+    this._decWork.replaceChildren(...items.map(([k, text, n]) => {
+      const li = htmlEl("li", { class: `work-${k}`, text });
+      if (n) { li.dataset.cached = String(n.cached); li.dataset.full = String(n.full); }
+      return li;
+    }));
+  }
+
+  // Per decoder layer: the self-attention cache (keys, values: maxLen slots, t filled, the newest
+  // ringed), the cross-attention K/V (the source's, all there), then per head the step's
+  // self-attention row under the cached keys and its cross-attention row under the source's.
+  // Weights are tinted and exact zeros dotted as in the maps above.
+  _drawDecodeSvg(d, t) {
+    const svg = this._decSvg;
+    svg.replaceChildren();
+    const narrow = this._isNarrow(), W = narrow ? 380 : 720;
+    const LAB = narrow ? 58 : 76, GAP = narrow ? 14 : 24;
+    const c = Math.max(8, Math.min(20, Math.floor((W - LAB - GAP) / (d.maxLen + d.ns))));
+    const xs = LAB, xc = LAB + d.maxLen * c + GAP; // left edges of the self and cross columns
+    const font = Math.max(7, Math.min(12, c * 0.7)), dot = Math.max(1.2, c * 0.16).toFixed(2);
+    const lab = (id) => tokenLabel(d.vocab[id]);
+    const text = (x, y, str, attrs = {}) => { svgEl("text", { x, y, ...attrs }, svg).textContent = str; };
+    let y = this._decodeLegend(svg, W);
+    for (let l = 0; l < d.layers; l++) {
+      text(0, y + 14, `decoder layer ${l + 1}`, { class: "block-title" });
+      y += 30;
+      text(xs, y, narrow ? `cache: ${t} of ${d.maxLen}` : `self-attention KV cache: ${t} of ${d.maxLen} slots`, { class: "cap muted" });
+      text(xc, y, narrow ? `cross K/V (once)` : `cross-attention K/V: ${d.ns} source positions, computed once`, { class: "cap muted" });
+      y += 6 + font;
+      for (let j = 0; j < t; j++) text(xs + (j + 0.5) * c, y, lab(d.out[j]), { class: "tok", "text-anchor": "middle", "font-size": font });
+      for (let j = 0; j < d.ns; j++) text(xc + (j + 0.5) * c, y, tokenLabel(d.srcLabels[j]), { class: "tok", "text-anchor": "middle", "font-size": font });
+      y += 4;
+      for (const [name, kv] of [["keys", "k"], ["values", "v"]]) {
+        text(LAB - 6, y + c * 0.5 + font * 0.35, name, { class: "cap muted", "text-anchor": "end" });
+        const gs = svgEl("g", { class: "cache", "data-layer": l, "data-cache": `self-${kv}` }, svg);
+        for (let j = 0; j < d.maxLen; j++) {
+          svgEl("rect", { class: j < t ? (j === t - 1 ? "slot filled new" : "slot filled") : "slot empty",
+            x: xs + j * c + 1, y: y + 1, width: c - 2, height: c - 2, rx: 1.5 }, gs);
+        }
+        const gc = svgEl("g", { class: "cache", "data-layer": l, "data-cache": `cross-${kv}` }, svg);
+        for (let j = 0; j < d.ns; j++) svgEl("rect", { class: "slot cross", x: xc + j * c + 1, y: y + 1, width: c - 2, height: c - 2, rx: 1.5 }, gc);
+        y += c + 2;
+      }
+      y += 8;
+      for (let h = 0; h < d.heads; h++) {
+        text(LAB - 6, y + c * 0.5 + font * 0.35, `head ${h + 1}`, { class: "cap muted", "text-anchor": "end" });
+        for (const [kind, x0, w] of [["self", xs, d.rows[t - 1].self[l][h]], ["cross", xc, d.rows[t - 1].cross[l][h]]]) {
+          const g = svgEl("g", { class: "drow", "data-kind": kind, "data-layer": l, "data-head": h, "data-weights": Array.from(w).join(" ") }, svg);
+          let dots = "";
+          w.forEach((p, j) => {
+            if (cellKind(kind === "self" ? "decoder" : "cross", t - 1, j, p) === "zero") dots += `M${x0 + (j + 0.5) * c} ${y + 0.5 * c}h0`;
+            else svgEl("rect", { class: "cell", x: x0 + j * c, y, width: c, height: c, "fill-opacity": heatLevel(p).toFixed(3) }, g);
+          });
+          if (dots) svgEl("path", { class: "zeros", d: dots, "stroke-width": dot }, g);
+          svgEl("rect", { class: "frame", x: x0, y, width: w.length * c, height: c }, g);
+        }
+        y += c + 3;
+      }
+      y += BLOCK_GAP;
+    }
+    svg.setAttribute("viewBox", `-2 0 ${W + 4} ${Math.max(40, y - BLOCK_GAP + 4)}`);
+    svg.setAttribute("aria-label", `Decoding step ${t} of ${d.steps}: in each of the ${d.layers} decoder layers the self-attention cache holds the keys and values of ${t} of ${d.maxLen} positions, ` +
+      `and the cross-attention keys and values of the ${d.ns} source positions were computed once; below them, each head's attention of this step's query over the ${t} cached keys and over the source (dots: exactly 0).`);
+  }
+
+  // The decoding picture's legend; returns its height.
+  _decodeLegend(g, W) {
+    const wide = W > 500;
+    let x = 0, y = 10;
+    const item = (draw, text) => {
+      draw(x);
+      svgEl("text", { x: x + 16, y: y + 4, class: "muted" }, g).textContent = text;
+      x += 16 + text.length * 6.1 + 18;
+      if (!wide && x > W - 120) { x = 0; y += 17; }
+    };
+    item((x0) => [0.02, 0.3, 1].forEach((v, k) => svgEl("rect", { class: "cell", x: x0 + k * 4 - 2, y: y - 5, width: 4, height: 10, "fill-opacity": heatLevel(v).toFixed(3) }, g)), "weight");
+    item((x0) => svgEl("path", { class: "zeros", d: `M${x0 + 5} ${y}h0`, "stroke-width": 2.4 }, g), "exactly 0");
+    item((x0) => svgEl("rect", { class: "slot filled", x: x0, y: y - 5, width: 10, height: 10, rx: 1.5 }, g), "cached");
+    item((x0) => svgEl("rect", { class: "slot filled new", x: x0, y: y - 5, width: 10, height: 10, rx: 1.5 }, g), "added this step");
+    item((x0) => svgEl("rect", { class: "slot empty", x: x0, y: y - 5, width: 10, height: 10, rx: 1.5 }, g), "empty");
+    item((x0) => svgEl("rect", { class: "slot cross", x: x0, y: y - 5, width: 10, height: 10, rx: 1.5 }, g), "source K/V");
+    return y + 14;
   }
 
   // ----------------------------------------------------------- inspection

@@ -7,7 +7,7 @@
 //             groups="3 3 2 2" group-lambda="0.3"></sx-fused>
 // Events: sx-fused-change { scores, lambda, beta, groupLambda }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { groupmax, sigmoid } from "../simplexity.js";
+import { groupmax, sigmoid } from "../mappings.js";
 import { linear } from "../viz/scale.js";
 import { fusedRuns } from "../viz/runs.js";
 
@@ -44,6 +44,7 @@ svg.picture { max-width: 720px; }
 `);
 
 export class SxFused extends SxElement {
+  static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     scores: { type: "numbers", default: [0.2, 1.1, 1.0, 1.05, 0.3, -0.4, 0.9, 0.95, 0.1, -0.2], minLength: 2, maxLength: 24, min: -ZR, max: ZR },
     lambda: { type: "number", default: 0.2, min: 0, max: 2 },

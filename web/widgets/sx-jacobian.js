@@ -10,7 +10,7 @@
 // library's jacobian(); the line below them is the closed form (diag(s) - s s^T / sum s) / T,
 // s = p^(2 - alpha) on the support. Events: sx-jacobian-change { scores, mapping, t, p, jacobian }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { jacobian } from "../simplexity.js";
+import { jacobian } from "../mappings.js";
 import { parseAttr } from "../viz/parse-attr.js";
 import { linear } from "../viz/scale.js";
 import { heatmapLayout } from "../viz/heatmap.js";
@@ -65,6 +65,7 @@ text.val.zero { fill: var(--_muted); }
 `);
 
 export class SxJacobian extends SxElement {
+  static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     mapping: { type: "enum", default: "sparsemax", values: NAMES },
     compare: { type: "enum", default: "softmax", values: ["none", ...NAMES] },

@@ -15,7 +15,7 @@
 // 0.5), then the mapping, alpha, T and the three score sliders.
 // Events: sx-regularized-change { scores, mapping, alpha, temperature, p, value, argmax }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { softmax, sparsemax, entmax15, entmax, tsallisEntropy } from "../simplexity.js";
+import { softmax, sparsemax, entmax15, entmax, tsallisEntropy } from "../mappings.js";
 import { ternaryCorners, ternaryXY } from "../viz/ternary.js";
 import { linear, ticks } from "../viz/scale.js";
 import { isobands } from "../viz/isobands.js";
@@ -61,6 +61,7 @@ text.head { font-weight: 600; }
 `);
 
 export class SxRegularized extends SxElement {
+  static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     scores: { type: "numbers", default: [1.5, 0, 1], minLength: 3, maxLength: 3, min: -ZR, max: ZR },
     mapping: { type: "enum", default: "softmax", values: NAMES },

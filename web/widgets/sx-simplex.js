@@ -45,6 +45,7 @@ svg.v3:active { cursor: grabbing; }
 `);
 
 export class SxSimplex extends SxElement {
+  static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     scores: { type: "numbers", default: [1.5, 0, 1], minLength: 3, maxLength: 3, min: -ZMAX, max: ZMAX },
     alpha: { type: "number", default: 1.25, min: 1, max: 4 },

@@ -12,7 +12,7 @@
 // 0.05, Page Up/Down by 0.5, Home/End to -3/3.
 // Events: sx-threshold-change { scores, tau, p, support, mapping, alpha }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { softmax, sparsemax, entmax15, entmax, threshold } from "../simplexity.js";
+import { softmax, sparsemax, entmax15, entmax, threshold } from "../mappings.js";
 import { linear, ticks } from "../viz/scale.js";
 import { randomScores } from "../viz/random-scores.js";
 import { sparsemaxSteps, entmaxBisection, logSumExp, thresholdLine } from "../viz/threshold-steps.js";
@@ -58,6 +58,7 @@ ${NAMES.map((k) => `svg.map-${k} { --_m: var(--_${k}); }`).join("\n")}
 `);
 
 export class SxThreshold extends SxElement {
+  static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     n: { type: "number", default: 8, min: 1, max: 50, integer: true },
     scores: { type: "numbers", default: null, minLength: 1, maxLength: 50, min: -ZR, max: ZR },

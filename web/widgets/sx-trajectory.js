@@ -27,6 +27,7 @@ td.supp { text-align: left; }
 const supportName = (m) => ["A", "B", "C"].filter((_, i) => m & (1 << i)).join(", ");
 
 export class SxTrajectory extends SxElement {
+  static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     scores: { type: "numbers", default: [1.5, 0, 1], minLength: 3, maxLength: 3, min: -10, max: 10 },
     mappings: { type: "enums", default: ["softmax", "entmax15", "sparsemax"], values: NAMES },

@@ -4,7 +4,7 @@
 // Softmax (alpha = 1) is the logistic sigmoid and never reaches 0 or 1; for alpha > 1 the curve
 // saturates at |t| = 1 / (alpha - 1): exactly 0 or 1 beyond. One batched call per curve.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt } from "./base.js";
-import { entmax } from "../simplexity.js";
+import { entmax } from "../mappings.js";
 import { linear, ticks } from "../viz/scale.js";
 
 const W = 460, H = 270, L = 40, R = 14, T = 14, B = 34, N = 241, TR = 3;
@@ -25,6 +25,7 @@ svg.picture { max-width: 620px; }
 `);
 
 export class SxTwoChoice extends SxElement {
+  static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     alphas: { type: "numbers", default: [1, 1.25, 1.5, 2, 3], minLength: 1, maxLength: 8, min: 1, max: 8 },
     alpha: { type: "number", default: 1.5, min: 1, max: 4 },
