@@ -2,7 +2,8 @@
 // builds are separate module instances with their own memoised init, and each engine's JIT state
 // is its own). run.mjs sends it one request at a time and waits; only one engine runs at a time.
 //
-//   workerData.kind: 'simd' | 'scalar' (dist/simplexity.js, or workerData.api), 'plain' (bench/plain.js),
+//   workerData.kind: 'simd' | 'scalar' (dist/simplexity.js, or workerData.api), 'mappings' (the
+//                    SIMD build of the mappings core, -Oz), 'plain' (bench/plain.js),
 //                    'nocopy' (the SIMD build's API on WasmArrays: alloc()'d x and out, no copies),
 //                    'raw' (the SIMD .wasm's exports on data already in wasm memory: a diagnostic),
 //                    'tfjs' (@tensorflow/tfjs-backend-wasm, softmax only, one thread, + dataSync),
@@ -21,9 +22,9 @@ const outs = new Map(NS.map((n) => [n, new Float32Array(rowsFor(n) * n)]));
 let calls = {};   // calls[map](x, n, out) -> out
 let info = {};
 
-if (kind === 'simd' || kind === 'scalar') {
+if (kind === 'simd' || kind === 'scalar' || kind === 'mappings') {
   const api = await import(workerData.api ?? new URL('../dist/simplexity.js', import.meta.url).href);
-  await api.init(kind === 'scalar' ? { simd: false } : undefined);
+  await api.init(kind === 'scalar' ? { simd: false } : kind === 'mappings' ? { core: 'mappings' } : undefined);
   info = typeof api.info === 'function' ? api.info() : {};
   for (const map of MAPS) {
     const f = api[map], p = PARAMS[map];

@@ -39,7 +39,7 @@ async function main() {
   check("info() after init", auto.info().simd === true && auto.info().abi === 1 && auto.info().memoryBytes > 0, JSON.stringify(auto.info()));
   await mappings("default (SIMD)", auto);
 
-  const scalar = await import("/dist/simplexity.js?build=scalar");
+  const scalar = await import("/second/dist/simplexity.js"); // another instance (run.mjs's /second/)
   check("init({ simd: false }) loads the scalar build", (await scalar.init({ simd: false })).simd === false);
   await mappings("scalar", scalar);
   const x = Float32Array.from({ length: 3 * 257 }, (_, i) => Math.cos(i * 1.7) * 3);

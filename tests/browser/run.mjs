@@ -20,10 +20,13 @@ const served = []; // { path, status, type }
 
 // /wrong-mime/<path>: <path>, but .wasm as application/octet-stream (the loader must fall back).
 // /missing/<path>: <path>, but every .wasm is a 404 (init() must fail clearly, then retry).
+// /second/<path>: <path> as it is, under other URLs: a second instance of the whole library (the
+// scalar build beside the SIMD one; a query string would reach simplexity.js alone, not the
+// modules it imports).
 function route(urlPath) {
   let path = decodeURIComponent(urlPath);
   let mode = "normal";
-  for (const m of ["wrong-mime", "missing"]) {
+  for (const m of ["wrong-mime", "missing", "second"]) {
     if (path.startsWith(`/${m}/`)) {
       mode = m;
       path = path.slice(m.length + 1);
@@ -93,7 +96,7 @@ try {
     wrong.length === 1 && wrong[0].status === 200 && wrong[0].type === "application/octet-stream", JSON.stringify(wrong));
   const good = served.filter((s) => s.path === "/dist/simplexity-simd.wasm");
   check("the SIMD .wasm was served as application/wasm", good.length >= 1 && good.every((s) => s.type === "application/wasm"), JSON.stringify(good));
-  check("the scalar .wasm was fetched", served.some((s) => s.path === "/dist/simplexity.wasm" && s.status === 200));
+  check("the scalar .wasm was fetched", served.some((s) => s.path === "/second/dist/simplexity.wasm" && s.status === 200));
   check("the 404 really happened", served.some((s) => s.path === "/missing/dist/simplexity-simd.wasm" && s.status === 404));
 } catch (err) {
   check("the browser test ran", false, err && err.stack || err);
