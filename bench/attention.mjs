@@ -5,7 +5,7 @@
 // 64, n = 256, 1024, 4096, softmax and 1.5-entmax: the time ratio pattern / dense and the pair
 // fraction; SIMD and native only), in the SIMD wasm build, the scalar wasm build (both through the public JS API, `out`
 // reused) and the native build of the same C (bench_attention, -O3 -msse4.2); one table, ratios
-// measured in one run, PASS/MISS per target of issue 3.
+// measured in one run, PASS/MISS per target of issues 3 and 14.
 //
 //   node bench/attention.mjs [--quick] [--rounds R] [--ms T] [--json out.json]
 //                            [--only attn|model|patterns] [--api path/to/simplexity.js]
@@ -291,7 +291,7 @@ for (const n of NS) {
     share == null ? 'no peak probe' : `${(100 * share).toFixed(0)}% of ${fx(r.simd_peak_gflops, 1)} GFLOP/s measured just before; ` +
     `time at the reference's peak ${ms(norm)} (reference ${REF[n]} ms)`);
 }
-for (const map of ['sparsemax', 'entmax15', 'entmax']) {
+for (const map of ['sparsemax', 'entmax15']) {
   for (const dh of DHEADS) {
     const rs = NS.map((n) => res(`attn:${map}:${n}:${dh}`)).filter(Boolean);
     if (!rs.length) continue;
@@ -299,6 +299,22 @@ for (const map of ['sparsemax', 'entmax15', 'entmax']) {
     target(`${LABELS[map]} attention within 1.3x of softmax attention (SIMD${dh === 64 ? '' : ', d_head 16: information'})`,
       dh === 64 ? worst <= 1.3 : null,
       rs.map((r) => `n=${r.n} d_head ${dh}: ${ratio(r.vs_softmax_simd)} (native ${ratio(r.vs_softmax_native)})`).join(', '));
+  }
+}
+// issue 14: alpha-entmax (a = 1.3) within 1.3x and fusedmax within 2x of softmax attention, every
+// n and d_head, same engine and round; each line also shows the floor: the mapping's extra time
+// per score over softmax attention's, against softmax attention's whole time per score (the two
+// matmuls and softmax), in ns per score (4 heads x n^2 scores per call), SIMD.
+for (const [map, limit] of [['entmax', 1.3], ['fusedmax', 2]]) {
+  for (const dh of DHEADS) for (const n of NS) {
+    const r = res(`attn:${map}:${n}:${dh}`), s = res(`attn:softmax:${n}:${dh}`);
+    if (!r || !s) continue;
+    const scores = HEADS * n * n, tm = r.cpu_ms.simd, ts = s.cpu_ms.simd;
+    const extra = tm != null && ts != null ? ((tm - ts) * 1e6) / scores : null, base = ts != null ? (ts * 1e6) / scores : null;
+    target(`${LABELS[map]} attention within ${limit}x of softmax attention, n=${n} d_head ${dh} (SIMD; issue 14)`,
+      r.vs_softmax_simd != null ? r.vs_softmax_simd <= limit : null,
+      `${ratio(r.vs_softmax_simd)} (native ${ratio(r.vs_softmax_native)}); mapping's extra ${fx(extra)} ns/score over ` +
+      `softmax attention's ${fx(base)} ns/score (allowed extra ${fx(base == null ? null : (limit - 1) * base)})`);
   }
 }
 {

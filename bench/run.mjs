@@ -2,7 +2,7 @@
 // in the SIMD wasm build, the scalar wasm build (both through the public JS API, `out` reused, a
 // batch of rows per call), the native build of the same C (bench_native, -O3 -msse4.2), the
 // plain-JavaScript baseline (bench/plain.js) and tfjs-backend-wasm (softmax only); ratio columns;
-// PASS/MISS per performance target.
+// PASS/MISS per performance target (issues 3 and 14).
 //
 //   node bench/run.mjs [--quick] [--json out.json] [--rounds R] [--ms T] [--maps a,b] [--n 3,64]
 //                      [--out DIR]                     (default build/bench: the table, results.md)
@@ -57,6 +57,8 @@ const ENGINES = [
   { id: 'native', title: 'native C' },
   { id: 'plain', title: 'plain JS' },
   { id: 'tfjs', title: 'tfjs-wasm' },
+  { id: 'nocopy', title: 'SIMD, no copies' },   // the API on WasmArrays (alloc()): x and out in wasm memory
+  { id: 'mappings', title: 'mappings core' },   // the SIMD build of the mappings core (-Oz)
   { id: 'raw', title: 'SIMD kernel' },   // diagnostic: the export alone, no JS API copies
   { id: 'tfjs-kernel', title: 'tfjs kernel' },   // diagnostic: tf.softmax without dataSync
 ];
@@ -128,7 +130,7 @@ console.log(header);
 }
 
 const js = {};
-for (const kind of ['simd', 'scalar', 'plain', 'tfjs', 'raw', 'tfjs-kernel']) js[kind] = await startEngine(kind);
+for (const kind of ['simd', 'scalar', 'nocopy', 'mappings', 'plain', 'tfjs', 'raw', 'tfjs-kernel']) js[kind] = await startEngine(kind);
 if (!js.simd) { console.error(`run.mjs: the SIMD build is required (${notes.join('; ')}); run make first`); process.exit(1); }
 for (const kind of ['simd', 'scalar', 'tfjs']) if (js[kind]) console.log(`${kind}: ${JSON.stringify(js[kind].info)}`);
 if (js.simd && js.scalar && JSON.stringify(js.simd.info) === JSON.stringify(js.scalar.info) && Object.keys(js.simd.info).length)
@@ -149,7 +151,7 @@ for (const c of cases) {
   const ref = js.plain && (await js.plain.request({ op: 'output', ...c })).y;
   const simdY = (await js.simd.request({ op: 'output', ...c })).y;
   const diffs = [];
-  for (const kind of ['simd', 'scalar', 'tfjs', 'raw', 'tfjs-kernel']) {
+  for (const kind of ['simd', 'scalar', 'nocopy', 'mappings', 'tfjs', 'raw', 'tfjs-kernel']) {
     const e = js[kind];
     if (!e || !e.have.has(c.map) || !ref) continue;
     const y = kind === 'simd' ? simdY : (await e.request({ op: 'output', ...c })).y;
@@ -169,7 +171,7 @@ const verifySummary = verifyLines.length ? verifyLines.join('\n')
 console.log(verifySummary);
 
 // ------------------------------------------------------------------- warm-up
-for (const c of cases) for (const kind of ['simd', 'scalar', 'plain', 'tfjs', 'raw', 'tfjs-kernel']) {
+for (const c of cases) for (const kind of ['simd', 'scalar', 'nocopy', 'mappings', 'plain', 'tfjs', 'raw', 'tfjs-kernel']) {
   const e = js[kind];
   if (e && e.have.has(c.map)) await e.request({ op: 'warm', ...c, calls: WARM_CALLS, ms: WARM_MS, cap: WARM_CAP });
 }
@@ -179,7 +181,7 @@ const samples = {};   // samples[engine][key] = [rows/s per round]
 for (const e of ENGINES) samples[e.id] = {};
 // Every cell of a case (the native one too: one short bench_native run per cell) measured back
 // to back, so a per-round ratio compares figures taken a second apart.
-const jsKinds = ['simd', 'scalar', 'plain', 'tfjs', 'raw', 'tfjs-kernel'].filter((k) => js[k]);
+const jsKinds = ['simd', 'scalar', 'nocopy', 'mappings', 'plain', 'tfjs', 'raw', 'tfjs-kernel'].filter((k) => js[k]);
 const kinds = native0 ? [...jsKinds.slice(0, 2), 'native', ...jsKinds.slice(2)] : jsKinds;
 for (let r = 0; r < ROUNDS; r++) {
   const order = r % 2 ? [...cases].reverse() : cases;
@@ -216,7 +218,7 @@ function spread(id, c) {
 }
 
 const head = ['mapping', 'n', 'rows/call', ...ENGINES.map((e) => e.title),
-              'SIMD/scalar', 'SIMD/plain', 'SIMD/native', 'SIMD/tfjs'];
+              'SIMD/scalar', 'SIMD/plain', 'SIMD/native', 'SIMD/tfjs', 'no copies/native'];
 const tableRows = [];
 const results = [];
 for (const c of cases) {
@@ -231,12 +233,14 @@ for (const c of cases) {
     ratios: { simd_scalar: pairRatio('simd', 'scalar', c), simd_plain: pairRatio('simd', 'plain', c),
               simd_native: pairRatio('simd', 'native', c), simd_tfjs: pairRatio('simd', 'tfjs', c),
               raw_native: pairRatio('raw', 'native', c), raw_simd: pairRatio('raw', 'simd', c),
-              raw_tfjs_kernel: pairRatio('raw', 'tfjs-kernel', c) },
+              raw_tfjs_kernel: pairRatio('raw', 'tfjs-kernel', c),
+              nocopy_native: pairRatio('nocopy', 'native', c), nocopy_simd: pairRatio('nocopy', 'simd', c),
+              mappings_simd: pairRatio('mappings', 'simd', c) },
   };
   results.push(row);
   tableRows.push([LABELS[c.map], c.n, rowsFor(c.n), ...ENGINES.map((e) => cell(e.id)),
                   ratio(row.ratios.simd_scalar), ratio(row.ratios.simd_plain),
-                  ratio(row.ratios.simd_native), ratio(row.ratios.simd_tfjs)]);
+                  ratio(row.ratios.simd_native), ratio(row.ratios.simd_tfjs), ratio(row.ratios.nocopy_native)]);
 }
 const table = mdTable(head, tableRows, 2);
 
@@ -276,6 +280,38 @@ if (maps.includes('softmax')) {
 for (const map of ['softmax', 'sparsemax', 'entmax15']) {
   const r = get(map, 3);
   target(`${map} n=3 batched: SIMD >= 50 M rows/s`, r?.rows_per_s.simd, r?.rows_per_s.simd >= 50e6, rate(r?.rows_per_s.simd));
+}
+// issue 14: alpha-entmax (a = 1.3, the general solver) at n = 3 within 3x of 1.5-entmax's time per row,
+// the median of the per-round ratios (same engine, same round), SIMD (native alongside)
+{
+  const e = { map: 'entmax', n: 3 }, e15 = { map: 'entmax15', n: 3 };
+  const cost = (id) => {
+    const A = samples[id][key(e)], B = samples[id][key(e15)];
+    return A && B ? median(A.map((v, i) => (v && B[i] ? B[i] / v : null))) : null;
+  };
+  const simd = cost('simd'), nat = cost('native');
+  target('entmax a=1.3 n=3 batched: SIMD time per row within 3x of 1.5-entmax\'s (issue 14)', simd, simd <= 3,
+         `${ratio(simd)} (native ${ratio(nat)}); ${rate(get('entmax', 3)?.rows_per_s.simd)} vs ${rate(get('entmax15', 3)?.rows_per_s.simd)} rows/s`);
+}
+// issue 14: the API on WasmArrays (no copies) against native C, at every n >= 64, and at n = 3
+for (const map of maps) {
+  const rs = ns.filter((n) => n >= 64).map((n) => get(map, n)).filter((r) => r?.ratios.nocopy_native);
+  if (!rs.length) continue;
+  target(`${map}: no copies (WasmArray) / native >= 0.9 at every n >= 64 (issue 14)`, Math.min(...rs.map((r) => r.ratios.nocopy_native)),
+         rs.every((r) => r.ratios.nocopy_native >= 0.9),
+         rs.map((r) => `n=${r.n} ${ratio(r.ratios.nocopy_native)} (with copies ${ratio(r.ratios.simd_native)})`).join(', '));
+}
+for (const map of ['softmax', 'sparsemax', 'entmax15']) {
+  const r = get(map, 3);
+  if (!r || r.rows_per_s.nocopy == null) continue;
+  target(`${map} n=3 batched, no copies: >= 150 M rows/s (issue 14)`, r.rows_per_s.nocopy, r.rows_per_s.nocopy >= 150e6,
+         `${rate(r.rows_per_s.nocopy)} (with copies ${rate(r.rows_per_s.simd)})`);
+}
+// the mappings core is compiled for size: what that costs, reported (not a target)
+{
+  const rs = results.filter((r) => r.ratios.mappings_simd);
+  if (rs.length) notes.push('mappings core (-Oz) / full core (-O3), rows/s, SIMD: ' +
+    rs.map((r) => `${LABELS[r.map]} n=${r.n} ${ratio(r.ratios.mappings_simd)}`).join(', '));
 }
 const targetLines = targets.map((t) => `${t.pass == null ? 'n/a ' : t.pass ? 'PASS' : 'MISS'}  ${t.name}: ${t.detail || '-'}`);
 const nPass = targets.filter((t) => t.pass).length, nMiss = targets.filter((t) => t.pass === false).length;

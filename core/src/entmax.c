@@ -8,12 +8,19 @@
    at a time.
 
    Any other alpha: alpha = 1 is softmax, alpha = 2 sparsemax (exact algorithms). For 1 < alpha < 2,
-   Newton on the q-norm ||[X - tau]_+||_q = 1 (q = 1 / (alpha - 1), X = (alpha - 1) z) from a lower
-   bound of tau, over the candidates X > -1 and then X > each iterate, a float search first (its
-   first step alone for rows of few candidates); the powers are taken over the candidates alone,
-   those after the last (tiny) step from the last pass's by a short binomial series. Rows are
-   solved four at a time, one pass of each in turn. For alpha > 2, a safeguarded Newton / bisection on
-   tau in double over [max X - 1, max X - (1/n)^(alpha-1)]. Then renormalised.
+   Newton on the q-norm ||[X - tau]_+||_q = 1 (q = 1 / (alpha - 1), X = (alpha - 1) z) over the
+   candidates X > -1 and then X > each iterate: a float search first (u^(q - 1) by float log and
+   exp, no division; its first step alone for rows of few candidates), started from an estimate
+   of tau taken in the candidates' pass (a Jensen lower bound, and a second-order estimate that
+   lands within ~1e-5 on near-uniform rows) and stopped once its predicted error lets one
+   double pass finish; then Newton in double from just left of its answer (the float search
+   only places the start: the double pass checks it). The double pass takes u^(q - 1) in double,
+   except in float for the entries whose p is below ~0.33 / (q + 3) (errors below 2e-8 of
+   each, see erow.uthr); the powers are taken over the candidates alone, those after the last
+   (tiny) step from the last pass's by a short binomial series. Rows are solved four at a time,
+   one pass of each in turn; rows of n = 3 (1.125 <= alpha < 2) by a kernel four rows wide
+   (entmax3). For alpha > 2, a safeguarded Newton / bisection on tau in double over
+   [max X - 1, max X - (1/n)^(alpha-1)]. Then renormalised.
 
    Backward: s = p^(2 - alpha) on the support, dx = (s g - (sum s g / sum s) s) / T.
    Gradient wrt alpha: Correia et al. (2019), computed in double with expm1 so that its 0/0 as
@@ -277,6 +284,12 @@ typedef struct {
     const float *x;
     int n;
     double m, t, am1, q, c; /* c = (alpha - 1) / T */
+    /* qnorm_sums takes u^(q - 1) in float (4 lanes, ~(q + 3) 6e-8 relative error) for the entries
+       with u <= uthr, i.e. p ~ u^q <= thr = 0.33 / (q + 3) (sum p ~ 1 there): an error below 2e-8
+       of each such p, and their sum's error moves tau by so little that the other p change
+       by a relative ~1e-7 times the mass in float at worst (random signs: far less). 0: all
+       in double (set by entmax_qnorm_rows; q <= 64 only). */
+    double uthr;
 } erow;
 
 static double erow_X(const erow *e, int i) { return ((double)e->x[i] - e->m) * e->c; }
@@ -292,8 +305,10 @@ SX_INLINE v128d pow_unit(v128d u, v128d q) {
     v128d lg = sx_dlog(simde_wasm_f64x2_pmax(u, dsplat(0x1p-1022)));
     /* exp(y), y = q log u <= 0 */
     v128d y = simde_wasm_f64x2_pmin(dmul(q, lg), zero), scale; /* scale = 2^n, n >= -1022 */
-    v128d p = dadd(sx_dexp_split(y, &scale), dsplat(1.0));
     v128d ok = vand(live, simde_wasm_f64x2_ge(y, dsplat(-708.0)));
+    /* clamped: a y far below -708 (u <= 0 lanes) would build a garbage scale, and subnormal
+       operands cost a microcode assist each on x86, in wasm too */
+    v128d p = dadd(sx_dexp_split(simde_wasm_f64x2_pmax(y, dsplat(-708.0)), &scale), dsplat(1.0));
     return vand(dmul(p, scale), ok);
 }
 
@@ -408,33 +423,37 @@ SX_INLINE v128 log_pos(v128 u) {
     return vadd(vadd(x, y), vmul(ef, vsplat(0.693359375f)));
 }
 
+/* exp(min(y, 0)) in float, y clamped at -80 (exp = 1.8e-35): the lanes with u <= 0 have y ~ -87 q,
+   where sx_exp_nonpos would build a garbage 2^n, and near -87 its 2^n t is subnormal; a subnormal
+   operand costs a microcode assist on x86 (in wasm too). Callers mask the lanes with u <= 0. */
+SX_INLINE v128 exp_clamped(v128 y) {
+    return sx_exp_nonpos(vmax(vmin(y, vsplat(0.0f)), vsplat(-80.0f)));
+}
+
+/* [u]_+^e (e > 0) in float, and pow_unit, out of line: the callers outside the hot loops would
+   otherwise each carry a copy of the log and exp polynomials (kilobytes of wasm). */
+#define SX_NOINLINE __attribute__((noinline))
+static SX_NOINLINE v128 pow_f(v128 u, v128 e) {
+    return vand(exp_clamped(vmul(e, log_pos(vmax(u, vsplat(FLT_MIN))))), vgt(u, vsplat(0.0f)));
+}
+
+static SX_NOINLINE v128d pow_unit_f(v128d u, v128d q) { return pow_unit(u, q); }
+
 /* f(tau) + 1 = sum [X - tau]_+^q and sum [X - tau]_+^(q - 1) in float, X (k4, a multiple of 4). */
-static void erow_eval_f(const float *X, int k4, float q, float tau, double *s_out, double *d_out) {
+static SX_NOINLINE void erow_eval_f(const float *X, int k4, float q, float tau, double *s_out, double *d_out) {
     const v128 vt = vsplat(tau), vq = vsplat(q), zero = vsplat(0.0f), tiny = vsplat(FLT_MIN);
-    v128 s0 = zero, s1 = zero, d0 = zero, d1 = zero;
+    v128 s0 = zero, d0 = zero;
     int i = 0;
-    for (; i + 8 <= k4; i += 8) {
-        v128 u0 = vsub(vload(X + i), vt), u1 = vsub(vload(X + i + 4), vt);
-        v128 k0 = vgt(u0, zero), k1 = vgt(u1, zero);
-        u0 = vmax(u0, tiny);
-        u1 = vmax(u1, tiny);
-        v128 p0 = vand(sx_exp_nonpos(vmin(vmul(vq, log_pos(u0)), zero)), k0);
-        v128 p1 = vand(sx_exp_nonpos(vmin(vmul(vq, log_pos(u1)), zero)), k1);
-        s0 = vadd(s0, p0);
-        s1 = vadd(s1, p1);
-        d0 = vadd(d0, vdiv(p0, u0));
-        d1 = vadd(d1, vdiv(p1, u1));
-    }
     for (; i < k4; i += 4) {
         v128 u0 = vsub(vload(X + i), vt);
         v128 k0 = vgt(u0, zero);
         u0 = vmax(u0, tiny);
-        v128 p0 = vand(sx_exp_nonpos(vmin(vmul(vq, log_pos(u0)), zero)), k0);
+        v128 p0 = vand(exp_clamped(vmul(vq, log_pos(u0))), k0);
         s0 = vadd(s0, p0);
         d0 = vadd(d0, vdiv(p0, u0));
     }
-    *s_out = sx_hsum(vadd(s0, s1));
-    *d_out = sx_hsum(vadd(d0, d1));
+    *s_out = sx_hsum(s0);
+    *d_out = sx_hsum(d0);
 }
 
 /* Keeps the float candidates above lo, pads to a multiple of 4; returns the padded count. */
@@ -510,21 +529,69 @@ static double qnorm_step(double S, double S1, const erow *e) {
     return -S * expm1(-log(S) * r) / S1;
 }
 
-/* The float search: from tau = -1 to within ~1e-6; returns the estimate. */
-static double qnorm_search_f(float *X, int k4, const erow *e) {
-    double tau = -1.0, s, d;
-    const float qf = (float)e->q;
-    for (int it = 0; it < 40; it++) {
-        erow_eval_f(X, k4, qf, (float)tau, &s, &d);
-        if (!(s >= 1.0)) break; /* float rounding near the root */
-        k4 = erow_compact_f(X, k4, (float)tau);
-        const double step = qnorm_step(s, d, e);
-        if (!(step > 0.0)) break;
-        tau += step;
-        if (step < 1e-4) break; /* the error left, ~step^2 / 4, is below the margin */
+/* K of the error model e' = K e^2 before it can be estimated: larger than any seen on random rows
+   (0.5 - 0.9), so that a first step is trusted only when small. */
+#define SX_QNORM_K0 2.0
+
+#if !SX_SCALAR_WASM
+/* One pass of the float search: S = sum u^q and S1 = sum u^(q - 1), u = [X - tau]_+, over X[0..k4)
+   (padded with -2), u^(q - 1) = exp((q - 1) log u) and u^q = u^(q - 1) u (no division); the
+   entries with X > keep (a lower bound of tau) are moved to the front in the same pass and padded
+   again.
+   Returns the new padded count. */
+static int qnorm_pass_f(float *X, int k4, float q1, float tau, float keep, double *S, double *S1) {
+    const v128 vt = vsplat(tau), vq1 = vsplat(q1), zero = vsplat(0.0f), tiny = vsplat(FLT_MIN);
+    const v128 vkeep = vsplat(keep);
+    v128 s0 = zero, d0 = zero;
+    int i = 0, j = 0;
+    for (; i < k4; i += 4) {
+        const v128 x0 = vload(X + i);
+        v128 u0 = vsub(x0, vt);
+        const v128 k0 = vgt(u0, zero);
+        u0 = vmax(u0, tiny);
+        const v128 w0 = vand(exp_clamped(vmul(vq1, log_pos(u0))), k0);
+        d0 = vadd(d0, w0);
+        s0 = vadd(s0, vmul(w0, u0));
+        const int b0 = simde_wasm_i32x4_bitmask(vgt(x0, vkeep));
+        vstore(X + j, pack_lanes(x0, b0));
+        j += lane_count[b0];
     }
+    *S = sx_hsum(s0);
+    *S1 = sx_hsum(d0);
+    const int j4 = (j + 3) & ~3;
+    for (int t = j; t < j4; t++) X[t] = -2.0f;
+    return j4;
+}
+
+/* The float search: Newton on the q-norm from a lower bound of the root (start) until the double
+   search can finish in one pass. Every iterate stays left of the root (up to float rounding,
+   which the double search's margin of 1e-6 covers) and converges quadratically: the error left
+   after a step s is about K s^2, with K estimated from the last two steps (K ~ s_k / s_(k-1)^2,
+   at least 0.5; SX_QNORM_K0 before the second step). The search stops once K s^2 <= 4e-6: the
+   double Newton step from there (about that size) then leaves ~K (4e-6)^2 < 1e-10, and
+   qnorm_pass accepts it (see there). Returns the estimate; *K_out the last K. */
+static SX_NOINLINE double qnorm_search_f(float *X, int k4, const erow *e, double start, double lb, double *K_out) {
+    double tau = start, s, d, prev = 0.0, K = SX_QNORM_K0;
+    const float q1 = (float)(e->q - 1.0);
+    for (int it = 0; it < 40; it++) {
+        k4 = qnorm_pass_f(X, k4, q1, (float)tau, (float)(it ? tau : lb), &s, &d);
+        /* S < 1: right of the root, which only the start may be (then the step goes left, and
+           lands left of the root: g is convex); later, float rounding near the root */
+        if (!(s >= 1.0) && (it || !(s > 0.0))) break;
+        const double step = qnorm_step(s, d, e);
+        if (!(step > 0.0) && it) break;
+        tau += step;
+        if (prev > 0.0) {
+            K = fabs(step) / (prev * prev);
+            K = K > 0.5 ? K : 0.5;
+        }
+        if (K * step * step <= 4e-6) break; /* the double search ends in one pass from here */
+        prev = fabs(step);
+    }
+    *K_out = K;
     return tau;
 }
+#endif
 
 /* ---- 1 < alpha < 2: the candidates, the float search, then the double Newton on them.
    Candidates: the entries with X > -1 (tau >= -1 = max X - 1, so no other entry is ever in the
@@ -542,6 +609,8 @@ typedef struct {
     float *Xf; /* float X (the float search's copy), padded to a multiple of 4 with -2 */
     int *idx;  /* each candidate's index in the row */
     int k;     /* number of candidates */
+    double lb; /* a lower bound of tau (ecand_float), -1 at worst */
+    double est; /* an estimate of tau (ecand_float), >= lb */
 } ecand;
 
 static void ecand_at(ecand *c, void *scratch, int n) {
@@ -587,6 +656,46 @@ static void ecand_float(ecand *c, const erow *e) {
     }
     for (int i = k; i < ((k + 3) & ~3); i++) Xf[i] = -2.0f;
     c->k = k;
+    c->lb = c->est = -1.0;
+#if !SX_SCALAR_WASM
+    /* A lower bound of tau: for any set A of k entries, sum_A [X - t]_+^q >= k [mean_A X - t]_+^q
+       (Jensen: u -> [u]_+^q is convex), which is >= 1 at t = mean_A X - k^(-1/q): there f >= 0,
+       so tau >= t. A = the entries above each cut (the best of four); k^(-1/q) in float (the
+       bound only starts the float search: the double search checks its own start).
+       An estimate: if A were the support, sum_A (X - t)^q = 1 to second order in the spread of
+       A is k (d^q + q (q - 1) / 2 d^(q - 2) var_A) = 1, d = mean_A - t, so d ~ d0 - (q - 1)
+       var_A / (2 d0), d0 = k^(-1/q); taken from the highest cut below its own estimate (A is
+       then about the support). Near-uniform rows (the whole row in the support) get within
+       ~1e-5 of tau; the estimate may lie right of tau (see qnorm_search_f). */
+    /* the counts, sums and sums of squares of the candidates above -1/8, -1/4, -1/2, -1: one
+       cut per lane */
+    const float cuts[4] = { -0.125f, -0.25f, -0.5f, -1.0f };
+    const v128 vcut = vload(cuts);
+    v128 vs = vsplat(0.0f), vq = vs, vn = vs;
+    for (int j = 0; j < k; j++) {
+        const v128 w = vsplat(Xf[j]), m = vgt(w, vcut), wm = vand(w, m);
+        vs = vadd(vs, wm);
+        vq = vadd(vq, vmul(wm, wm));
+        vn = simde_wasm_i32x4_sub(vn, m);
+    }
+    float sums[4], sqs[4], pw[4];
+    int cnts[4];
+    vstore(sums, vs);
+    vstore(sqs, vq);
+    vstore(cnts, vn);
+    vstore(pw, pow_f(vmax(simde_wasm_f32x4_convert_i32x4(vn), vsplat(1.0f)), vsplat((float)-e->am1)));
+    double est = -2.0;
+    for (int j = 0; j < 4; j++)
+        if (cnts[j] > 0) {
+            const double mean = (double)sums[j] / cnts[j], d0 = pw[j], t = mean - d0;
+            if (t > c->lb) c->lb = t;
+            double var = (double)sqs[j] / cnts[j] - mean * mean;
+            var = var > 0.0 ? var : 0.0;
+            const double te = t + (e->q - 1.0) * var / (2.0 * d0);
+            if (est == -2.0 && te > cuts[j]) est = te;
+        }
+    c->est = est > c->lb && est < 0.0 ? est : c->lb;
+#endif
 }
 
 /* Keeps the candidates whose double X is > lo, computing X from x; returns their count. */
@@ -615,29 +724,55 @@ static void ecand_compact(ecand *c, double lo) {
 /* S = sum u^q and S1 = sum u^(q - 1), u = [X - tau]_+, over the candidates X[0..k), q > 1:
    u^(q - 1) by pow_unit and u^q = u^(q - 1) u (no division), each u^q kept in P (for
    ecand_powers); libm in the scalar wasm build. */
-static void qnorm_sums(const double *X, double *P, int k, double q, double tau, double *S,
-                       double *S1) {
+static void qnorm_sums(const double *X, double *P, int k, double q, double tau, double uthr,
+                       double *S, double *S1) {
     int i = 0;
     double s = 0.0, s1 = 0.0;
 #if !SX_SCALAR_WASM
     const v128d vt = dsplat(tau), vq1 = dsplat(q - 1.0);
     v128d vs = dsplat(0.0), vs1 = vs;
+    if (uthr > 0.0) {
+        /* four at a time: u^(q - 1) in float where all four u are <= uthr (see erow.uthr) */
+        const v128d vu = dsplat(uthr);
+        const v128 fq1 = vsplat((float)(q - 1.0));
+        for (; i + 4 <= k; i += 4) {
+            const v128d u0 = dsub(simde_wasm_v128_load(X + i), vt), u1 = dsub(simde_wasm_v128_load(X + i + 2), vt);
+            v128d w0, w1;
+            if (simde_wasm_i64x2_bitmask(vand(simde_wasm_f64x2_le(u0, vu), simde_wasm_f64x2_le(u1, vu))) == 3) {
+                const v128 uf = simde_wasm_i32x4_shuffle(simde_wasm_f32x4_demote_f64x2_zero(u0),
+                                                         simde_wasm_f32x4_demote_f64x2_zero(u1), 0, 1, 4, 5);
+                const v128 w = pow_f(uf, fq1);
+                w0 = simde_wasm_f64x2_promote_low_f32x4(w);
+                w1 = simde_wasm_f64x2_promote_low_f32x4(simde_wasm_i32x4_shuffle(w, w, 2, 3, 0, 1));
+            } else {
+                w0 = pow_unit_f(u0, vq1);
+                w1 = pow_unit_f(u1, vq1);
+            }
+            const v128d pu0 = dmul(w0, u0), pu1 = dmul(w1, u1); /* 0 where u <= 0 */
+            simde_wasm_v128_store(P + i, pu0);
+            simde_wasm_v128_store(P + i + 2, pu1);
+            vs = dadd(vs, dadd(pu0, pu1));
+            vs1 = dadd(vs1, dadd(w0, w1));
+        }
+    }
     for (; i + 2 <= k; i += 2) {
         const v128d u = dsub(simde_wasm_v128_load(X + i), vt);
-        const v128d w = pow_unit(u, vq1), pu = dmul(w, u); /* 0 where u <= 0 */
+        const v128d w = pow_unit_f(u, vq1), pu = dmul(w, u); /* 0 where u <= 0 */
         simde_wasm_v128_store(P + i, pu);
         vs = dadd(vs, pu);
         vs1 = dadd(vs1, w);
     }
     if (i < k) {
         const v128d u = dsub(simde_wasm_f64x2_make(X[i], -2.0), vt);
-        const v128d w = pow_unit(u, vq1), pu = dmul(w, u);
+        const v128d w = pow_unit_f(u, vq1), pu = dmul(w, u);
         P[i++] = dlane(pu, 0);
         vs = dadd(vs, pu);
         vs1 = dadd(vs1, w);
     }
     s = dlane(vs, 0) + dlane(vs, 1);
     s1 = dlane(vs1, 0) + dlane(vs1, 1);
+#else
+    (void)uthr;
 #endif
     for (; i < k; i++) {
         const double u = X[i] - tau;
@@ -662,6 +797,7 @@ typedef struct {
     ecand c;
     float *p; /* the row's output */
     double tau, t0, S, S1; /* S, S1 (and c.P) taken at t0 */
+    double K;              /* the error model's constant (qnorm_search_f), or 0: unknown */
     int it, done;
 } qrow;
 
@@ -672,36 +808,50 @@ static void qnorm_start(qrow *r) {
     ecand *c = &r->c;
     const double lo0 = -1.0;
     r->tau = lo0;
+    r->K = 0.0;
     r->it = r->done = 0;
 #if !SX_SCALAR_WASM /* emulated lanes: the float search would cost more than it saves */
     if (c->k >= SX_QNORM_FLOAT_MIN) {
-        /* the search compacts a copy: the candidate list stays whole */
-        const int k = c->k, k4 = (k + 3) & ~3;
+        /* the search compacts a copy: the candidate list stays whole. The copy keeps only the
+           candidates above the lower bound (tau >= lb: the others are never in the support), so
+           the first pass takes no powers of them */
+        const int k = c->k;
         float *Xw = (float *)(c->X); /* the double X is not built yet: its room (8n >= 4 k4 bytes, as
                                         n >= k >= 4) holds the copy */
-        memcpy(Xw, c->Xf, (size_t)k4 * sizeof(float));
-        const double est = qnorm_search_f(Xw, k4, e);
+        const v128 vlb = vsplat((float)c->lb);
+        int k4 = 0;
+        for (int i = 0; i < k; i += 4) {
+            const v128 v = vload(c->Xf + i); /* padded with -2 */
+            const int bits = simde_wasm_i32x4_bitmask(vgt(v, vlb));
+            vstore(Xw + k4, pack_lanes(v, bits));
+            k4 += lane_count[bits];
+        }
+        for (int i = k4; i < ((k4 + 3) & ~3); i++) Xw[i] = -2.0f;
+        k4 = (k4 + 3) & ~3;
+        double K;
+        const double est = qnorm_search_f(Xw, k4, e, c->est, c->lb, &K);
         for (double margin = 1e-6; margin < 1e-3; margin *= 100.0) {
             const double t0 = est - margin;
             if (!(t0 > lo0)) break;
             ecand_double(c, e, t0);
-            qnorm_sums(c->X, c->P, c->k, e->q, t0, &r->S, &r->S1);
+            qnorm_sums(c->X, c->P, c->k, e->q, t0, e->uthr, &r->S, &r->S1);
             if (r->S >= 1.0) {
                 r->tau = r->t0 = t0;
+                r->K = margin == 1e-6 ? K : 0.0;
                 return;
             }
             ecand_float(c, e); /* ecand_double dropped the candidates below t0: list them again */
         }
     } else if (c->k >= 2) {
-        /* few candidates: the first Newton step from -1 in float (four lanes, float log and
-           exp); it lands left of the root by about step^2 / 4 (g convex), far more than its
-           float rounding: a lower bound, once S >= 1 is checked there in double */
+        /* few candidates: the first Newton step from the estimate in float (four lanes, float
+           log and exp); it lands left of the root (g convex; from either side) up to its float
+           rounding: a lower bound less 1e-6, once S >= 1 is checked there in double */
         double s, d;
-        erow_eval_f(c->Xf, (c->k + 3) & ~3, (float)e->q, -1.0f, &s, &d);
-        const double step = qnorm_step(s, d, e), t0 = lo0 + step;
-        if (step > 1e-3 && t0 < 0.0) {
+        erow_eval_f(c->Xf, (c->k + 3) & ~3, (float)e->q, (float)c->est, &s, &d);
+        const double step = qnorm_step(s, d, e), t0 = c->est + step - 1e-6;
+        if (t0 > lo0 && t0 < 0.0) {
             ecand_double(c, e, t0);
-            qnorm_sums(c->X, c->P, c->k, e->q, t0, &r->S, &r->S1);
+            qnorm_sums(c->X, c->P, c->k, e->q, t0, e->uthr, &r->S, &r->S1);
             if (r->S >= 1.0) {
                 r->tau = r->t0 = t0;
                 return;
@@ -712,7 +862,7 @@ static void qnorm_start(qrow *r) {
 #endif
     ecand_double(c, e, lo0);
     r->t0 = lo0;
-    qnorm_sums(c->X, c->P, c->k, e->q, lo0, &r->S, &r->S1);
+    qnorm_sums(c->X, c->P, c->k, e->q, lo0, e->uthr, &r->S, &r->S1);
 }
 
 /* One Newton pass: the step from the sums at tau, then (unless that was the last) the sums at the
@@ -724,13 +874,15 @@ static void qnorm_pass(qrow *r) {
         return;
     }
     r->tau += step;
-    if (step <= 2e-6) { /* quadratic: the error left is ~ step^2 */
+    /* quadratic: the error left is ~ K step^2 (K from the float search, with a factor 4 to
+       spare), or below 4e-12 K for the smallest steps */
+    if (step <= 2e-6 || (r->K > 0.0 && 4.0 * r->K * step * step <= 1e-10)) {
         r->done = 1;
         return;
     }
     ecand_compact(&r->c, r->tau);
     r->t0 = r->tau;
-    qnorm_sums(r->c.X, r->c.P, r->c.k, r->e.q, r->tau, &r->S, &r->S1);
+    qnorm_sums(r->c.X, r->c.P, r->c.k, r->e.q, r->tau, r->e.uthr, &r->S, &r->S1);
 }
 
 /* tau of one row alone; c keeps the candidates left (a superset of the support). */
@@ -908,6 +1060,7 @@ static int erow_init(erow *e, const float *x, int n, float alpha, float temperat
     e->am1 = (double)alpha - 1.0;
     e->q = 1.0 / e->am1;
     e->c = e->am1 / e->t;
+    e->uthr = 0.0;
     return e->m != -INFINITY;
 }
 
@@ -977,6 +1130,8 @@ static void entmax_qnorm_rows(float *out, const float *x, int rows, int n, float
                               float temperature, void *scratch, int slots) {
     qrow g[SX_QNORM_ROWS];
     if (slots > SX_QNORM_ROWS) slots = SX_QNORM_ROWS;
+    const double q = 1.0 / ((double)alpha - 1.0);
+    const double uthr = !SX_SCALAR_WASM && q <= 64.0 ? pow(0.33 / (q + 3.0), 1.0 / q) : 0.0;
     for (int r0 = 0; r0 < rows;) {
         int m = 0;
         for (; r0 < rows && m < slots; r0++) {
@@ -986,6 +1141,7 @@ static void entmax_qnorm_rows(float *out, const float *x, int rows, int n, float
                 memset(r->p, 0, (size_t)n * sizeof(float));
                 continue;
             }
+            r->e.uthr = uthr;
             ecand_at(&r->c, (char *)scratch + (size_t)m * erow_scratch_bytes(n), n);
             ecand_float(&r->c, &r->e);
             qnorm_start(r);
@@ -1022,6 +1178,177 @@ static void entmax_bisect_row(float *p, const float *x, int n, float alpha, floa
     erow_finish(p, &e, SX_SCALAR_WASM || n < 2 ? erow_powers_libm(p, &e, tau) : erow_powers(p, &e, tau));
 }
 
+/* ------------------------------------------ 1 < alpha < 2, n = 3, 4 rows at once
+   (the simplex plots' rows). Per lane (row): the three X = (x - max) (alpha - 1) / T sorted (a
+   3-element network, as entmax15_3), a start from the second-order estimate of ecand_float on
+   the largest prefix that looks like the support, float Newton steps on the q-norm until every
+   lane's step is below 1e-3 (its error then ~1e-6), then one Newton step in double from there
+   (X recomputed in double from x, u^(q - 1) by pow_unit, the step by qnorm_step's series: the
+   error left ~1e-12), and p from the double powers at the float tau moved by that step delta to
+   second order, (u - delta)^q = u^q (1 - q delta / u + q (q - 1) / 2 (delta / u)^2) (relative
+   truncation (q delta / u)^3: negligible unless u is tiny, and then so is p), renormalised in
+   double. An entry with u <= 0 at the float tau has p <= (1e-6)^q: 0. For q <= 8 only. */
+#if !SX_SCALAR_WASM
+typedef struct {
+    v128 cf, q1, r, d2, d3, hq1; /* c (float), q - 1, 1 / q, 2^(-1/q), 3^(-1/q), (q - 1) / 2 */
+    v128 f1, f2, f3;             /* qnorm_step's series coefficients, float */
+    double c, q, r1, sc1, sc2, sc3;  /* c, q, 1 / q and qnorm_step's series coefficients */
+} e3k;
+
+
+/* p of two rows (lanes of the f64x2 vectors) from their double X and the float tau: Newton steps
+   in double until both lanes' step is below 2e-6 (one, unless the root sits at a support edge,
+   where Newton on [u]_+^q with q < 2 converges only linearly), then the powers at the last tau. */
+static SX_NOINLINE void entmax3_finish(v128d *pa, v128d *pb, v128d *pc, v128d tau, const e3k *k) {
+    const v128d zero = dsplat(0.0), q1 = dsplat(k->q - 1.0);
+    const v128d X[3] = { *pa, *pb, *pc };
+    v128d u[3], P[3], delta = zero;
+    for (int it = 0; it < 64; it++) {
+        v128d S = zero, S1 = zero;
+        for (int i = 0; i < 3; i++) {
+            u[i] = dsub(X[i], tau);
+            const v128d w = pow_unit_f(u[i], q1);
+            P[i] = dmul(w, u[i]);
+            S = dadd(S, P[i]);
+            S1 = dadd(S1, w);
+        }
+        /* the q-norm Newton step (qnorm_step): the series for |S - 1| <= 2^-12, else libm */
+        const v128d d = dsub(S, dsplat(1.0));
+        if (simde_wasm_i64x2_bitmask(simde_wasm_f64x2_le(simde_wasm_f64x2_abs(d), dsplat(0x1p-12))) == 3) {
+            v128d t = dsub(dsplat(k->sc2), dmul(d, dsplat(k->sc3)));
+            t = dsub(dsplat(k->sc1), dmul(d, t));
+            t = dsub(dsplat(1.0), dmul(d, t));
+            delta = ddiv(dmul(dmul(S, dsplat(k->r1)), dmul(d, t)), S1);
+        } else {
+            const double S0 = dlane(S, 0), Sb = dlane(S, 1); /* lanes by constant index (wasm) */
+            delta = simde_wasm_f64x2_make(-S0 * expm1(-log(S0) * k->r1) / dlane(S1, 0),
+                                          -Sb * expm1(-log(Sb) * k->r1) / dlane(S1, 1));
+        }
+        if (simde_wasm_i64x2_bitmask(simde_wasm_f64x2_le(simde_wasm_f64x2_abs(delta), dsplat(2e-6))) == 3) break;
+        tau = dadd(tau, delta);
+    }
+    /* p at tau + delta from the powers at tau, to second order in delta / u (|delta| <= 2e-6) */
+    const v128d h = dsplat(0.5 * k->q * (k->q - 1.0));
+    v128d sum = zero;
+    for (int i = 0; i < 3; i++) {
+        const v128d live = simde_wasm_f64x2_gt(u[i], zero);
+        const v128d x = ddiv(delta, simde_wasm_f64x2_pmax(u[i], dsplat(0x1p-1022)));
+        const v128d f = dadd(dsub(dsplat(1.0), dmul(dsplat(k->q), x)), dmul(h, dmul(x, x)));
+        P[i] = vand(dmul(P[i], simde_wasm_f64x2_pmax(f, zero)), live);
+        sum = dadd(sum, P[i]);
+    }
+    const v128d inv = ddiv(dsplat(1.0), sum);
+    *pa = dmul(P[0], inv);
+    *pb = dmul(P[1], inv);
+    *pc = dmul(P[2], inv);
+}
+
+static SX_NOINLINE void entmax3(v128 *a, v128 *b, v128 *c, const e3k *k) {
+    const v128 ninf = vsplat(-INFINITY), zero = vsplat(0.0f), one = vsplat(1.0f), floor = vsplat(-2.0f);
+    const v128 m = vmax(*a, vmax(*b, *c)), dead = veq(m, ninf);
+    const v128 za = vmax(vmul(vsub(*a, m), k->cf), floor), zb = vmax(vmul(vsub(*b, m), k->cf), floor),
+               zc = vmax(vmul(vsub(*c, m), k->cf), floor);
+    const v128 hi = vmax(za, zb), lo = vmin(za, zb);
+    const v128 s1 = vmax(hi, zc), mid = vmin(hi, zc);
+    const v128 s2 = vmax(lo, mid), s3 = vmin(lo, mid);
+    /* the start: prefix r = 3, else 2, else -1 (estimate t_r, used if t_r < s_r) */
+    const v128 m2 = vmul(vadd(s1, s2), vsplat(0.5f)), e2 = vsub(s1, m2);
+    const v128 t2 = vadd(vsub(m2, k->d2), vdiv(vmul(k->hq1, vmul(e2, e2)), k->d2));
+    const v128 m3 = vdiv(vadd(vadd(s1, s2), s3), vsplat(3.0f));
+    const v128 f1 = vsub(s1, m3), f2 = vsub(s2, m3), f3 = vsub(s3, m3);
+    const v128 v3 = vdiv(vadd(vadd(vmul(f1, f1), vmul(f2, f2)), vmul(f3, f3)), vsplat(3.0f));
+    const v128 t3 = vadd(vsub(m3, k->d3), vdiv(vmul(k->hq1, v3), k->d3));
+    v128 tau = vsel(vlt(t3, s3), t3, vsel(vlt(t2, s2), t2, vsub(zero, one)));
+    for (int it = 0; it < 30; it++) {
+        const v128 ua = vsub(s1, tau), ub = vsub(s2, tau), uc = vsub(s3, tau);
+        const v128 wa = pow_f(ua, k->q1), wb = pow_f(ub, k->q1), wc = pow_f(uc, k->q1);
+        const v128 S = vadd(vadd(vmul(wa, ua), vmul(wb, ub)), vmul(wc, uc)), S1 = vadd(vadd(wa, wb), wc);
+        /* step = S (1 - S^(-1/q)) / S1 (S > 0: the top entry is always in: u >= -tau > 0) */
+        /* near the root (every |S - 1| <= 1/64) qnorm_step's series (truncation ~6e-8 of the
+           step), else g = S^(-1/q) from (min(S, 1/S))^(1/q) <= 1 */
+        const v128 d = vsub(S, one);
+        v128 step;
+        if (!simde_wasm_v128_any_true(vgt(vandnot(d, vsplat(-0.0f)), vsplat(0.015625f)))) {
+            const v128 t = vsub(one, vmul(d, vsub(k->f1, vmul(d, vsub(k->f2, vmul(d, k->f3))))));
+            step = vdiv(vmul(vmul(S, k->r), vmul(d, t)), S1);
+        } else {
+            const v128 ge = vge(S, one), h = pow_f(vsel(ge, vdiv(one, S), S), k->r);
+            const v128 g = vsel(ge, h, vdiv(one, h));
+            step = vdiv(vmul(S, vsub(one, g)), S1);
+        }
+        tau = vadd(tau, step);
+        if (!simde_wasm_v128_any_true(vgt(vandnot(step, vsplat(-0.0f)), vsplat(1e-3f)))) break;
+    }
+    /* the double step and p, two rows at a time, from X in double */
+    const v128d cd = dsplat(k->c);
+    v128 out[3];
+    for (int h = 0; h < 2; h++) {
+        const v128 sa = h ? simde_wasm_i32x4_shuffle(*a, *a, 2, 3, 0, 1) : *a;
+        const v128 sb = h ? simde_wasm_i32x4_shuffle(*b, *b, 2, 3, 0, 1) : *b;
+        const v128 sc = h ? simde_wasm_i32x4_shuffle(*c, *c, 2, 3, 0, 1) : *c;
+        const v128 sm = h ? simde_wasm_i32x4_shuffle(m, m, 2, 3, 0, 1) : m;
+        const v128 st = h ? simde_wasm_i32x4_shuffle(tau, tau, 2, 3, 0, 1) : tau;
+        const v128d md = simde_wasm_f64x2_promote_low_f32x4(sm);
+        /* masked entries: X = -Infinity (u <= 0: p = 0); dead rows are zeroed below */
+        v128d pa = dmul(dsub(simde_wasm_f64x2_promote_low_f32x4(sa), md), cd);
+        v128d pb = dmul(dsub(simde_wasm_f64x2_promote_low_f32x4(sb), md), cd);
+        v128d pc = dmul(dsub(simde_wasm_f64x2_promote_low_f32x4(sc), md), cd);
+        /* pmax(-2, X): -2 also for the NaN of -Inf - -Inf (dead rows: S stays finite) */
+        pa = simde_wasm_f64x2_pmax(dsplat(-2.0), pa);
+        pb = simde_wasm_f64x2_pmax(dsplat(-2.0), pb);
+        pc = simde_wasm_f64x2_pmax(dsplat(-2.0), pc);
+        entmax3_finish(&pa, &pb, &pc, simde_wasm_f64x2_promote_low_f32x4(st), k);
+        const v128 fa = simde_wasm_f32x4_demote_f64x2_zero(pa), fb = simde_wasm_f32x4_demote_f64x2_zero(pb),
+                   fc = simde_wasm_f32x4_demote_f64x2_zero(pc);
+        if (!h) {
+            out[0] = fa;
+            out[1] = fb;
+            out[2] = fc;
+        } else {
+            out[0] = simde_wasm_i32x4_shuffle(out[0], fa, 0, 1, 4, 5);
+            out[1] = simde_wasm_i32x4_shuffle(out[1], fb, 0, 1, 4, 5);
+            out[2] = simde_wasm_i32x4_shuffle(out[2], fc, 0, 1, 4, 5);
+        }
+    }
+    *a = vandnot(out[0], dead);
+    *b = vandnot(out[1], dead);
+    *c = vandnot(out[2], dead);
+}
+
+static void entmax_rows3(float *out, const float *x, int rows, float alpha, float temperature) {
+    e3k k;
+    k.q = 1.0 / ((double)alpha - 1.0);
+    k.c = ((double)alpha - 1.0) / (double)temperature;
+    k.r1 = 1.0 / k.q;
+    k.sc1 = 0.5 * (k.r1 + 1.0);
+    k.sc2 = k.sc1 * (k.r1 + 2.0) / 3.0;
+    k.sc3 = k.sc2 * (k.r1 + 3.0) * 0.25;
+    k.cf = vsplat(k.c < FLT_MAX ? (float)k.c : FLT_MAX);
+    k.q1 = vsplat((float)(k.q - 1.0));
+    k.r = vsplat((float)k.r1);
+    k.d2 = vsplat((float)pow(2.0, -k.r1));
+    k.d3 = vsplat((float)pow(3.0, -k.r1));
+    k.hq1 = vsplat((float)(0.5 * (k.q - 1.0)));
+    k.f1 = vsplat((float)k.sc1);
+    k.f2 = vsplat((float)k.sc2);
+    k.f3 = vsplat((float)k.sc3);
+    /* one path for whole and partial groups of four rows (SX_ROWS3 would expand twice) */
+    for (int r = 0; r < rows; r += 4) {
+        float buf[12] = { 0 };
+        const size_t bytes = 3 * (size_t)(rows - r < 4 ? rows - r : 4) * sizeof(float);
+        v128 a, b, c, v0, v1, v2;
+        memcpy(buf, x + 3 * (size_t)r, bytes);
+        sx_deinterleave3(vload(buf), vload(buf + 4), vload(buf + 8), &a, &b, &c);
+        entmax3(&a, &b, &c, &k);
+        sx_interleave3(a, b, c, &v0, &v1, &v2);
+        vstore(buf, v0);
+        vstore(buf + 4, v1);
+        vstore(buf + 8, v2);
+        memcpy(out + 3 * (size_t)r, buf, bytes);
+    }
+}
+#endif
+
 int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float temperature) {
     int st = check_map(out, x, rows, n, temperature);
     if (!st) st = check_alpha(alpha);
@@ -1031,6 +1358,12 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
     if (alpha == 2.0f) return sx_sparsemax(out, x, rows, n, temperature);
     st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
     if (st) return st;
+#if !SX_SCALAR_WASM
+    if (n == 3 && alpha >= 1.125f && alpha < 2.0f) {
+        entmax_rows3(out, x, rows, alpha, temperature);
+        return SX_OK;
+    }
+#endif
     if (alpha < 2.0f) {
         /* rows of up to 64 entries (the model's maps: a call per map): scratch on the stack */
         double stack[SX_QNORM_ROWS * 3 * 64];

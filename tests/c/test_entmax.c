@@ -184,7 +184,64 @@ static void test_gradients(void) {
         }
 }
 
+/* Issue 14's paths held to today's accuracy (max abs error 1.5e-7 against the reference, not
+   just the 1e-5 of the tests above): the n = 3 kernel (alpha in [1.125, 2), four rows at a time,
+   a partial last group; masks, rows wholly masked, ties, 1e30 and tiny spreads, T), its edges
+   (alpha just below 1.125 takes the general path), the start estimate and the float parts of the
+   double pass on near-uniform and peaked rows of n = 16 .. 4096. */
+static void test_tight(void) {
+    const double tol = 1.5e-7;
+    const float alphas3[] = { 1.1249999f, 1.125f, 1.13f, 1.2f, 1.3f, 1.4999f, 1.6f, 1.75f, 1.9f, 1.99f, 1.9999999f };
+    const double scales[] = { 1e-7, 0.01, 0.3, 1.0, 3.0, 30.0, 1e30 };
+    for (size_t a = 0; a < sizeof alphas3 / sizeof alphas3[0]; a++)
+        for (size_t s = 0; s < sizeof scales / sizeof scales[0]; s++)
+            for (int rows = 1; rows <= 9; rows += 4) {
+                const float t = s == 4 ? 0.25f : 1.0f;
+                double e = check_rows(alphas3[a], 3, rows * 50 + rows % 4, scales[s], t, s == 3 ? 0.3 : 0.0);
+                CHECK(e < tol, "n=3 alpha %.9g scale %g T %g: max abs error %g", alphas3[a], scales[s], t, e);
+            }
+    /* n = 3 across temperatures (X = (alpha - 1)(x - max) / T from 1e-38 to 1e10 in size) */
+    {
+        const float ts[] = { 1e-6f, 1e-3f, 1e4f, 3e38f };
+        for (size_t t = 0; t < sizeof ts / sizeof ts[0]; t++)
+            for (size_t a = 0; a < sizeof alphas3 / sizeof alphas3[0]; a += 3) {
+                double e = check_rows(alphas3[a], 3, 41, t == 0 ? 1.0 : 1e4, ts[t], 0.1);
+                CHECK(e < tol, "n=3 alpha %.9g T %g: max abs error %g", alphas3[a], ts[t], e);
+            }
+    }
+    /* n = 3: ties, two and three masked, one-hot at the support edge */
+    {
+        const float rows3[] = { 1, 1, 1, 1, 1, -2, 0, -INFINITY, 5, -INFINITY, -INFINITY, 7, -INFINITY, -INFINITY, -INFINITY,
+                                2, 2, -3, 0, -1.0f / 0.3f, -1.0f / 0.3f, 1e30f, -1e30f, 1e30f, 0, 1e-30f, -1e-30f };
+        float p[27];
+        const float al[] = { 1.3f, 1.7f };
+        for (int k = 0; k < 2; k++) {
+            CHECK(sx_entmax(p, rows3, 9, 3, al[k], 1.0f) == SX_OK, "n=3 rows");
+            for (int r = 0; r < 9; r++) {
+                double e = row_error(p + 3 * r, rows3 + 3 * r, 3, al[k], 1.0f);
+                CHECK(e < tol, "n=3 alpha %g hand row %d (%g %g %g): error %g", al[k], r, rows3[3 * r], rows3[3 * r + 1],
+                      rows3[3 * r + 2], e);
+            }
+            CHECK(p[12] == 0.0f && p[13] == 0.0f && p[14] == 0.0f, "n=3 alpha %g: a wholly masked row gives zeros", al[k]);
+            CHECK(p[0] == p[1] && p[1] == p[2], "n=3 alpha %g: ties equal (%g %g %g)", al[k], p[0], p[1], p[2]);
+            CHECK(p[21] == 0.5f && p[23] == 0.5f, "n=3 alpha %g: 1e30 ties split (%g %g)", al[k], p[21], p[23]);
+        }
+    }
+    /* longer rows: near-uniform (every p small: the float part of the double pass), peaked, masked */
+    const float alphas[] = { 1.0001f, 1.1f, 1.3f, 1.5001f, 1.8f, 1.9999f };
+    const int ns[] = { 16, 64, 128, 512, 4096 };
+    const double spreads[] = { 1e-6, 0.01, 0.1, 1.0, 5.0 };
+    for (size_t a = 0; a < sizeof alphas / sizeof alphas[0]; a++)
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+            for (size_t s = 0; s < sizeof spreads / sizeof spreads[0]; s++) {
+                const int n = ns[k], rows = n >= 4096 ? 2 : n >= 512 ? 4 : 10;
+                double e = check_rows(alphas[a], n, rows, spreads[s], 1.0f, s == 2 ? 0.2 : 0.0);
+                CHECK(e < tol, "alpha %.9g n=%d spread %g: max abs error %g", alphas[a], n, spreads[s], e);
+            }
+}
+
 int main(void) {
+    test_tight();
     test_edges();
     test_ties();
     test_cross();
