@@ -44,6 +44,38 @@ export function fetchCheckpoint(url) {
   return bytesCache.get(url);
 }
 
+/**
+ * A widget's checkpoint at `url` (a URL), fetched once per page and made a model by `load`
+ * (Model.load: this module imports no model code): the latest request wins. The host keeps the
+ * request's state in host._pending (the URL under way) and host._failed ({ key, message }: the
+ * message its attribute errors show, so a failed URL is not fetched again until it changes);
+ * done(model, bytes, key) takes the loaded model (the host frees the one it replaces); the host
+ * is invalidated when the request ends, either way.
+ */
+export function loadCheckpoint(host, url, load, done) {
+  const key = url.href;
+  if (host._pending === key || (host._failed && host._failed.key === key)) return;
+  host._pending = key;
+  fetchCheckpoint(key).then((bytes) => {
+    if (host._pending !== key) return;
+    host._pending = null;
+    let model;
+    try { model = load(bytes); } catch (err) {
+      host._failed = { key, message: `the model ${url.pathname.split("/").pop()} could not be loaded: ${err.message}` };
+      host.invalidate();
+      return;
+    }
+    host._failed = null;
+    done(model, bytes, key);
+    host.invalidate();
+  }, (err) => {
+    if (host._pending !== key) return;
+    host._pending = null;
+    host._failed = { key, message: `could not fetch the model ${url.href}: ${err.message}` };
+    host.invalidate();
+  });
+}
+
 /** The (task, kind) pairs that have a shipped checkpoint, as "<task>-<kind>". */
 export const SHIPPED = Object.freeze(Object.keys(CHECKPOINTS));
 

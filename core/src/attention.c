@@ -420,23 +420,24 @@ static int scale_row(float *x, int n, float s) {
     return fin;
 }
 
-/* The scores of query row i over keys [lo, hi) that came out of the float matmul as +-Infinity
-   or NaN (q and k are finite: the dot product or one of its terms overflowed), recomputed in
-   double, where no product of two floats or sum of a few overflows: a score that fits float is
-   kept; one that does not is SX_ENONFINITE. Never a silent -Infinity, which would mask the key
-   (a row of them: all-zero weights off the simplex). Normal scores are never touched. */
-static int rescore_row(float *s_i, int lo, int hi, int i, const float *q_i, const float *k,
-                       int ldkv, int hs, float scale) {
-    for (int j = lo; j < hi; j++) {
-        if (s_i[j] - s_i[j] == 0.0f) continue;
+/* The scores s[0, n) of query i over keys j0 ... j0 + n - 1 (k points at key j0) that came out
+   of the float matmul as +-Infinity or NaN (q and k are finite: the dot product or one of its
+   terms overflowed), recomputed in double, where no product of two floats or sum of a few
+   overflows: a score that fits float is kept; one that does not is SX_ENONFINITE, naming key
+   j0 + j. Never a silent -Infinity, which would mask the key (a row of them: all-zero weights
+   off the simplex). Normal scores are never touched. Shared with tiled.c (nn.h). */
+int sx_nn_rescore_scores(float *s, int n, int i, int j0, const float *q_i, const float *k,
+                         int ldkv, int hs, float scale) {
+    for (int j = 0; j < n; j++) {
+        if (s[j] - s[j] == 0.0f) continue;
         const float *k_j = k + (size_t)j * ldkv;
         double d = 0.0;
         for (int c = 0; c < hs; c++) d += (double)q_i[c] * k_j[c];
         d *= scale;
         if (!(fabs(d) <= FLT_MAX))
-            return sx__fail(SX_ENONFINITE, j, "attention: the score q.k / sqrt(hs) of query %d "
-                            "and key %d overflows float (%g)", i, j, d);
-        s_i[j] = (float)d;
+            return sx__fail(SX_ENONFINITE, j0 + j, "attention: the score q.k / sqrt(hs) of query %d "
+                            "and key %d overflows float (%g)", i, j0 + j, d);
+        s[j] = (float)d;
     }
     return SX_OK;
 }
@@ -554,7 +555,8 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                     const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
                     fill_ninf(s_i, lo);
                     if (!scale_row(s_i + lo, hi - lo, scale) &&
-                        (st = rescore_row(s_i, lo, hi, i, q_bh + (size_t)i * ldq, k_bh, ldkv, hs,
+                        (st = sx_nn_rescore_scores(s_i + lo, hi - lo, i, lo, q_bh + (size_t)i * ldq,
+                                                   k_bh + (size_t)lo * ldkv, ldkv, hs,
                                           scale)) != SX_OK)
                         return st;
                     if (hi > lo) fill_ninf(s_i + hi, Tk - hi);
@@ -657,7 +659,8 @@ int sx_nn_attention_row_forward(float *out, float *score, float *prob, float *at
                              hi - lo, hs, 0);
             fill_ninf(s_i, lo);
             if (!scale_row(s_i + lo, hi - lo, scale) &&
-                (st = rescore_row(s_i, lo, hi, i, q_bh, k_bh, ldkv, hs, scale)) != SX_OK)
+                (st = sx_nn_rescore_scores(s_i + lo, hi - lo, i, lo, q_bh, k_bh + (size_t)lo * ldkv,
+                                           ldkv, hs, scale)) != SX_OK)
                 return st;
             if (hi > lo) fill_ninf(s_i + hi, n_map - hi);
             else fill_ninf(s_i + lo, n_map - lo);

@@ -148,6 +148,11 @@ float sx_nn_alpha_of(float a);
    dx = s dy - (<s, dy> / sum s) s (SCIENCE.md), no recomputation of the forward. With p NULL,
    or for fusedmax, the public sx_*_backward / sx_entmax_alpha_grad recompute from x. */
 int sx_nn_map_forward(float *p, const float *x, int rows, int n, int kind, float param);
+/* Scores s[0, n) of query i over keys j0 ... j0 + n - 1 (k at key j0, row stride ldkv, hs
+   wide) that overflowed the float matmul, recomputed in double; SX_ENONFINITE (naming key j0 + j)
+   for one that does not fit float. Normal scores are not touched. */
+int sx_nn_rescore_scores(float *s, int n, int i, int j0, const float *q_i, const float *k,
+                         int ldkv, int hs, float scale);
 int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *p, const float *dy,
                        int rows, int n, int kind, float param);
 /* d <g, entmax(.; alpha)> / d alpha of one row from its output p (double, guarded near 1). */

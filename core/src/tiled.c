@@ -94,29 +94,12 @@ static void gather(float *out, int ldo, const float *p, size_t ldp, const float 
         }
 }
 
-/* The scores of query i over keys [0, n) (scaled in place) that came out of the float matmul
-   non-finite, recomputed in double as attention.c's rescore_row does: kept when they fit float,
-   SX_ENONFINITE otherwise (q and k are finite: a dot product overflowed). */
-static int rescore(float *s_i, int n, int i, const float *q_i, const float *k, int ldkv, int dh,
-                   float scale) {
-    for (int j = 0; j < n; j++) {
-        if (s_i[j] - s_i[j] == 0.0f) continue;
-        double d = 0.0;
-        for (int c = 0; c < dh; c++) d += (double)q_i[c] * k[(size_t)j * ldkv + c];
-        d *= scale;
-        if (!(fabs(d) <= FLT_MAX))
-            return sx__fail(SX_ENONFINITE, j, "attention: the score q.k / sqrt(hs) of query %d "
-                            "and key %d overflows float (%g)", i, j, d);
-        s_i[j] = (float)d;
-    }
-    return SX_OK;
-}
-
 /* Scale row r of a block of scores (its first n keys from key j0), rescoring overflows. */
 static int scale_scores(float *s, int n, int i, int j0, const float *q, int ldq, const float *k,
                         int ldkv, int dh, float scale) {
     if (scale_row(s, n, scale)) return SX_OK;
-    return rescore(s, n, i, q + (size_t)i * ldq, k + (size_t)j0 * ldkv, ldkv, dh, scale);
+    return sx_nn_rescore_scores(s, n, i, j0, q + (size_t)i * ldq, k + (size_t)j0 * ldkv, ldkv, dh,
+                                scale);
 }
 
 uint64_t sx__attention_tiled_scratch(int Tk, int dh, int mapping, int bq, int bk) {

@@ -6,19 +6,9 @@
 // SIMD vs scalar agreement.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builds, assertClose, assertOnSimplex, rng, refSoftmax, refSparsemax, refEntmax } from "./helpers.mjs";
+import { builds, assertClose, assertOnSimplex, rng, refSoftmax, refSparsemax, refEntmax, throwsExactly } from "./helpers.mjs";
 
 const all = await builds();
-
-function throwsExactly(f, Cls, message, extra = {}) {
-  assert.throws(f, (e) => {
-    assert.equal(e.constructor, Cls, `expected ${Cls.name}, got ${e && e.constructor.name}: ${e && e.message}`);
-    if (message instanceof RegExp) assert.match(e.message, message);
-    else assert.equal(e.message, message);
-    for (const [k, v] of Object.entries(extra)) assert.equal(e[k], v, `error.${k}`);
-    return true;
-  });
-}
 
 /** Float64 attention: { out (batch, tq, width), weights (batch, heads, tq, tk) }. `map` maps one
  *  row of scores (-Infinity where masked) to weights. */

@@ -44,6 +44,18 @@ export function builds() {
 }
 
 // ----------------------------------------------------------------- comparisons
+/** f() throws exactly an instance of Cls (not a subclass) with this message (a string, or a
+ *  RegExp it matches) and these fields. */
+export function throwsExactly(f, Cls, message, extra = {}) {
+  assert.throws(f, (e) => {
+    assert.equal(e.constructor, Cls, `expected ${Cls.name}, got ${e && e.constructor.name}: ${e && e.message}`);
+    if (message instanceof RegExp) assert.match(e.message, message);
+    else assert.equal(e.message, message);
+    for (const [k, v] of Object.entries(extra)) assert.equal(e[k], v, `error.${k}`);
+    return true;
+  });
+}
+
 export function assertClose(actual, expected, tol, what = "") {
   assert.equal(actual.length, expected.length, `${what}: length`);
   for (let i = 0; i < expected.length; i++) {

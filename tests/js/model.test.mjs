@@ -7,21 +7,11 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { builds, assertClose } from "./helpers.mjs";
+import { builds, assertClose, throwsExactly } from "./helpers.mjs";
 
 const all = await builds();
 
 /** assert.throws with the exact class and message (string: equal; RegExp: match). */
-function throwsExactly(f, Cls, message, extra = {}) {
-  assert.throws(f, (e) => {
-    assert.equal(e.constructor, Cls, `expected ${Cls.name}, got ${e && e.constructor.name}: ${e && e.message}`);
-    if (message instanceof RegExp) assert.match(e.message, message);
-    else assert.equal(e.message, message);
-    for (const [k, v] of Object.entries(extra)) assert.equal(e[k], v, `error.${k}`);
-    return true;
-  });
-}
-
 const SMALL = { task: "reverse", dModel: 16, heads: 2, layers: 2, dFF: 32, maxBatch: 8 };
 
 // Checkpoints (core/src/model.h): a 20-byte header, the config, the parameters (float32 in

@@ -7,19 +7,9 @@
 // non-finite inputs as the map path reports them (out untouched); the argument errors.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builds, rng } from "./helpers.mjs";
+import { builds, rng, throwsExactly } from "./helpers.mjs";
 
 const all = await builds();
-
-function throwsExactly(f, Cls, message, extra = {}) {
-  assert.throws(f, (e) => {
-    assert.equal(e.constructor, Cls, `expected ${Cls.name}, got ${e && e.constructor.name}: ${e && e.message}`);
-    if (message instanceof RegExp) assert.match(e.message, message);
-    else assert.equal(e.message, message);
-    for (const [k, v] of Object.entries(extra)) assert.equal(e[k], v, `error.${k}`);
-    return true;
-  });
-}
 
 /** max |a - b| / max(1, max |b|); Infinity when a holds a non-finite value. */
 function relErr(a, b) {

@@ -35,7 +35,7 @@ import { Model, tasks } from "../simplexity.js";
 import { inspect, EXAMPLES } from "../inspect.js";
 import { KINDS, KIND_LABELS, SCHEDULE, Evaluation } from "../trainer.js";
 import { MainThreadWorker, trainWorker, startTrainWorker } from "../train-session.js";
-import { checkpointUrl, fetchCheckpoint as fetchBytes } from "../checkpoints.js";
+import { checkpointUrl, fetchCheckpoint as fetchBytes, loadCheckpoint } from "../checkpoints.js";
 import { getModel, listModels, putModel, deleteModel } from "../model-store.js";
 import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "../viz/heatmap.js";
 import { headStats } from "../viz/attention-stats.js";
@@ -476,27 +476,10 @@ export class SxAttention extends SxElement {
   // Fetch (once per URL for the page) and load the shipped model of (task, kind); invalidates
   // when it is ready. Only the latest request counts.
   _load(s) {
-    const url = this._modelURL(s), key = url.href;
-    if (this._pending === key || (this._failed && this._failed.key === key)) return;
-    this._pending = key;
-    fetchBytes(key).then((bytes) => {
-      if (this._pending !== key) return;
-      this._pending = null;
-      let model;
-      try { model = Model.load(bytes); } catch (err) {
-        this._failed = { key, message: `the model ${url.pathname.split("/").pop()} could not be loaded: ${err.message}` };
-        this.invalidate();
-        return;
-      }
+    const url = this._modelURL(s);
+    loadCheckpoint(this, url, (bytes) => Model.load(bytes), (model, bytes, key) => {
       if (this._shipped) this._shipped.model.free();
       this._shipped = { key, model, url, size: bytes.length, bytes };
-      this._failed = null;
-      this.invalidate();
-    }, (err) => {
-      if (this._pending !== key) return;
-      this._pending = null;
-      this._failed = { key, message: `could not fetch the model ${url.href}: ${err.message}` };
-      this.invalidate();
     });
   }
 

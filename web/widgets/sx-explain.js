@@ -23,7 +23,7 @@ import { SxElement, define, sheet, svgEl, htmlEl, fmt } from "./base.js";
 import { Model, tasks } from "../simplexity.js";
 import { alignment, kendallTau } from "../explain.js";
 import { EXAMPLES } from "../inspect.js";
-import { checkpointUrl, fetchCheckpoint as fetchBytes } from "../checkpoints.js";
+import { checkpointUrl, fetchCheckpoint as fetchBytes, loadCheckpoint } from "../checkpoints.js";
 import { MainThreadExplainWorker, explainWorker, startExplainWorker } from "../explain-session.js";
 import { importanceBars } from "../viz/importance-bars.js";
 import { charDiff } from "../viz/char-diff.js";
@@ -318,28 +318,10 @@ export class SxExplain extends SxElement {
 
   // --------------------------------------------------------------- models
   _load(url) {
-    const key = url.href;
-    if (this._pending === key || (this._failed && this._failed.key === key)) return;
-    this._pending = key;
-    fetchBytes(key).then((bytes) => {
-      if (this._pending !== key) return;
-      this._pending = null;
-      let model;
-      try { model = Model.load(bytes); } catch (err) {
-        this._failed = { key, message: `the model ${url.pathname.split("/").pop()} could not be loaded: ${err.message}` };
-        this.invalidate();
-        return;
-      }
+    loadCheckpoint(this, url, (bytes) => Model.load(bytes), (model, bytes, key) => {
       if (this._model) this._model.model.free();
       this._model = { key, model, url };
       this._cache = null;
-      this._failed = null;
-      this.invalidate();
-    }, (err) => {
-      if (this._pending !== key) return;
-      this._pending = null;
-      this._failed = { key, message: `could not fetch the model ${url.href}: ${err.message}` };
-      this.invalidate();
     });
   }
 
