@@ -13,7 +13,9 @@ export const NS = [128, 512];
 // d_head 64: the issue's and PERFORMANCE.md's reference shape (4 heads, softmax(QK^T / sqrt d) V
 // with d = 64 per head: 4 n^2 d flops per head is what their 32-34 GFLOP/s count); d_head 16:
 // d = 64 read as the model width (4 heads of 16).
-export const DHEADS = [64, 16];
+export const DHEADS = [64, 16, 8];
+// d_head 8 (the shipped models' heads) runs softmax alone: issue 14's small-heads target
+export const mapsFor = (dh) => (dh === 8 ? ['softmax'] : MAPS);
 
 // The shipped config (README "Shipped models", tools/train.c): per attention kind.
 export const MODEL_KINDS = {

@@ -9,7 +9,7 @@
 //               { op: 'warm', case, calls, ms }
 //               { op: 'measure', case, ms }    -> { cpu_ms, wall_ms, calls } per call
 // Cases as bench_attention.c names them: attn:<mapping>:<n>:<d_head>, model:<kind>:<forward|train>,
-// pat:<pattern>:<mapping>:<n>, peak. Times are CPU time of the process (process.cpuUsage: the main thread waits meanwhile).
+// pat:<pattern>:<mapping>:<n>, peak; and map:<mapping>:<n> (this engine only). Times are CPU time of the process (process.cpuUsage: the main thread waits meanwhile).
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { normalish, PEAK_ITERS, MODEL_KINDS, PATTERN_DH, patternOf } from './attention-common.mjs';
@@ -96,6 +96,26 @@ function modelCase(mk, what) {
   };
 }
 
+// map:softmax:<n>: softmax alone on the scores of one attention call (heads x n rows of n,
+// normal like q.k / sqrt(d_head) of the attention cases), in wasm memory (no copies): the part of
+// softmax attention's time that does not shrink with d_head.
+function mapCase(map, n) {
+  const count = heads * n * n;
+  const x = api.alloc(count), out = api.alloc(count);
+  x.array.set(normalish(count, 8000 + n));
+  const opts = { n, out };
+  return {
+    run: () => api[map](x, opts),
+    check() {
+      api[map](x, opts);
+      let check = 0;
+      for (let i = 0; i < count; i++) check += out.array[i] * (i % 7 + 1);
+      return { check, scale: check };
+    },
+    dispose() { x.free(); out.free(); },
+  };
+}
+
 let peakSink = 0;
 const peakCase = peak && { run: () => { peakSink += peak(PEAK_ITERS, 1, 0); }, check: () => ({ check: PEAK_ITERS * 48, scale: 0 }) };
 function getCase(name) {
@@ -106,6 +126,7 @@ function getCase(name) {
   if (f[0] === 'attn') c = attnCase(f[1], Number(f[2]), Number(f[3]));
   else if (f[0] === 'model') c = modelCase(f[1], f[2]);
   else if (f[0] === 'pat') c = patCase(f[1], f[2], Number(f[3]));
+  else if (f[0] === 'map') c = mapCase(f[1], Number(f[2]));
   else throw new Error(`attention-engine (${kind}): unknown case ${name}`);
   // one case lives at a time: the n = 512 inputs and the models are not small
   for (const [k, old] of built) { old.dispose?.(); built.delete(k); }

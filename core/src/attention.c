@@ -382,10 +382,14 @@ static float row_mask(const window *w, int i, int j) {
     return sx_nn_span_mask((float)x, w->z, (int)w->L, w->R);
 }
 
-/* Query rows per tile: whole maps when every row sees the same keys, else 64 rows (the
-   key range shrinks with the tile; 64 keeps the per-tile pack of K small). */
+/* Query rows per tile: 64 (the key range shrinks with the tile under a window; a tile of
+   scores and weights stays in cache through its passes; the per-tile pack of K stays small). */
+#ifndef SX_ATTN_TILE
+#define SX_ATTN_TILE 64
+#endif
 static int tile_rows(const window *w, int Tq) {
-    return (w->causal || w->span) ? 64 : Tq;
+    (void)w;
+    return SX_ATTN_TILE < Tq ? SX_ATTN_TILE : Tq;
 }
 
 /* Map row by row over each row's window (skipping the masked keys) or the whole map in one
@@ -505,15 +509,15 @@ static void edit_row(float *a_i, const sx_nn_attn_edit *e, const window *w, int 
     }
 }
 
-/* Apply the after-mapping edits to the (Tq, Tk) weights of head h. */
-static void apply_edits(float *a_bh, const sx_nn_attn_edit *e, const window *w, int h, int Tq,
-                        int Tk) {
+/* Apply the after-mapping edits to rows [i0, i1) of the (Tq, Tk) weights of head h. */
+static void apply_edits(float *a_bh, const sx_nn_attn_edit *e, const window *w, int h, int i0,
+                        int i1, int Tk) {
     if (e->head_off && e->head_off[h]) {
-        memset(a_bh, 0, (size_t)Tq * Tk * sizeof(float));
+        memset(a_bh + (size_t)i0 * Tk, 0, (size_t)(i1 - i0) * Tk * sizeof(float));
         return;
     }
     if (e->n_rows)
-        for (int i = 0; i < Tq; i++) edit_row(a_bh + (size_t)i * Tk, e, w, h, i, Tk);
+        for (int i = i0; i < i1; i++) edit_row(a_bh + (size_t)i * Tk, e, w, h, i, Tk);
 }
 
 /* ---------------------------------------------------------------- forward */
@@ -543,21 +547,28 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
             float *p_bh = w.span ? prob + off : a_bh;                /* mapping output */
             const int tq = tile_rows(&w, Tq);
 
-            /* 1. scores, tile by tile over the keys the tile can see */
+            const float param = head_param(cfg, alpha_a, h);
+            const int per_row = per_row_windows(&w, Tk);
+            /* Tile by tile of query rows, each over the keys the tile can see: the scores, the
+               mapping, the span mask, the edits and att v of one tile while its rows are in
+               cache (a head's maps are MBs; a tile's fit L2). */
             for (int i0 = 0; i0 < Tq; i0 += tq) {
                 const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
                 const int klo = row_lo(&w, i0, Tk), khi = row_hi(&w, i1 - 1);
-                if (khi > klo)
-                    sx_nn_matmul(s_bh + (size_t)i0 * Tk + klo, Tk, q_bh + (size_t)i0 * ldq, ldq, 0,
-                                 k_bh + (size_t)klo * ldkv, ldkv, 1, NULL, i1 - i0, khi - klo, hs, 0);
+                /* 1. scores, scaled (any that overflowed float are rescored in double) */
+                const int fin = khi > klo ? sx_nn_scores(s_bh + (size_t)i0 * Tk + klo, Tk,
+                                                         q_bh + (size_t)i0 * ldq, ldq,
+                                                         k_bh + (size_t)klo * ldkv, ldkv, i1 - i0,
+                                                         khi - klo, hs, scale)
+                                          : 1;
                 for (int i = i0; i < i1; i++) {
                     float *s_i = s_bh + (size_t)i * Tk;
                     const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
                     fill_ninf(s_i, lo);
-                    if (!scale_row(s_i + lo, hi - lo, scale) &&
+                    if (!fin &&
                         (st = sx_nn_rescore_scores(s_i + lo, hi - lo, i, lo, q_bh + (size_t)i * ldq,
                                                    k_bh + (size_t)lo * ldkv, ldkv, hs,
-                                          scale)) != SX_OK)
+                                                   scale)) != SX_OK)
                         return st;
                     if (hi > lo) fill_ninf(s_i + hi, Tk - hi);
                     else fill_ninf(s_i + lo, Tk - lo);
@@ -565,48 +576,44 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                         for (int j = lo; j < hi; j++)
                             if (edit->key_off[j]) s_i[j] = -INFINITY;
                 }
-            }
-            /* 2. the mapping */
-            const float param = head_param(cfg, alpha_a, h);
-            if (!per_row_windows(&w, Tk)) {
-                st = sx_nn_map_forward(p_bh, s_bh, Tq, Tk, cfg->kind[h], param);
-                if (st != SX_OK) return st;
-            } else {
-                for (int i = 0; i < Tq; i++) {
-                    const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
-                    float *p_i = p_bh + (size_t)i * Tk;
-                    if (hi <= lo) {
-                        memset(p_i, 0, (size_t)Tk * sizeof(float));
-                        continue;
-                    }
-                    memset(p_i, 0, (size_t)lo * sizeof(float));
-                    memset(p_i + hi, 0, (size_t)(Tk - hi) * sizeof(float));
-                    st = sx_nn_map_forward(p_i + lo, s_bh + (size_t)i * Tk + lo, 1, hi - lo,
-                                           cfg->kind[h], param);
+                /* 2. the mapping: the tile's rows in one call, or row by row over each window */
+                if (!per_row) {
+                    st = sx_nn_map_forward(p_bh + (size_t)i0 * Tk, s_bh + (size_t)i0 * Tk, i1 - i0,
+                                           Tk, cfg->kind[h], param);
                     if (st != SX_OK) return st;
-                }
-            }
-            /* 3. span mask and renormalisation */
-            if (w.span) {
-                for (int i = 0; i < Tq; i++) {
-                    const float *p_i = p_bh + (size_t)i * Tk;
-                    float *a_i = a_bh + (size_t)i * Tk;
-                    const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
-                    double sum = 0.0;
-                    memset(a_i, 0, (size_t)Tk * sizeof(float));
-                    for (int j = lo; j < hi; j++) {
-                        a_i[j] = p_i[j] * row_mask(&w, i, j);
-                        sum += a_i[j];
+                } else {
+                    for (int i = i0; i < i1; i++) {
+                        const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
+                        float *p_i = p_bh + (size_t)i * Tk;
+                        if (hi <= lo) {
+                            memset(p_i, 0, (size_t)Tk * sizeof(float));
+                            continue;
+                        }
+                        memset(p_i, 0, (size_t)lo * sizeof(float));
+                        memset(p_i + hi, 0, (size_t)(Tk - hi) * sizeof(float));
+                        st = sx_nn_map_forward(p_i + lo, s_bh + (size_t)i * Tk + lo, 1, hi - lo,
+                                               cfg->kind[h], param);
+                        if (st != SX_OK) return st;
                     }
-                    const float inv = sum > 0.0 ? (float)(1.0 / sum) : 0.0f;
-                    for (int j = lo; j < hi; j++) a_i[j] *= inv;
                 }
-            }
-            if (edit) apply_edits(a_bh, edit, &w, h, Tq, Tk);
-            /* out = att v over each tile's key range */
-            for (int i0 = 0; i0 < Tq; i0 += tq) {
-                const int i1 = i0 + tq < Tq ? i0 + tq : Tq;
-                const int klo = row_lo(&w, i0, Tk), khi = row_hi(&w, i1 - 1);
+                /* 3. span mask and renormalisation */
+                if (w.span) {
+                    for (int i = i0; i < i1; i++) {
+                        const float *p_i = p_bh + (size_t)i * Tk;
+                        float *a_i = a_bh + (size_t)i * Tk;
+                        const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
+                        double sum = 0.0;
+                        memset(a_i, 0, (size_t)Tk * sizeof(float));
+                        for (int j = lo; j < hi; j++) {
+                            a_i[j] = p_i[j] * row_mask(&w, i, j);
+                            sum += a_i[j];
+                        }
+                        const float inv = sum > 0.0 ? (float)(1.0 / sum) : 0.0f;
+                        for (int j = lo; j < hi; j++) a_i[j] *= inv;
+                    }
+                }
+                if (edit) apply_edits(a_bh, edit, &w, h, i0, i1, Tk);
+                /* 4. out = att v over the tile's key range */
                 sx_nn_matmul(out_bh + (size_t)i0 * C, C, a_bh + (size_t)i0 * Tk + klo, Tk, 0,
                              v_bh + (size_t)klo * ldkv, ldkv, 0, NULL, i1 - i0, hs,
                              khi > klo ? khi - klo : 0, 0);

@@ -136,6 +136,79 @@ static void kernel4x8(float *c, int ldc, const float *a0, const float *a1, const
     if (mr > 2) store_row(c + 2 * (size_t)ldc, c20, c21, nc, add, bias);
     if (mr > 3) store_row(c + 3 * (size_t)ldc, c30, c31, nc, add, bias);
 }
+
+/* Scores of small heads (sx_nn_scores with K = 8 or 16): the whole product fits one packed
+   panel of K rows, and the generic kernel's per-block costs (a call, the zeroing, a K loop of 8
+   steps, the store's branches) outweigh its 8 K steps of arithmetic. Here the K loop has a
+   constant trip count (unrolled), the row blocks loop inside one call, and each block is scaled
+   and checked in registers before its one store. The same sums in the same order as
+   kernel4x8, then the same multiply as a pass over the stored product: the same bits. Returns
+   the finiteness lanes (all true: every entry finite). */
+#define SX_FINITE(v) veq(vsub((v), (v)), vsub((v), (v)))
+#define SX_SMALL_K(KK)                                                                          \
+    static v128 panel_k##KK(float *c, int ldc, const float *a, size_t rs, int cs,               \
+                            const float *pk, int M, int nc, float scale) {                      \
+        v128 ok = simde_wasm_i32x4_splat(-1);                                                   \
+        for (int i0 = 0; i0 < M; i0 += 4) {                                                     \
+            const int mr = M - i0 < 4 ? M - i0 : 4;                                             \
+            const float *a0 = a + (size_t)i0 * rs;                                              \
+            const float *a1 = mr > 1 ? a0 + rs : a0, *a2 = mr > 2 ? a0 + 2 * rs : a0;           \
+            const float *a3 = mr > 3 ? a0 + 3 * rs : a0;                                        \
+            v128 c00 = vsplat(0.0f), c01 = c00, c10 = c00, c11 = c00;                           \
+            v128 c20 = c00, c21 = c00, c30 = c00, c31 = c00;                                    \
+            for (int kk = 0; kk < KK; kk++) {                                                   \
+                const v128 b0 = vload(pk + 8 * kk), b1 = vload(pk + 8 * kk + 4);                \
+                const v128 x0 = simde_wasm_v128_load32_splat(a0 + kk * cs);                     \
+                const v128 x1 = simde_wasm_v128_load32_splat(a1 + kk * cs);                     \
+                const v128 x2 = simde_wasm_v128_load32_splat(a2 + kk * cs);                     \
+                const v128 x3 = simde_wasm_v128_load32_splat(a3 + kk * cs);                     \
+                c00 = vadd(c00, vmul(x0, b0));                                                  \
+                c01 = vadd(c01, vmul(x0, b1));                                                  \
+                c10 = vadd(c10, vmul(x1, b0));                                                  \
+                c11 = vadd(c11, vmul(x1, b1));                                                  \
+                c20 = vadd(c20, vmul(x2, b0));                                                  \
+                c21 = vadd(c21, vmul(x2, b1));                                                  \
+                c30 = vadd(c30, vmul(x3, b0));                                                  \
+                c31 = vadd(c31, vmul(x3, b1));                                                  \
+            }                                                                                   \
+            const v128 vs = vsplat(scale);                                                      \
+            c00 = vmul(c00, vs);                                                                \
+            c01 = vmul(c01, vs);                                                                \
+            c10 = vmul(c10, vs);                                                                \
+            c11 = vmul(c11, vs);                                                                \
+            c20 = vmul(c20, vs);                                                                \
+            c21 = vmul(c21, vs);                                                                \
+            c30 = vmul(c30, vs);                                                                \
+            c31 = vmul(c31, vs);                                                                \
+            /* x - x is 0 for finite x, NaN otherwise (d == d fails); rows r >= mr repeat row  \
+               0, columns nc.. are 0 */                                                         \
+            ok = vand(ok, vand(SX_FINITE(c00), SX_FINITE(c01)));                                \
+            ok = vand(ok, vand(SX_FINITE(c10), SX_FINITE(c11)));                                \
+            ok = vand(ok, vand(SX_FINITE(c20), SX_FINITE(c21)));                                \
+            ok = vand(ok, vand(SX_FINITE(c30), SX_FINITE(c31)));                                \
+            float *o = c + (size_t)i0 * ldc;                                                    \
+            if (mr == 4 && nc == 8) {                                                           \
+                vstore(o, c00);                                                                 \
+                vstore(o + 4, c01);                                                             \
+                vstore(o + ldc, c10);                                                           \
+                vstore(o + ldc + 4, c11);                                                       \
+                vstore(o + 2 * (size_t)ldc, c20);                                               \
+                vstore(o + 2 * (size_t)ldc + 4, c21);                                           \
+                vstore(o + 3 * (size_t)ldc, c30);                                               \
+                vstore(o + 3 * (size_t)ldc + 4, c31);                                           \
+            } else {                                                                            \
+                store_row(o, c00, c01, nc, 0, NULL);                                            \
+                if (mr > 1) store_row(o + ldc, c10, c11, nc, 0, NULL);                          \
+                if (mr > 2) store_row(o + 2 * (size_t)ldc, c20, c21, nc, 0, NULL);              \
+                if (mr > 3) store_row(o + 3 * (size_t)ldc, c30, c31, nc, 0, NULL);              \
+            }                                                                                   \
+        }                                                                                       \
+        return ok;                                                                              \
+    }
+SX_SMALL_K(8)
+SX_SMALL_K(16)
+#undef SX_SMALL_K
+#undef SX_FINITE
 #endif
 
 void sx_nn_matmul(float *out, int ldo, const float *a, int lda, int ta, const float *b, int ldb,
@@ -177,4 +250,40 @@ void sx_nn_matmul(float *out, int ldo, const float *a, int lda, int ta, const fl
             }
         }
     }
+}
+
+int sx_nn_scores(float *out, int ldo, const float *q, int ldq, const float *k, int ldk, int M,
+                 int N, int K, float scale) {
+    if (M <= 0 || N <= 0) return 1;
+#if !SX_SCALAR_WASM
+    if (K == 8 || K == 16) {
+        float pk[16 * 8];
+        v128 ok = simde_wasm_i32x4_splat(-1);
+        for (int j0 = 0; j0 < N; j0 += 8) {
+            const int nc = N - j0 < 8 ? N - j0 : 8;
+            pack_panel(pk, k, ldk, 1, 0, K, j0, nc);
+            ok = vand(ok, K == 8 ? panel_k8(out + j0, ldo, q, (size_t)ldq, 1, pk, M, nc, scale)
+                                 : panel_k16(out + j0, ldo, q, (size_t)ldq, 1, pk, M, nc, scale));
+        }
+        return simde_wasm_i32x4_all_true(ok);
+    }
+#endif
+    sx_nn_matmul(out, ldo, q, ldq, 0, k, ldk, 1, NULL, M, N, K, 0);
+    const v128 vs = vsplat(scale), zero = vsplat(0.0f);
+    v128 ok = veq(zero, zero);
+    int fin = 1;
+    for (int i = 0; i < M; i++) {
+        float *x = out + (size_t)i * ldo;
+        int j = 0;
+        for (; j + 4 <= N; j += 4) {
+            const v128 y = vmul(vload(x + j), vs);
+            vstore(x + j, y);
+            ok = vand(ok, veq(vsub(y, y), zero));
+        }
+        for (; j < N; j++) {
+            x[j] *= scale;
+            fin &= x[j] - x[j] == 0.0f;
+        }
+    }
+    return fin & simde_wasm_i32x4_all_true(ok);
 }

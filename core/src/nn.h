@@ -55,6 +55,14 @@
 void sx_nn_matmul(float *out, int ldo, const float *a, int lda, int ta, const float *b, int ldb,
                   int tb, const float *bias, int M, int N, int K, int accumulate);
 
+/* Attention scores: out (M, N) = (q k^T) * scale, q (M, K) stride ldq, k (N, K) stride ldk,
+   each entry the float product of sx_nn_matmul's dot product and scale (the same bits as
+   sx_nn_matmul, then a multiply). Returns 1 when every entry is finite, 0 otherwise (the caller
+   rescores those in double). Heads of 8 and 16 dimensions (K = 8, 16) take a kernel with the
+   scale and the check in its stores, so the scores are written once. */
+int sx_nn_scores(float *out, int ldo, const float *q, int ldq, const float *k, int ldk, int M,
+                 int N, int K, float scale);
+
 /* ==================================================================== layers (layers.c) */
 /* linear: out (N, OC) = inp (N, C) @ w (C, OC) + bias (OC); bias may be NULL.
    Weight layout (C, OC), "in by out", so the forward pass is the fast NN product. */
