@@ -5,19 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { builds, freshModule, DIST, assertClose } from "./helpers.mjs";
-
-/** assert.throws with the exact class (not a subclass check only) and message. */
-function throwsExactly(f, Cls, message, extra = {}) {
-  assert.throws(f, (e) => {
-    assert.ok(e instanceof Cls, `expected ${Cls.name}, got ${e && e.constructor.name}: ${e && e.message}`);
-    assert.equal(e.constructor, Cls, `expected exactly ${Cls.name}, got ${e.constructor.name}`);
-    if (message instanceof RegExp) assert.match(e.message, message);
-    else assert.equal(e.message, message);
-    for (const [k, v] of Object.entries(extra)) assert.equal(e[k], v, `error.${k}`);
-    return true;
-  });
-}
+import { builds, freshModule, DIST, assertClose, throwsExactly } from "./helpers.mjs";
 
 const X3 = [1.5, 0, 1];
 const DY3 = [1, -2, 0.5];

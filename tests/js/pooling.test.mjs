@@ -7,7 +7,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { builds, assertClose, assertOnSimplex, rng, refSoftmax, refSparsemax, refEntmax } from "./helpers.mjs";
+import { builds, assertClose, assertOnSimplex, rng, refSoftmax, refSparsemax, refEntmax, throwsExactly } from "./helpers.mjs";
 
 const all = await builds();
 
@@ -50,17 +50,6 @@ const looLoss = (sx, x, y, opts) => {
   const { out } = sx.attentionPooling(x, x, y, { ...opts, leaveOneOut: true, weights: false });
   return out.reduce((s, o, i) => s + 0.5 * (o - y[i]) ** 2, 0) / x.length;
 };
-
-/** assert.throws with the exact class and message (and extra fields). */
-function throwsExactly(f, Cls, message, extra = {}) {
-  assert.throws(f, (e) => {
-    assert.equal(e.constructor, Cls, `expected ${Cls.name}, got ${e && e.constructor.name}: ${e && e.message}`);
-    if (message instanceof RegExp) assert.match(e.message, message);
-    else assert.equal(e.message, message);
-    for (const [key, v] of Object.entries(extra)) assert.equal(e[key], v, `error.${key}`);
-    return true;
-  });
-}
 
 for (const { name, sx } of all) {
   describe(`spanMask [${name} build]`, () => {

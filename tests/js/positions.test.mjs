@@ -6,7 +6,7 @@
 // Float64Arrays as inputs, `out`, SIMD vs scalar, and the error paths with their exact messages.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builds, assertClose, rng } from "./helpers.mjs";
+import { builds, assertClose, rng, throwsExactly } from "./helpers.mjs";
 
 const all = await builds();
 
@@ -51,16 +51,6 @@ function refTxl(q, k, u, v, wr, tq, tk, dim, dimR, base) {
     }
   }
   return { out, terms: terms.flat() };
-}
-
-/** assert.throws with the exact class and message. */
-function throwsExactly(f, cls, message, fields = {}) {
-  assert.throws(f, (e) => {
-    assert.equal(e.constructor.name, cls.name ?? cls);
-    assert.equal(e.message, message);
-    for (const [k, v] of Object.entries(fields)) assert.equal(e[k], v, k);
-    return true;
-  });
 }
 
 for (const { name, sx } of all) {
