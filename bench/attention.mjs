@@ -1,5 +1,6 @@
 // attention.mjs - `make bench-attention`: multi-head attention forward (attention(), 4 heads,
-// n = 128 and 512, d_head 64 and 16, every mapping), the shipped model's forward tokens/s
+// n = 128 and 512, d_head 64 and 16, every mapping; d_head 8, softmax; and, SIMD only, softmax
+// alone on one call's scores: the floor of small heads), the shipped model's forward tokens/s
 // and training steps/s (d_model 32, 4 heads, 2 + 2 layers, d_ff 64, batch 64, per attention
 // kind), and attention under each sparsity pattern against dense attention (one head, d_head
 // 64, n = 256, 1024, 4096, softmax and 1.5-entmax: the time ratio pattern / dense and the pair
