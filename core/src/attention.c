@@ -382,6 +382,20 @@ static float row_mask(const window *w, int i, int j) {
     return sx_nn_span_mask((float)x, w->z, (int)w->L, w->R);
 }
 
+/* a_i[0 .. n) = row i of the span-masked weights: p_i times the mask over the window, renormalised
+   (zeros elsewhere; a row whose masked weights sum to 0 stays 0). */
+static void span_row(float *a_i, const float *p_i, size_t n, const window *w, int i, int Tk) {
+    const int lo = row_lo(w, i, Tk), hi = row_hi(w, i);
+    double sum = 0.0;
+    memset(a_i, 0, n * sizeof(float));
+    for (int j = lo; j < hi; j++) {
+        a_i[j] = p_i[j] * row_mask(w, i, j);
+        sum += a_i[j];
+    }
+    const float inv = sum > 0.0 ? (float)(1.0 / sum) : 0.0f;
+    for (int j = lo; j < hi; j++) a_i[j] *= inv;
+}
+
 /* Query rows per tile: 64 (the key range shrinks with the tile under a window; a tile of
    scores and weights stays in cache through its passes; the per-tile pack of K stays small). */
 #ifndef SX_ATTN_TILE
@@ -399,31 +413,13 @@ static int per_row_windows(const window *w, int Tk) {
     return (w->causal || w->span) && Tk >= 64;
 }
 
-/* x[0 .. n) = -INFINITY; x[0 .. n) *= s (n may be <= 0: nothing). */
+/* x[0 .. n) = -INFINITY (n may be <= 0: nothing). */
 static void fill_ninf(float *x, int n) {
     int j = 0;
     const v128 ninf = vsplat(-INFINITY);
     for (; j + 4 <= n; j += 4) vstore(x + j, ninf);
     for (; j < n; j++) x[j] = -INFINITY;
 }
-/* x[0 .. n) *= s; returns 0 when some result is not finite (x - x is 0 only for finite x). */
-static int scale_row(float *x, int n, float s) {
-    int j = 0;
-    const v128 vs = vsplat(s), zero = vsplat(0.0f);
-    v128 ok = veq(zero, zero);
-    for (; j + 4 <= n; j += 4) {
-        const v128 y = vmul(vload(x + j), vs);
-        vstore(x + j, y);
-        ok = vand(ok, veq(vsub(y, y), zero));
-    }
-    int fin = simde_wasm_i32x4_all_true(ok);
-    for (; j < n; j++) {
-        x[j] *= s;
-        fin &= x[j] - x[j] == 0.0f;
-    }
-    return fin;
-}
-
 /* The scores s[0, n) of query i over keys j0 ... j0 + n - 1 (k points at key j0) that came out
    of the float matmul as +-Infinity or NaN (q and k are finite: the dot product or one of its
    terms overflowed), recomputed in double, where no product of two floats or sum of a few
@@ -597,21 +593,9 @@ int sx_nn_attention_forward(float *out, float *score, float *prob, float *att, c
                     }
                 }
                 /* 3. span mask and renormalisation */
-                if (w.span) {
-                    for (int i = i0; i < i1; i++) {
-                        const float *p_i = p_bh + (size_t)i * Tk;
-                        float *a_i = a_bh + (size_t)i * Tk;
-                        const int lo = row_lo(&w, i, Tk), hi = row_hi(&w, i);
-                        double sum = 0.0;
-                        memset(a_i, 0, (size_t)Tk * sizeof(float));
-                        for (int j = lo; j < hi; j++) {
-                            a_i[j] = p_i[j] * row_mask(&w, i, j);
-                            sum += a_i[j];
-                        }
-                        const float inv = sum > 0.0 ? (float)(1.0 / sum) : 0.0f;
-                        for (int j = lo; j < hi; j++) a_i[j] *= inv;
-                    }
-                }
+                if (w.span)
+                    for (int i = i0; i < i1; i++)
+                        span_row(a_bh + (size_t)i * Tk, p_bh + (size_t)i * Tk, Tk, &w, i, Tk);
                 if (edit) apply_edits(a_bh, edit, &w, h, i0, i1, Tk);
                 /* 4. out = att v over the tile's key range */
                 sx_nn_matmul(out_bh + (size_t)i0 * C, C, a_bh + (size_t)i0 * Tk + klo, Tk, 0,
@@ -665,7 +649,7 @@ int sx_nn_attention_row_forward(float *out, float *score, float *prob, float *at
                 sx_nn_matmul(s_i + lo, Tk, q_bh, ldq, 0, k_bh + (size_t)lo * ldkv, ldkv, 1, NULL, 1,
                              hi - lo, hs, 0);
             fill_ninf(s_i, lo);
-            if (!scale_row(s_i + lo, hi - lo, scale) &&
+            if (!sx_nn_scale_row(s_i + lo, hi - lo, scale) &&
                 (st = sx_nn_rescore_scores(s_i + lo, hi - lo, i, lo, q_bh, k_bh + (size_t)lo * ldkv,
                                            ldkv, hs, scale)) != SX_OK)
                 return st;
@@ -689,16 +673,7 @@ int sx_nn_attention_row_forward(float *out, float *score, float *prob, float *at
                 if (st != SX_OK) return st;
             }
             /* 3. span mask and renormalisation */
-            if (w.span) {
-                double sum = 0.0;
-                memset(a_i, 0, (size_t)n_map * sizeof(float));
-                for (int j = lo; j < hi; j++) {
-                    a_i[j] = p_i[j] * row_mask(&w, i, j);
-                    sum += a_i[j];
-                }
-                const float inv = sum > 0.0 ? (float)(1.0 / sum) : 0.0f;
-                for (int j = lo; j < hi; j++) a_i[j] *= inv;
-            }
+            if (w.span) span_row(a_i, p_i, n_map, &w, i, Tk);
             if (edit && edit->head_off && edit->head_off[h]) memset(a_i, 0, (size_t)Tk * sizeof(float));
             else if (edit && edit->n_rows) edit_row(a_i, edit, &w, h, i, Tk);
             /* out = att v over the window (the full pass's tile range adds only zeros) */

@@ -269,21 +269,23 @@ int sx_nn_scores(float *out, int ldo, const float *q, int ldq, const float *k, i
     }
 #endif
     sx_nn_matmul(out, ldo, q, ldq, 0, k, ldk, 1, NULL, M, N, K, 0);
-    const v128 vs = vsplat(scale), zero = vsplat(0.0f);
-    v128 ok = veq(zero, zero);
     int fin = 1;
-    for (int i = 0; i < M; i++) {
-        float *x = out + (size_t)i * ldo;
-        int j = 0;
-        for (; j + 4 <= N; j += 4) {
-            const v128 y = vmul(vload(x + j), vs);
-            vstore(x + j, y);
-            ok = vand(ok, veq(vsub(y, y), zero));
-        }
-        for (; j < N; j++) {
-            x[j] *= scale;
-            fin &= x[j] - x[j] == 0.0f;
-        }
+    for (int i = 0; i < M; i++) fin &= sx_nn_scale_row(out + (size_t)i * ldo, N, scale);
+    return fin;
+}
+
+int sx_nn_scale_row(float *x, int n, float s) {
+    const v128 vs = vsplat(s), zero = vsplat(0.0f);
+    v128 ok = veq(zero, zero);
+    int j = 0, fin = 1;
+    for (; j + 4 <= n; j += 4) {
+        const v128 y = vmul(vload(x + j), vs);
+        vstore(x + j, y);
+        ok = vand(ok, veq(vsub(y, y), zero));
+    }
+    for (; j < n; j++) {
+        x[j] *= s;
+        fin &= x[j] - x[j] == 0.0f;
     }
     return fin & simde_wasm_i32x4_all_true(ok);
 }

@@ -63,6 +63,10 @@ void sx_nn_matmul(float *out, int ldo, const float *a, int lda, int ta, const fl
 int sx_nn_scores(float *out, int ldo, const float *q, int ldq, const float *k, int ldk, int M,
                  int N, int K, float scale);
 
+/* x[0 .. n) *= s (n <= 0: nothing); returns 0 when some result is not finite (x - x is 0 only
+   for finite x), 1 otherwise. */
+int sx_nn_scale_row(float *x, int n, float s);
+
 /* ==================================================================== layers (layers.c) */
 /* linear: out (N, OC) = inp (N, C) @ w (C, OC) + bias (OC); bias may be NULL.
    Weight layout (C, OC), "in by out", so the forward pass is the fast NN product. */

@@ -29,23 +29,6 @@ SX_COLD_BEGIN /* compiled for size (internal.h): the time is in the matmuls and 
 static int row_hi(int i, int klen, int causal) { return causal && i + 1 < klen ? i + 1 : klen; }
 
 /* ---------------------------------------------------------------- inner loops */
-/* x[0 .. n) *= s; 0 when some result is not finite. */
-static int scale_row(float *x, int n, float s) {
-    const v128 vs = vsplat(s), zero = vsplat(0.0f);
-    v128 ok = veq(zero, zero);
-    int j = 0, fin = 1;
-    for (; j + 4 <= n; j += 4) {
-        const v128 y = vmul(vload(x + j), vs);
-        vstore(x + j, y);
-        ok = vand(ok, veq(vsub(y, y), zero));
-    }
-    for (; j < n; j++) {
-        x[j] *= s;
-        fin &= x[j] - x[j] == 0.0f;
-    }
-    return fin & simde_wasm_i32x4_all_true(ok);
-}
-
 /* x[0 .. n) = exp(x - m) (x <= m), returns their sum. One exp in the loop: the tail goes
    through it too (padded with -Infinity, whose exp is 0). */
 static float exp_sum(float *x, int n, float m) {
@@ -97,7 +80,7 @@ static void gather(float *out, int ldo, const float *p, size_t ldp, const float 
 /* Scale row r of a block of scores (its first n keys from key j0), rescoring overflows. */
 static int scale_scores(float *s, int n, int i, int j0, const float *q, int ldq, const float *k,
                         int ldkv, int dh, float scale) {
-    if (scale_row(s, n, scale)) return SX_OK;
+    if (sx_nn_scale_row(s, n, scale)) return SX_OK;
     return sx_nn_rescore_scores(s, n, i, j0, q + (size_t)i * ldq, k + (size_t)j0 * ldkv, ldkv, dh,
                                 scale);
 }
@@ -133,7 +116,7 @@ static int softmax_block(float *out, int ldo, float *s, float *m, float *l, cons
             if (mx > m[r]) { /* rescale what the row holds: exp(-inf) = 0 on its first tile */
                 const float c = expf(m[r] - mx);
                 l[r] *= c;
-                scale_row(o_r, dh, c);
+                sx_nn_scale_row(o_r, dh, c);
                 m[r] = mx;
             }
             l[r] += exp_sum(s_r, vis, m[r]);
@@ -145,7 +128,7 @@ static int softmax_block(float *out, int ldo, float *s, float *m, float *l, cons
     }
     for (int r = 0; r < rows; r++) {
         float *o_r = out + (size_t)(i0 + r) * ldo;
-        if (l[r] > 0.0f) scale_row(o_r, dh, 1.0f / l[r]);
+        if (l[r] > 0.0f) sx_nn_scale_row(o_r, dh, 1.0f / l[r]);
     }
     return SX_OK;
 }
