@@ -3,8 +3,9 @@
    tau by Michelot's pivot method: start from the lower bound tau = max z - 1 and iterate
    tau <- (sum_{z > tau} z - 1) / |{z > tau}| until the support stops shrinking. Every iterate
    is a lower bound of the answer (tau* = max over subsets A of (sum_A z - 1)/|A|), the supports
-   are nested, and each pass is one SIMD sweep over the row. For n = 3 the same identity gives a
-   closed form, computed four rows at a time. */
+   are nested, and each pass is one SIMD sweep over the row (over a list of the candidates
+   d > -1 for rows of 384 entries or more). For n = 3 the same identity gives a closed form,
+   computed four rows at a time. */
 #include <math.h>
 #include <string.h>
 #include "internal.h"
@@ -74,6 +75,58 @@ static double michelot_tau(const float *x, int n, float m, float s) {
     return tau;
 }
 
+/* Long rows whose support candidates fit a small list: every iterate of Michelot's method is at
+   least -1 (the singleton of the max), so only entries with d = (x - m) * s > -1 can ever be in
+   the support; one SIMD pass gathers them (for normal scores, ~13 of 512, ~25 of 4096) and the
+   sweeps run on that list instead of on the row 4-5 times (n = 512: 1.15x faster, n = 4096: 2x,
+   native and wasm). The list costs ~80 ns a row (the gather's scalar stores feed vector loads),
+   which shorter rows do not win back: below SX_SPARSEMAX_MIN_N entries, and for a row with more
+   candidates than the list holds, the sweeps run on the row. Returns tau (as michelot_tau), or
+   NAN when the list overflowed. */
+#define SX_SPARSEMAX_LIST 256
+#ifndef SX_SPARSEMAX_MIN_N
+#define SX_SPARSEMAX_MIN_N 384
+#endif
+
+static double michelot_tau_list(const float *x, int n, float m, float s) {
+    float c[SX_SPARSEMAX_LIST];
+    const v128 vm = vsplat(m), vs = vsplat(s), none = vsplat(-1.0f);
+    int k = 0, i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const v128 d = vmul(vsub(vload(x + i), vm), vs);
+        const int bits = simde_wasm_i32x4_bitmask(vgt(d, none));
+        if (!bits) continue;
+        if (k + 4 > SX_SPARSEMAX_LIST) return NAN;
+        /* branch-free compaction: every lane is written, the count moves by its bit */
+        float t[4];
+        vstore(t, d);
+        c[k] = t[0];
+        k += bits & 1;
+        c[k] = t[1];
+        k += bits >> 1 & 1;
+        c[k] = t[2];
+        k += bits >> 2 & 1;
+        c[k] = t[3];
+        k += bits >> 3 & 1;
+    }
+    for (; i < n; i++) {
+        const float d = (x[i] - m) * s;
+        if (d > -1.0f) {
+            if (k == SX_SPARSEMAX_LIST) return NAN;
+            c[k++] = d;
+        }
+    }
+    /* Michelot's sweeps on the list: its entries are d already (m = 0, s = 1 leave them exact) */
+    return k ? michelot_tau(c, k, 0.0f, 1.0f) : -1.0;
+}
+
+/* tau of the row: from the candidate list when it fits, else by sweeps. */
+static double sparsemax_tau(const float *x, int n, float m, float s) {
+    if (n < SX_SPARSEMAX_MIN_N) return michelot_tau(x, n, m, s);
+    const double tau = michelot_tau_list(x, n, m, s);
+    return tau == tau ? tau : michelot_tau(x, n, m, s);
+}
+
 /* p = [(x - m) * s - tau]_+ */
 static void sparsemax_apply(float *p, const float *x, int n, float m, float s, double tau) {
     const float hi = (float)tau, lo = (float)(tau - (double)hi);
@@ -93,7 +146,7 @@ static void sparsemax_apply(float *p, const float *x, int n, float m, float s, d
 
 float sx__sparsemax_row(float *p, const float *z, int n) {
     float m = sx__row_max(z, n);
-    double tau = michelot_tau(z, n, m, 1.0f);
+    double tau = sparsemax_tau(z, n, m, 1.0f);
     sparsemax_apply(p, z, n, m, 1.0f, tau);
     return (float)((double)m + tau);
 }
@@ -126,7 +179,7 @@ static void sparsemax_row_scaled(float *p, const float *x, int n, float s) {
         memset(p, 0, (size_t)n * sizeof(float));
         return;
     }
-    sparsemax_apply(p, x, n, m, s, michelot_tau(x, n, m, s));
+    sparsemax_apply(p, x, n, m, s, sparsemax_tau(x, n, m, s));
 }
 
 int sx_sparsemax(float *out, const float *x, int rows, int n, float temperature) {
