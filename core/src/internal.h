@@ -28,6 +28,13 @@ float sx__row_max(const float *x, int n);
 /* Sparsemax of one prepared row: z finite or -Infinity, at least one finite entry.
    Writes p (p may equal z: in place is allowed). Returns tau. */
 float sx__sparsemax_row(float *p, const float *z, int n);
+/* d = (x - m) * s for the entries with d > lo, in order, into c[0 .. cap); returns their count, or
+   -1 when more than cap (c's contents then undefined). One SIMD pass, branch-free compaction.
+   sparsemax's and 1.5-entmax's thresholds solve on these lists for rows of SX_GATHER_MIN_N
+   entries or more (shorter rows do not win back the list's ~80 ns). */
+int sx__gather_above(float *c, int cap, const float *x, int n, float m, float s, float lo);
+#define SX_GATHER_CAP 256
+#define SX_GATHER_MIN_N 384
 /* Sparsemax backward of one row from its output p: dz_i = s (g_i - mean_{S} g) on the
    support S = {p > 0}, 0 elsewhere (s = 1/T: scaling here, not after, keeps a finite result
    finite when dy is huge and T large). dz may equal p. */

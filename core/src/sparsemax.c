@@ -75,28 +75,15 @@ static double michelot_tau(const float *x, int n, float m, float s) {
     return tau;
 }
 
-/* Long rows whose support candidates fit a small list: every iterate of Michelot's method is at
-   least -1 (the singleton of the max), so only entries with d = (x - m) * s > -1 can ever be in
-   the support; one SIMD pass gathers them (for normal scores, ~13 of 512, ~25 of 4096) and the
-   sweeps run on that list instead of on the row 4-5 times (n = 512: 1.15x faster, n = 4096: 2x,
-   native and wasm). The list costs ~80 ns a row (the gather's scalar stores feed vector loads),
-   which shorter rows do not win back: below SX_SPARSEMAX_MIN_N entries, and for a row with more
-   candidates than the list holds, the sweeps run on the row. Returns tau (as michelot_tau), or
-   NAN when the list overflowed. */
-#define SX_SPARSEMAX_LIST 256
-#ifndef SX_SPARSEMAX_MIN_N
-#define SX_SPARSEMAX_MIN_N 384
-#endif
-
-static double michelot_tau_list(const float *x, int n, float m, float s) {
-    float c[SX_SPARSEMAX_LIST];
-    const v128 vm = vsplat(m), vs = vsplat(s), none = vsplat(-1.0f);
+/* ---------------------------------------------------- candidate lists (internal.h) */
+int sx__gather_above(float *c, int cap, const float *x, int n, float m, float s, float lo) {
+    const v128 vm = vsplat(m), vs = vsplat(s), vlo = vsplat(lo);
     int k = 0, i = 0;
     for (; i + 4 <= n; i += 4) {
         const v128 d = vmul(vsub(vload(x + i), vm), vs);
-        const int bits = simde_wasm_i32x4_bitmask(vgt(d, none));
+        const int bits = simde_wasm_i32x4_bitmask(vgt(d, vlo));
         if (!bits) continue;
-        if (k + 4 > SX_SPARSEMAX_LIST) return NAN;
+        if (k + 4 > cap) return -1;
         /* branch-free compaction: every lane is written, the count moves by its bit */
         float t[4];
         vstore(t, d);
@@ -111,18 +98,33 @@ static double michelot_tau_list(const float *x, int n, float m, float s) {
     }
     for (; i < n; i++) {
         const float d = (x[i] - m) * s;
-        if (d > -1.0f) {
-            if (k == SX_SPARSEMAX_LIST) return NAN;
+        if (d > lo) {
+            if (k == cap) return -1;
             c[k++] = d;
         }
     }
+    return k;
+}
+
+/* Long rows whose support candidates fit a small list: every iterate of Michelot's method is at
+   least -1 (the singleton of the max), so only entries with d = (x - m) * s > -1 can ever be in
+   the support; one SIMD pass gathers them (for normal scores, ~13 of 512, ~25 of 4096) and the
+   sweeps run on that list instead of on the row 4-5 times (n = 512: 1.15x faster, n = 4096: 2x,
+   native and wasm). The list costs ~80 ns a row (the gather's scalar stores feed vector loads),
+   which shorter rows do not win back: below SX_GATHER_MIN_N entries, and for a row with more
+   candidates than the list holds, the sweeps run on the row. Returns tau (as michelot_tau), or
+   NAN when the list overflowed. */
+static double michelot_tau_list(const float *x, int n, float m, float s) {
+    float c[SX_GATHER_CAP];
+    const int k = sx__gather_above(c, SX_GATHER_CAP, x, n, m, s, -1.0f);
+    if (k < 0) return NAN;
     /* Michelot's sweeps on the list: its entries are d already (m = 0, s = 1 leave them exact) */
     return k ? michelot_tau(c, k, 0.0f, 1.0f) : -1.0;
 }
 
 /* tau of the row: from the candidate list when it fits, else by sweeps. */
 static double sparsemax_tau(const float *x, int n, float m, float s) {
-    if (n < SX_SPARSEMAX_MIN_N) return michelot_tau(x, n, m, s);
+    if (n < SX_GATHER_MIN_N) return michelot_tau(x, n, m, s);
     const double tau = michelot_tau_list(x, n, m, s);
     return tau == tau ? tau : michelot_tau(x, n, m, s);
 }
