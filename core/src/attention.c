@@ -191,33 +191,50 @@ static double entmax_learned_backward_p(float *dx, const float *p, const float *
         const v128d vinv = dsplat(inv), veps = dsplat(-eps), zero = dsplat(0.0), one = dsplat(1.0);
         v128d vent = zero, vm2 = zero, vA = zero, vsgp = zero, vsgpa = zero, vsgpl = zero;
         v128d vsgpll = zero, vssum = zero, vsg = zero;
-        for (; i < n; i += 2) {
-            const int two = i + 2 <= n; /* else the last entry, a zero second lane */
-            const v128d pi = dmul(two ? dload_f(p + i) : simde_wasm_f64x2_make(p[i], 0.0), vinv);
-            const v128d gi = two ? dload_f(g + i) : simde_wasm_f64x2_make(g[i], 0.0);
-            const v128d live = simde_wasm_f64x2_gt(pi, zero);
-            if (!simde_wasm_v128_any_true(live)) {
-                if (dx) {
-                    dx[i] = 0.0f;
-                    if (two) dx[i + 1] = 0.0f;
-                }
-                continue;
+        /* in chunks of up to 32 pairs, the logs of a chunk first, then its expm1 and sums: each
+           loop's iterations are independent and short, so the processor overlaps them (one
+           loop of both chains, log then expm1, waited on their latency) */
+        v128d lc[32];
+        unsigned char lv[32];
+        for (int i0 = 0; i0 < n; i0 += 64) {
+            const int i1 = n - i0 < 64 ? n : i0 + 64;
+            for (int j = 0; i0 + 2 * j < i1; j++) {
+                const int k = i0 + 2 * j, two = k + 2 <= n; /* else the last entry, a zero second lane */
+                const v128d pi = dmul(two ? dload_f(p + k) : simde_wasm_f64x2_make(p[k], 0.0), vinv);
+                const v128d live = simde_wasm_f64x2_gt(pi, zero);
+                lv[j] = (unsigned char)simde_wasm_v128_any_true(live);
+                if (lv[j]) lc[j] = vand(sx_dlog(simde_wasm_f64x2_pmax(pi, dsplat(0x1p-1022))), live);
             }
-            const v128d l = vand(sx_dlog(simde_wasm_f64x2_pmax(pi, dsplat(0x1p-1022))), live);
-            const v128d a = sx_dexpm1(dmul(veps, l)), gp = dmul(gi, pi), pl = dmul(pi, l);
-            const v128d si = dmul(pi, dadd(one, a)); /* p^(2 - alpha); 0 off the support */
-            vent = dadd(vent, pl);
-            vm2 = dadd(vm2, dmul(pl, l));
-            vA = dadd(vA, dmul(pi, a));
-            vsgp = dadd(vsgp, gp);
-            vsgpa = dadd(vsgpa, dmul(gp, a));
-            vsgpl = dadd(vsgpl, dmul(gp, l));
-            vsgpll = dadd(vsgpll, dmul(dmul(gp, l), l));
-            vssum = dadd(vssum, si);
-            vsg = dadd(vsg, dmul(si, gi));
-            if (dx && two) dstore_f(dx + i, si); /* s kept in dx until the second sweep */
-            else if (dx) dx[i] = (float)dlane(si, 0);
+            for (int j = 0; i0 + 2 * j < i1; j++) {
+                const int k = i0 + 2 * j, two = k + 2 <= n;
+                if (!lv[j]) {
+                    if (dx) {
+                        dx[k] = 0.0f;
+                        if (two) dx[k + 1] = 0.0f;
+                    }
+                    continue;
+                }
+                const v128d pi = dmul(two ? dload_f(p + k) : simde_wasm_f64x2_make(p[k], 0.0), vinv);
+                const v128d gi = two ? dload_f(g + k) : simde_wasm_f64x2_make(g[k], 0.0);
+                const v128d l = lc[j];
+                const v128d a = sx_dexpm1(dmul(veps, l)), gp = dmul(gi, pi), pl = dmul(pi, l);
+                const v128d si = dmul(pi, dadd(one, a)); /* p^(2 - alpha); 0 off the support */
+                vent = dadd(vent, pl);
+                vA = dadd(vA, dmul(pi, a));
+                vsgp = dadd(vsgp, gp);
+                vsgpa = dadd(vsgpa, dmul(gp, a));
+                vsgpl = dadd(vsgpl, dmul(gp, l));
+                if (eps < 1e-4) { /* the limit's sums (below) */
+                    vm2 = dadd(vm2, dmul(pl, l));
+                    vsgpll = dadd(vsgpll, dmul(dmul(gp, l), l));
+                }
+                vssum = dadd(vssum, si);
+                vsg = dadd(vsg, dmul(si, gi));
+                if (dx && two) dstore_f(dx + k, si); /* s kept in dx until the second sweep */
+                else if (dx) dx[k] = (float)dlane(si, 0);
+            }
         }
+        i = n;
 #define SX_HSUM2(v) (dlane(v, 0) + dlane(v, 1))
         ent = SX_HSUM2(vent), m2 = SX_HSUM2(vm2), A = SX_HSUM2(vA), sgp = SX_HSUM2(vsgp);
         sgpa = SX_HSUM2(vsgpa), sgpl = SX_HSUM2(vsgpl), sgpll = SX_HSUM2(vsgpll);
