@@ -53,9 +53,11 @@ double sx__sparsemax_backward_row_grouped(float *dz, const float *p, const float
 #if defined(__clang__)
 #define SX_COLD_BEGIN _Pragma("clang attribute push(__attribute__((minsize)), apply_to = function)")
 #define SX_COLD_END _Pragma("clang attribute pop")
+#define SX_COLD_FN __attribute__((minsize)) /* one function */
 #else
 #define SX_COLD_BEGIN
 #define SX_COLD_END
+#define SX_COLD_FN
 #endif
 
 #endif

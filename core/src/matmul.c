@@ -39,6 +39,19 @@ static void pack_panel(float *pk, const float *b, int ldb, int tb, int k0, int k
     }
 }
 
+/* A partial row (nc < 8) of a block, out of line: the eight inlined copies of store_row
+   would otherwise carry eight copies of this loop (kilobytes of wasm). */
+static __attribute__((noinline)) void store_part(float *c, v128 v0, v128 v1, int nc, int add,
+                                                 const float *bias) {
+    float t[8];
+    vstore(t, v0);
+    vstore(t + 4, v1);
+    for (int j = 0; j < nc; j++) {
+        if (add) c[j] += t[j];
+        else c[j] = t[j] + (bias ? bias[j] : 0.0f);
+    }
+}
+
 /* One row of a block: c[0 .. nc) (+)= (v0, v1) (+ bias). */
 SX_INLINE void store_row(float *c, v128 v0, v128 v1, int nc, int add, const float *bias) {
     if (nc == 8) {
@@ -54,13 +67,7 @@ SX_INLINE void store_row(float *c, v128 v0, v128 v1, int nc, int add, const floa
         }
         return;
     }
-    float t[8];
-    vstore(t, v0);
-    vstore(t + 4, v1);
-    for (int j = 0; j < nc; j++) {
-        if (add) c[j] += t[j];
-        else c[j] = t[j] + (bias ? bias[j] : 0.0f);
-    }
+    store_part(c, v0, v1, nc, add, bias);
 }
 
 /* c (mr <= 4, nc <= 8) (+)= A-rows (4, kc) pk (kc, 8). Rows r >= mr of A point at row 0 and

@@ -20,6 +20,8 @@
 #include "rng.h"
 #include "simd.h"
 
+SX_COLD_BEGIN /* page-scale patterns: compiled for size (internal.h) */
+
 #define SX_MAX_ELEMS ((uint64_t)INT32_MAX / 4)
 #define MAX_BUCKETS 4096
 #define MAX_ROUNDS 64
@@ -447,3 +449,5 @@ int sx_attention_pattern(float *out, float *att, const float *q, const float *k,
     free(w.mem);
     return st;
 }
+
+SX_COLD_END

@@ -32,7 +32,7 @@ float sx__row_max(const float *x, int n) {
    Michelot's update written as a correction, so that the last pass (support unchanged) refines
    tau from sums of O(1) terms. tau is carried in double and applied as two floats (hi + lo) so
    its rounding does not shift every support entry the same way (the sum of p stays at 1). */
-static double michelot_tau(const float *x, int n, float m, float s) {
+static __attribute__((noinline)) double michelot_tau(const float *x, int n, float m, float s) {
     const v128 vm = vsplat(m), vs = vsplat(s), zero = vsplat(0.0f);
     double tau = -1.0;
     int k_prev = n + 1;
