@@ -39,7 +39,8 @@ EM_INC := -I$(B)/inc -Icore/include -Icore/src
 # Two cores. The full core: every source, every export (wasm/exports-mappings.txt and
 # wasm/exports.txt), -O3. The mappings core, for the widgets that draw mappings only (no
 # attention, model, tasks or training): the mapping sources and wasm/exports-mappings.txt alone,
-# compiled for size (-Oz: a simplex plot's rows are short). Both use emmalloc (the core mallocs
+# compiled for size (-Oz: a simplex plot's rows are short; -DSX_MAPPINGS_CORE leaves out the
+# throughput paths that cost kilobytes, simd.h's SX_WIDE_PATHS). Both use emmalloc (the core mallocs
 # only a grow-only scratch region and models: dlmalloc's speed buys nothing, its 7 KB do).
 EXPORTS_MAP := $(shell sed -e 's/\#.*//' wasm/exports-mappings.txt 2>/dev/null | tr -s ' \n' ' ')
 EXPORTS := $(EXPORTS_MAP) $(shell sed -e 's/\#.*//' wasm/exports.txt 2>/dev/null | tr -s ' \n' ' ')
@@ -47,7 +48,7 @@ em_exports = -sEXPORTED_FUNCTIONS=$(shell printf '_%s,' $(1) | sed 's/,$$//')
 EM_BASE := $(WARN) --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMALLOC=emmalloc \
            -sTOTAL_STACK=1MB -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1
 EM_FLAGS := $(EM_BASE) -O3 $(call em_exports,$(EXPORTS))
-EM_FLAGS_MAP := $(EM_BASE) -Oz $(call em_exports,$(EXPORTS_MAP))
+EM_FLAGS_MAP := $(EM_BASE) -Oz -DSX_MAPPINGS_CORE $(call em_exports,$(EXPORTS_MAP))
 MAP_SRC := $(patsubst %,core/src/%.c,status softmax sparsemax entmax fusedmax oscarmax entropy sigmoid groupmax jacobian)
 
 # web/ is one module graph: the library (simplexity.js, mappings.js, loader.js, model.js, blocks.js: the JS/wasm

@@ -1572,6 +1572,7 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
         entmax_rows3(out, x, rows, alpha, temperature);
         return SX_OK;
     }
+#if SX_WIDE_PATHS
     if (n >= 4 && n <= SX_SHORT_N && alpha >= 1.125f && alpha < 2.0f && rows >= 3) {
         /* groups of four rows (three: one idle lane); a last one or two rows take the path
            below (a group of four costs about as much as two rows alone there) */
@@ -1582,6 +1583,7 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
         x += (size_t)(rows - tail) * n;
         rows = tail;
     }
+#endif
 #endif
     if (alpha < 2.0f) {
         /* rows of up to 64 entries (the model's maps: a call per map): scratch on the stack */

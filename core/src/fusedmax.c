@@ -688,7 +688,7 @@ static void fusedmax_map(const tv_job *jb, int rows, tv_scratch *sc) {
         return;
     }
     int next = 0;
-#if !SX_SCALAR_WASM
+#if SX_WIDE_PATHS
     for (;;) { /* two rows that need the dense sweep at a time */
         const int r0 = lane_fill(jb, rows, &next, &sc[0]);
         if (r0 < 0) break;

@@ -124,6 +124,9 @@ static double michelot_tau_list(const float *x, int n, float m, float s) {
 
 /* tau of the row: from the candidate list when it fits, else by sweeps. */
 static double sparsemax_tau(const float *x, int n, float m, float s) {
+#ifdef SX_MAPPINGS_CORE
+    return michelot_tau(x, n, m, s); /* compiled for size (simd.h, SX_WIDE_PATHS) */
+#endif
     if (n < SX_GATHER_MIN_N) return michelot_tau(x, n, m, s);
     const double tau = michelot_tau_list(x, n, m, s);
     return tau == tau ? tau : michelot_tau(x, n, m, s);

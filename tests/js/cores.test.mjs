@@ -5,7 +5,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { BUILDS, DIST, freshModule } from "./helpers.mjs";
+import { BUILDS, DIST, freshModule, assertClose } from "./helpers.mjs";
 import { mulberry32 } from "../../web/viz/mulberry32.js";
 
 const file = (simd, core) => (core === "mappings" ? (simd ? "simplexity-mappings-simd.wasm" : "simplexity-mappings.wasm")
@@ -26,6 +26,8 @@ function mappingOutputs(sx) {
   const out = {
     softmax: sx.softmax(x, o), sparsemax: sx.sparsemax(x, o), entmax15: sx.entmax15(x, o),
     entmax13: sx.entmax(x, { n, alpha: 1.3 }), entmax17: sx.entmax(x, { n, alpha: 1.7, temperature: 0.5 }),
+    // two rows: below the full SIMD core's grouped short-row solver, the same code in both cores
+    entmax13pair: sx.entmax(x.subarray(0, 2 * n), { n, alpha: 1.3 }),
     fusedmax: sx.fusedmax(x, { n, lambda: 0.3 }), oscarmax: sx.oscarmax(x, { n, beta: 0.1 }),
     sigmoid: sx.sigmoid(x, o), groupmax: sx.groupmax(x, { n, groups: [3, 5, 3], lambda: 0.2 }),
     softmaxBackward: sx.softmaxBackward(x, dy, o), sparsemaxBackward: sx.sparsemaxBackward(x, dy, o),
@@ -67,14 +69,20 @@ for (const b of BUILDS) {
       assert.ok(bytes.length * 3 < full.length, `a third of the full core at most (${bytes.length} vs ${full.length} bytes)`);
     });
 
-    test("every mapping function gives the full core's output bit for bit", async () => {
+    test("every mapping function gives the full core's output bit for bit (alpha-entmax batches of short rows: to 1e-7)", async () => {
       const lite = await freshModule(`lite-${b.name}`);
       const info = await lite.init({ core: "mappings", simd: b.simd });
       assert.deepEqual([info.core, info.simd], ["mappings", b.simd]);
       const full = await freshModule(`full-${b.name}`);
       await full.init({ simd: b.simd });
       const got = mappingOutputs(lite), want = mappingOutputs(full);
-      for (const k of Object.keys(want)) assert.deepEqual(bits(got[k]), bits(want[k]), k);
+      // the full SIMD core solves alpha-entmax on batches of 4- to 32-entry rows four rows at a
+      // time (SX_WIDE_PATHS, left out of the mappings core for size): the same answer to ~3e-8
+      const near = b.simd ? new Set(["entmax13", "entmax17"]) : new Set();
+      for (const k of Object.keys(want)) {
+        if (near.has(k)) assertClose(got[k], want[k], 1e-7, k);
+        else assert.deepEqual(bits(got[k]), bits(want[k]), k);
+      }
     });
 
     test("the rest throws a plain message until init() brings the full core, which then serves all", async () => {
