@@ -1248,6 +1248,22 @@ static SX_NOINLINE void entmax3_finish(v128d *pa, v128d *pb, v128d *pc, v128d ta
     *pc = dmul(P[2], inv);
 }
 
+/* The float Newton step on the q-norm, four rows (lanes) at once, from S = sum w u and
+   S1 = sum w (w = u^(q-1)): step = S (1 - S^(-1/q)) / S1 (S > 0: the top entry is always in).
+   Near the root (every |S - 1| <= 1/64) qnorm_step's series (truncation ~6e-8 of the step), else
+   g = S^(-1/q) from (min(S, 1/S))^(1/q) <= 1. Dead rows (S = 0) have no say in the branch. */
+SX_INLINE v128 qnorm_step_f(v128 S, v128 S1, v128 dead, const e3k *k) {
+    const v128 one = vsplat(1.0f);
+    const v128 d = vandnot(vsub(S, one), dead);
+    if (!simde_wasm_v128_any_true(vgt(vandnot(d, vsplat(-0.0f)), vsplat(0.015625f)))) {
+        const v128 t = vsub(one, vmul(d, vsub(k->f1, vmul(d, vsub(k->f2, vmul(d, k->f3))))));
+        return vdiv(vmul(vmul(S, k->r), vmul(d, t)), S1);
+    }
+    const v128 ge = vge(S, one), h = pow_f(vsel(ge, vdiv(one, S), S), k->r);
+    const v128 g = vsel(ge, h, vdiv(one, h));
+    return vdiv(vmul(S, vsub(one, g)), S1);
+}
+
 static SX_NOINLINE void entmax3(v128 *a, v128 *b, v128 *c, const e3k *k) {
     const v128 ninf = vsplat(-INFINITY), zero = vsplat(0.0f), one = vsplat(1.0f), floor = vsplat(-2.0f);
     const v128 m = vmax(*a, vmax(*b, *c)), dead = veq(m, ninf);
@@ -1268,19 +1284,7 @@ static SX_NOINLINE void entmax3(v128 *a, v128 *b, v128 *c, const e3k *k) {
         const v128 ua = vsub(s1, tau), ub = vsub(s2, tau), uc = vsub(s3, tau);
         const v128 wa = pow_f(ua, k->q1), wb = pow_f(ub, k->q1), wc = pow_f(uc, k->q1);
         const v128 S = vadd(vadd(vmul(wa, ua), vmul(wb, ub)), vmul(wc, uc)), S1 = vadd(vadd(wa, wb), wc);
-        /* step = S (1 - S^(-1/q)) / S1 (S > 0: the top entry is always in: u >= -tau > 0) */
-        /* near the root (every |S - 1| <= 1/64) qnorm_step's series (truncation ~6e-8 of the
-           step), else g = S^(-1/q) from (min(S, 1/S))^(1/q) <= 1 */
-        const v128 d = vandnot(vsub(S, one), dead); /* dead rows (S = 0): no say in the branch */
-        v128 step;
-        if (!simde_wasm_v128_any_true(vgt(vandnot(d, vsplat(-0.0f)), vsplat(0.015625f)))) {
-            const v128 t = vsub(one, vmul(d, vsub(k->f1, vmul(d, vsub(k->f2, vmul(d, k->f3))))));
-            step = vdiv(vmul(vmul(S, k->r), vmul(d, t)), S1);
-        } else {
-            const v128 ge = vge(S, one), h = pow_f(vsel(ge, vdiv(one, S), S), k->r);
-            const v128 g = vsel(ge, h, vdiv(one, h));
-            step = vdiv(vmul(S, vsub(one, g)), S1);
-        }
+        v128 step = qnorm_step_f(S, S1, dead, k); /* u >= -tau > 0 for the top entry */
         tau = vadd(tau, step);
         if (!simde_wasm_v128_any_true(vgt(vandnot(step, vsplat(-0.0f)), vsplat(1e-3f)))) break;
     }
@@ -1521,16 +1525,7 @@ static void entmax_short4(float *out, const float *x, int rows, int n, const e3k
             S = vadd(S, vmul(w, u));
             S1 = vadd(S1, w);
         }
-        const v128 d = vandnot(vsub(S, one), dead); /* dead rows (S = 0): no say in the branch */
-        v128 step;
-        if (!simde_wasm_v128_any_true(vgt(vandnot(d, vsplat(-0.0f)), vsplat(0.015625f)))) {
-            const v128 t = vsub(one, vmul(d, vsub(k->f1, vmul(d, vsub(k->f2, vmul(d, k->f3))))));
-            step = vdiv(vmul(vmul(S, k->r), vmul(d, t)), S1);
-        } else {
-            const v128 ge = vge(S, one), h = pow_f(vsel(ge, vdiv(one, S), S), k->r);
-            const v128 g = vsel(ge, h, vdiv(one, h));
-            step = vdiv(vmul(S, vsub(one, g)), S1);
-        }
+        v128 step = qnorm_step_f(S, S1, dead, k);
         step = vandnot(step, dead);
         tau = vadd(tau, step);
         if (!simde_wasm_v128_any_true(vgt(vandnot(step, vsplat(-0.0f)), vsplat(SX_SHORT_FSTEP)))) break;
