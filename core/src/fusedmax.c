@@ -107,7 +107,8 @@ static int tv_emit(const tv_row *r, tv_sink *s, int from, int count, double v) {
 /* ------------------------------------------------------------ Condat's sweep */
 /* Emits the runs of prox_TV(z; lam) over the unmasked entries first..last (m of them) in order.
    Positions are kept twice: as unmasked ordinals (k, k0, km, kp: for the run lengths) and as
-   indices into the row (i, i0: for reading z and emitting). */
+   indices into the row (i, i0: for reading z and emitting). A run's value is updated by a
+   multiply by 1/c, as the dense sweep does with its table: the two sweeps give the same bits. */
 static void tv_sweep(const tv_row *r, tv_sink *s, int first, int last, int m, double lam) {
     /* Fully fused? The constant mean is optimal iff every partial sum of z - mean is <= lam. */
     double mean = 0.0;
@@ -147,7 +148,7 @@ static void tv_sweep(const tv_row *r, tv_sink *s, int first, int last, int m, do
                 umax = -lam;
                 umin = vmax - lam - vmin;
             } else {
-                tv_emit(r, s, i0, k - k0 + 1, vmin + umin / (k - k0 + 1));
+                tv_emit(r, s, i0, k - k0 + 1, vmin + umin * (1.0 / (k - k0 + 1)));
                 return;
             }
         }
@@ -179,18 +180,29 @@ static void tv_sweep(const tv_row *r, tv_sink *s, int first, int last, int m, do
         i = inext;
         if (umin >= lam) {
             km = k;
-            vmin += (umin - lam) / (km - k0 + 1);
+            vmin += (umin - lam) * (1.0 / (km - k0 + 1));
             umin = lam;
         }
         if (umax <= -lam) {
             kp = k;
-            vmax += (umax + lam) / (kp - k0 + 1);
+            vmax += (umax + lam) * (1.0 / (kp - k0 + 1));
             umax = -lam;
         }
     }
 }
 
 /* ------------------------------------------------------------ the dense sweep */
+/* TV_SPEED: the dense sweep and z_all's SIMD conversion, not in the mappings core (SX_MAPPINGS_CORE,
+   compiled for size): there every row with scratch goes through tv_sweep, which records the same
+   runs with the same bits (tests/js/cores.test.mjs), and z is converted one entry at a time (the
+   same operations). */
+#ifdef SX_MAPPINGS_CORE
+#define TV_SPEED 0
+#else
+#define TV_SPEED 1
+#endif
+
+#if TV_SPEED
 /* The same sweep, specialised to a dense row z[0..m-1] (m >= 1) with everything inlined. Its
    state is explicit so that a sweep can be started two rows at a time in SIMD and finished here:
    it records each run's first ordinal in run[] and its value in val[], their number in nr and the
@@ -282,6 +294,7 @@ done:
     st->nr = nr;
     st->vtop = vtop;
 }
+#endif /* TV_SPEED */
 
 /* ------------------------------------------------------------ one row */
 /* Scratch, once per call, for TV_ROWS = 2 rows (the two lanes of tv_sweep_pair): per row the
@@ -316,7 +329,8 @@ static void *scratch_alloc(tv_scratch *sc, int n, unsigned char *stack) {
     double *rinv = (double *)b, *d = rinv + n + 1;
     int *i = (int *)(d + 2 * TV_ROWS * (size_t)n);
     rinv[0] = 0.0;
-    for (int c = 1; c <= n; c++) rinv[c] = 1.0 / c;
+    if (TV_SPEED)
+        for (int c = 1; c <= n; c++) rinv[c] = 1.0 / c;
     for (int h = 0; h < TV_ROWS; h++) {
         sc[h].rinv = rinv;
         sc[h].z = d + 2 * (size_t)h * n;
@@ -328,7 +342,7 @@ static void *scratch_alloc(tv_scratch *sc, int n, unsigned char *stack) {
     return heap;
 }
 
-#if !SX_SCALAR_WASM
+#if SX_WIDE_PATHS
 /* Two dense rows at once, one per f64x2 lane (of any lengths), without a branch on the data
    (the scalar sweep mispredicts about once per entry): every step computes both outcomes, the
    jump and the extension, and selects. The same operations in the same order as tv_sweep_dense, so
@@ -489,7 +503,7 @@ static void runs_sparsemax(float *out, int n, tv_scratch *sc) {
 static int z_all(double *z, const float *x, int n, double top, double t, double *sum, double *zmin) {
     int i = 0, masked = 0;
     double s = 0.0, lo = 0.0;
-#if !SX_SCALAR_WASM
+#if TV_SPEED && !SX_SCALAR_WASM
     const v128 ninf = simde_wasm_f32x4_splat(-INFINITY), vtop = simde_wasm_f64x2_splat(top),
                vt = simde_wasm_f64x2_splat(t);
     v128 vs = simde_wasm_f64x2_splat(0.0), vlo = vs, vm = simde_wasm_i32x4_splat(0);
@@ -526,8 +540,8 @@ static int z_all(double *z, const float *x, int n, double top, double t, double 
 }
 
 /* With scratch: z of the row's unmasked entries into sc, then either the runs recorded (TV_DONE:
-   the generic sweep, when the prox may be the constant mean) or TV_FAST (z ready for the dense
-   sweep), or TV_MASKED. */
+   the generic sweep, when the prox may be the constant mean, and for every row in the mappings
+   core) or TV_FAST (z ready for the dense sweep), or TV_MASKED. */
 static void row_prepare(const tv_row *r, double lam, tv_scratch *sc) {
     int m = r->n;
     double sum, zmin;
@@ -551,7 +565,7 @@ static void row_prepare(const tv_row *r, double lam, tv_scratch *sc) {
     sc->kind = m == 0 ? TV_MASKED : TV_FAST;
     if (m == 0) return;
     const double mean = sum / m; /* max z = 0 */
-    if (-mean > 4.0 * lam || mean - zmin > 4.0 * lam) return;
+    if (TV_SPEED && (-mean > 4.0 * lam || mean - zmin > 4.0 * lam)) return;
     /* Else the prox may be the constant mean: the generic sweep tests that first. (When some
        |z_i - mean| > 2 lam it is not: the partial sums of z - mean move by z_i - mean per step
        and must stay within +-lam. The margin 2x keeps rounding out of that call.) */
@@ -565,11 +579,15 @@ static void row_prepare(const tv_row *r, double lam, tv_scratch *sc) {
 }
 
 static void row_sweep(tv_scratch *sc, double lam) {
+#if TV_SPEED
     tv_state st;
     tv_state_init(&st, sc->z, lam);
     tv_sweep_dense(&st, sc->z, sc->m, lam, sc->rinv, sc->run, sc->val);
     sc->nruns = st.nr;
     sc->vtop = st.vtop;
+#else
+    (void)sc, (void)lam; /* never called: row_prepare records every row's runs */
+#endif
 }
 
 /* Without scratch: p = fusedmax of one row into out, two sweeps over x read on the fly. Returns 0
@@ -656,7 +674,7 @@ static void prepare(const tv_job *jb, int row, tv_scratch *sc) {
     row_prepare(&r, jb->lam, sc);
 }
 
-#if !SX_SCALAR_WASM
+#if SX_WIDE_PATHS
 /* The next row that needs the dense sweep, prepared in sc (the rows before it that do not are done
    on the way), or -1 when none is left. */
 static int lane_fill(const tv_job *jb, int rows, int *next, tv_scratch *sc) {

@@ -91,6 +91,10 @@ const onePost = new Map([...widgetModules].map(([tag, f]) => [tag, [...new Set([
 const workerAll = [...new Set([...closure("train-worker.js"), ...FULL_CORE])];
 const worker = workerAll.filter((f) => !loaded.has(f) && !library.includes(f));
 const explainAll = [...new Set([...closure("explain-worker.js"), ...FULL_CORE])];
+// what base.js import()s on a widget's first SVG/PNG export (and what that imports)
+const onExport = [...new Set(Object.entries(graph("widgets/base.js")).filter(([i]) => rel(i) === "widgets/base.js")
+  .flatMap(([, v]) => v.imports.filter((imp) => imp.kind === "dynamic-import").map((imp) => rel(imp.path)))
+  .flatMap((f) => [...closure(f)]))].filter((f) => !loaded.has(f));
 const explainWorker = explainAll.filter((f) => !loaded.has(f) && !library.includes(f));
 
 // the models fetched when a section comes into view
@@ -139,11 +143,35 @@ line("the whole page, at load", [...library, ...widgetCode, ...shell], `  (${lib
 line("+ the models, as their sections show", modelFiles, `  (${modelFiles.length} files)`);
 line("+ the training worker", worker, `  (${worker.length} file${worker.length === 1 ? "" : "s"})`);
 line("+ the experiments worker and models", [...explainWorker, ...explainModels], `  (${explainWorker.length + explainModels.length} files)`);
+line("+ on a widget's first SVG/PNG export", onExport, `  (${onExport.length} file${onExport.length === 1 ? "" : "s"})`);
 line("every section seen, training started", [...library, ...widgetCode, ...shell, ...modelFiles, ...worker]);
 line("(scalar wasm, fetched instead of SIMD)", ["simplexity.wasm"]);
 line("(the mappings core, SIMD; scalar)", ["simplexity-mappings-simd.wasm"], `  ${kb(gz("simplexity-mappings.wasm"))} gzipped scalar`);
 line("single-file widget build (both wasm)", ["simplexity-widgets.js"]);
 const unused = fs.readdirSync(SITE, { recursive: true })
-  .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f) && !explainWorker.includes(f));
+  .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f)
+    && !explainWorker.includes(f) && !onExport.includes(f));
 if (unused.length) console.log(`not fetched by the page: ${unused.sort().join(", ")}`);
 console.log("dependencies: none beyond the library (contours, scales, colours, 3-D projection are web/viz/*.js)");
+
+// The budgets. A post with one mapping widget (the mappings core) transfers at most 50 KB gzipped,
+// a simplex plot's above all (issue 14); each full core stays under webpack's hint. --check (make
+// test) exits 1 on a MISS, so a change that grows them says so where it lands.
+const BUDGET = 50 * 1024;
+let over = 0;
+for (const [tag, files] of onePost) {
+  if (!MAPPINGS_CORE_TAGS.includes(tag)) continue;
+  const b = sum(files, gz);
+  if (b > BUDGET) over++;
+  if (b > BUDGET || tag === "sx-simplex") console.log(`target: a post with one <${tag}> <= ${kb(BUDGET)} gzipped: ${kb(b)} (${b} bytes): ${b > BUDGET ? "MISS" : "PASS"}`);
+}
+if (!over) console.log(`target: every mapping widget's post <= ${kb(BUDGET)} gzipped: PASS`);
+// webpack's production build warns about an asset above 250,000 bytes (performance.maxAssetSize),
+// and an app's build that fails on warnings (make test-package's do) then fails on ours
+const HINT = 250000;
+for (const f of ["simplexity-simd.wasm", "simplexity.wasm"]) {
+  const b = raw(f);
+  if (b >= HINT) over++;
+  console.log(`budget: ${f} ${b} bytes < ${HINT} (webpack's asset size hint): ${b < HINT ? "PASS" : "MISS"}`);
+}
+if (over && process.argv.includes("--check")) process.exitCode = 1;

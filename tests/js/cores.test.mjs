@@ -39,6 +39,19 @@ function mappingOutputs(sx) {
     jacobian: sx.jacobian(x.subarray(0, 4 * n), { n, mapping: "entmax15" }),
     threshold: sx.threshold(x, { n, mapping: "entmax", alpha: 1.4 }),
   };
+  // fusedmax on longer rows: the full core runs its dense sweeps (two rows at a time in SIMD), the
+  // mappings core the generic sweep; many runs, masked entries, the constant-mean test near its
+  // margin (lambda 4), a temperature below 1
+  const n2 = 96, x2 = new Float32Array(9 * n2), dy2 = new Float32Array(9 * n2);
+  for (let i = 0; i < x2.length; i++) {
+    x2[i] = Math.sin(i * 0.37) * 2 + (rnd() - 0.5) * 1.5;
+    dy2[i] = rnd() - 0.5;
+  }
+  for (let i = 3; i < x2.length; i += 29) x2[i] = -Infinity;
+  for (const [lambda, temperature] of [[0.02, 1], [0.3, 1], [1.5, 0.7], [4, 1]]) {
+    out[`fusedmax96 ${lambda}/${temperature}`] = sx.fusedmax(x2, { n: n2, lambda, temperature });
+    out[`fusedmaxBackward96 ${lambda}/${temperature}`] = sx.fusedmaxBackward(x2, dy2, { n: n2, lambda, temperature });
+  }
   return out;
 }
 

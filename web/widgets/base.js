@@ -246,38 +246,6 @@ export function serializeSVG(svgs, background) {
     `viewBox="0 0 ${width} ${height}"><rect width="100%" height="100%" fill="${background}"/>${parts.join("")}</svg>\n`;
 }
 
-// PNG through a canvas: the serialized SVG drawn as an image at `scale` times its size.
-export function svgToPNG(svgText, scale = 2) {
-  return new Promise((resolve, reject) => {
-    const m = svgText.match(/<svg[^>]* width="([\d.]+)" height="([\d.]+)"/);
-    const w = m ? Number(m[1]) : 600, h = m ? Number(m[2]) : 400;
-    const url = URL.createObjectURL(new Blob([svgText], { type: "image/svg+xml" }));
-    const img = new Image();
-    img.onload = () => {
-      try {
-        const canvas = document.createElement("canvas");
-        canvas.width = Math.round(w * scale);
-        canvas.height = Math.round(h * scale);
-        canvas.getContext("2d").drawImage(img, 0, 0, canvas.width, canvas.height);
-        canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("PNG encoding failed"))), "image/png");
-      } catch (err) { reject(err); } finally { URL.revokeObjectURL(url); }
-    };
-    img.onerror = () => { URL.revokeObjectURL(url); reject(new Error("the SVG could not be drawn as an image (does the page's Content-Security-Policy allow img-src blob:?)")); };
-    img.src = url;
-  });
-}
-
-function download(blob, name) {
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  a.rel = "noopener";
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-}
-
 // ------------------------------------------------------------------ the element
 // Subclasses declare `static spec = { name: { type, default, ... } }` (see viz/parse-attr.js),
 // `static sheets = [...]`, build() once (DOM), render(settings) per frame, pictures() the <svg>s
@@ -396,7 +364,12 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
     return serializeSVG(this.pictures(), getComputedStyle(this).getPropertyValue("--_bg").trim() || "#ffffff");
   }
 
-  toPNG(scale = 2) { return svgToPNG(this.toSVG(), scale); }
+  // PNG and the download are in export.js, fetched on the first export (every widget would
+  // carry them otherwise, and few readers export).
+  toPNG(scale = 2) {
+    const svg = this.toSVG();
+    return import("./export.js").then((m) => m.svgToPNG(svg, scale));
+  }
 
   async exportAs(format) {
     if (format !== "svg" && format !== "png") {
@@ -404,7 +377,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
     }
     try {
       const blob = format === "png" ? await this.toPNG() : new Blob([this.toSVG()], { type: "image/svg+xml" });
-      download(blob, `${this.localName}.${format}`);
+      (await import("./export.js")).download(blob, `${this.localName}.${format}`);
       this.emit("export", { format, size: blob.size });
     } catch (err) {
       this.showMessage([`${format.toUpperCase()} export failed: ${err.message}`]);
