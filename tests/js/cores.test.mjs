@@ -98,6 +98,30 @@ for (const b of BUILDS) {
       }
     });
 
+    test("fusedmax: the mappings core's generic sweep gives the full core's dense sweeps' bits on random rows", async () => {
+      // 400 random shapes: rows of 8 to 200 entries (the dense paths start at 8), scales from 1e-3
+      // to 1e3, lambdas from 1e-4 to 10 times the scale, some masks, plateaus (ties) and T != 1
+      const lite = await freshModule(`fused-lite-${b.name}`);
+      await lite.init({ core: "mappings", simd: b.simd });
+      const full = await freshModule(`fused-full-${b.name}`);
+      await full.init({ simd: b.simd });
+      const rnd = mulberry32(2026);
+      for (let c = 0; c < 400; c++) {
+        const n = 8 + Math.floor(rnd() * 193), rows = 1 + Math.floor(rnd() * 5);
+        const scale = 10 ** (rnd() * 6 - 3), lambda = scale * 10 ** (rnd() * 5 - 4);
+        const temperature = rnd() < 0.3 ? 10 ** (rnd() * 2 - 1) : 1;
+        const x = new Float32Array(rows * n), dy = new Float32Array(rows * n);
+        for (let i = 0; i < x.length; i++) {
+          x[i] = rnd() < 0.2 && i > 0 ? x[i - 1] : (rnd() - 0.5) * scale; // a run of equal scores now and then
+          if (rnd() < 0.03) x[i] = -Infinity;
+          dy[i] = rnd() - 0.5;
+        }
+        const o = { n, lambda, temperature }, what = `case ${c}: rows ${rows}, n ${n}, lambda ${lambda}, T ${temperature}`;
+        assert.deepEqual(bits(lite.fusedmax(x, o)), bits(full.fusedmax(x, o)), what);
+        assert.deepEqual(bits(lite.fusedmaxBackward(x, dy, o)), bits(full.fusedmaxBackward(x, dy, o)), `${what} (backward)`);
+      }
+    });
+
     test("the rest throws a plain message until init() brings the full core, which then serves all", async () => {
       const sx = await freshModule(`upgrade-${b.name}`);
       await sx.init({ core: "mappings", simd: b.simd });
