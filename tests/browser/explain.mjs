@@ -160,13 +160,13 @@ async function checkSection(browser, server) {
   await page.evaluate(() => { window.__exp = null; document.addEventListener("sx-explain-experiments", (e) => { window.__exp = e.detail; }); });
   await X(page, (e) => { e.examples = 10; e.task = "reverse"; e.text = "abcdefgh"; });
   await frames(page);
-  const started = []; // as they start: a run of 10 examples can end before a look at page.workers()
-  const onWorker = (w) => started.push(w.url());
-  page.on("worker", onWorker);
+  const before = await page.evaluate(() => window.__workers.length);
   await page.locator("#explain button.run").click();
   await page.waitForFunction(() => document.getElementById("explain").experimentsRanIn !== null, null, { timeout: 15000 });
-  page.off("worker", onWorker);
-  const during = { ran: await X(page, (e) => e.experimentsRanIn), workers: started };
+  // the module workers the run constructed (harness.mjs records them: a run of 10 examples can
+  // end before Playwright reports its worker)
+  const during = { ran: await X(page, (e) => e.experimentsRanIn),
+    workers: await page.evaluate((k) => window.__workers.slice(k).filter((w) => w.type === "module").map((w) => w.url), before) };
   check(during.ran === "worker" && during.workers.length === 1 && during.workers[0].endsWith("/explain-worker.js"), `the experiments run in the module worker explain-worker.js (${JSON.stringify(during)})`);
   await page.waitForFunction(() => window.__exp !== null, null, { timeout: 120000 });
   await frames(page, 2);

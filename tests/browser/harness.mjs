@@ -38,7 +38,7 @@ export function summary(name) {
   process.exit(failed ? 1 : 0);
 }
 
-// A page with error, CSP-violation and request recorders, navigated to url. log.requests holds
+// A page with error, CSP-violation, request and Worker recorders, navigated to url. log.requests holds
 // every URL asked for, log.foreign those that start neither with origin nor with one of `local`
 // (default blob:). opts go to browser.newPage (default viewport 1100 x 1000), but for `local`
 // and `before(page)`, awaited before the navigation (routes, init scripts, resets).
@@ -55,6 +55,18 @@ export async function open(browser, url, origin, { local = ["blob:"], before, ..
   await page.addInitScript(() => {
     window.__csp = [];
     document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    // every Worker the page constructs, { url, type }: Playwright's page.workers() and "worker"
+    // event can miss a short-lived one (seen: a 10-example experiments run on a loaded machine)
+    window.__workers = [];
+    if (typeof Worker === "function") {
+      const W = Worker;
+      window.Worker = class extends W {
+        constructor(url, opts) {
+          super(url, opts);
+          window.__workers.push({ url: String(url), type: (opts && opts.type) || "classic" });
+        }
+      };
+    }
   });
   if (before) await before(page);
   await page.goto(url);
