@@ -232,6 +232,7 @@ test-package: all
 commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
 	@mkdir -p $(B)/bench/smoke
 	$(NODE) bench/run.mjs --quick --rounds 1 --ms 5 --maps softmax,entmax --n 3,64 --out $(B)/bench/smoke > $(B)/bench/smoke/run.txt
+	$(NODE) bench/backward.mjs --quick --n 64 > $(B)/bench/smoke/backward.txt
 	$(NODE) bench/attention.mjs --quick --rounds 1 --ms 5 --out $(B)/bench/smoke > $(B)/bench/smoke/attention.txt
 	$(NODE) bench/long.mjs --quick --out $(B)/bench/smoke > $(B)/bench/smoke/long.txt
 	$(NODE) tests/browser/sizes.mjs --check > $(B)/site-size.txt || { cat $(B)/site-size.txt; exit 1; }
@@ -250,6 +251,7 @@ $(B)/bench/bench_native: bench/bench_native.c bench/inputs.h $(CORE_SRC) $(CORE_
 
 bench: all $(B)/bench/bench_native
 	$(NODE) bench/run.mjs
+	$(NODE) bench/backward.mjs
 
 # Attention and model speed (issue 3): attention() per mapping at n = 128, 512 and the shipped
 # model's forward tokens/s and train steps/s, SIMD vs scalar wasm vs native, with the mul+add

@@ -753,14 +753,15 @@ function finish(fn, status) {
 // An empty x never reaches wasm: `cLen === 0 ? 0 : call`.
 // The core's temporaries per element of a row, in bytes (upper bounds; core/src): entmax's
 // bisection keeps 24 bytes for each of 4 rows at once below alpha 2, for one row above (and in
-// the backward pass and entmaxAlphaGrad); fusedmax 24 (+4 backward); oscarmax 48 (+4 backward).
-// softmax, sparsemax and entmax15 (entmax at alpha 1, 1.5 and 2) take none.
+// entmaxAlphaGrad); its backward pass runs the forward, then keeps a double per element;
+// fusedmax 24 (+4 backward); oscarmax 48 (+4 backward). softmax, sparsemax and entmax15 (entmax
+// at alpha 1, 1.5 and 2) take none.
 const T_FUSEDMAX = 28, T_OSCARMAX = 52, T_ROW = 24;
 
 function entmaxTemp(alpha, forward) {
   const a = Math.fround(alpha);
   if (a === 1 || a === 1.5 || a === 2) return 0;
-  return forward && a < 2 ? 4 * T_ROW : T_ROW;
+  return (a < 2 ? 4 * T_ROW : T_ROW) + (forward ? 0 : 8);
 }
 
 /** softmax: exp(x/T - max) / sum. Dense. */

@@ -44,42 +44,12 @@ int sx_nn_map_forward(float *p, const float *x, int rows, int n, int kind, float
     }
 }
 
-/* alpha-entmax (alpha not 1, 1.5, 2) backward from p: s = p^(2 - alpha) overflows float for
-   alpha > 2 (the Jacobian is unbounded at the support's edge), so the weights are taken
-   relative to the largest, in double (the mean c is scale free), the scale is put back at the
-   end and the result clamped to +-FLT_MAX, as sx_entmax_backward does: never Infinity * 0. */
-static void entmax_alpha_backward_p(float *dx, const float *p, const float *g, int n, float alpha) {
-    const double e2 = 2.0 - (double)alpha;
-    double ls_max = -INFINITY, ssum = 0.0, sg = 0.0;
-    for (int i = 0; i < n; i++)
-        if (p[i] > 0.0f) {
-            const double ls = e2 * log((double)p[i]);
-            if (ls > ls_max) ls_max = ls;
-        }
-    if (ls_max == -INFINITY) {
-        memset(dx, 0, sizeof(float) * (size_t)n);
-        return;
-    }
-    for (int i = 0; i < n; i++)
-        if (p[i] > 0.0f) {
-            const double w = exp(e2 * log((double)p[i]) - ls_max);
-            ssum += w;
-            sg += w * g[i];
-        }
-    const double c = sg / ssum, scale = exp(ls_max < 700.0 ? ls_max : 700.0);
-    for (int i = 0; i < n; i++) {
-        if (!(p[i] > 0.0f)) { dx[i] = 0.0f; continue; }
-        const double v = exp(e2 * log((double)p[i]) - ls_max) * ((double)g[i] - c) * scale;
-        dx[i] = (float)(v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v);
-    }
-}
-
 /* The second sweep of the backward passes from p below, dx = s (g - mean) with the weights s
    in dx (overwritten), in double: for a row with |g| > 2^126, where the float difference
    g - mean can overflow (then 0 * Infinity = NaN at the entries with s = 0, and +-Infinity on
    the support where the true value fits float). g is taken relative to one support entry's
    (exact in double), so g equal on the support gives exactly 0; entries with s = 0 get exactly
-   0; the result is clamped to +-FLT_MAX, as entmax_alpha_backward_p does. Rows with smaller g
+   0; the result is clamped to +-FLT_MAX, as sx__entmax_alpha_backward_row does. Rows with smaller g
    never come here: their arithmetic is the float sweep's, bit for bit. */
 static void backward_p_row_double(float *dx, const float *g, int n) {
     int ref = 0;
@@ -108,10 +78,10 @@ static void backward_p_row_double(float *dx, const float *g, int n) {
    softmax, 1 for sparsemax, sqrt p for 1.5); dx = s g - (sum s g / sum s) s, in float, or in
    backward_p_row_double when some |g| > 2^126 (|g - mean| then may exceed FLT_MAX). */
 static void entmax_backward_p(float *dx, const float *p, const float *g, int n, int kind,
-                              float alpha) {
+                              float alpha, double *ls) {
     if (kind != SX_NN_SOFTMAX && kind != SX_NN_SPARSEMAX && kind != SX_NN_ENTMAX15 &&
         alpha != 1.0f && alpha != 2.0f) {
-        entmax_alpha_backward_p(dx, p, g, n, alpha);
+        sx__entmax_alpha_backward_row(dx, p, g, n, 2.0 - (double)alpha, 1.0, ls);
         return;
     }
     double ssum = 0.0, sg = 0.0;
@@ -284,14 +254,22 @@ int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *p,
     if (p && kind != SX_NN_FUSEDMAX && kind >= 0 && kind < SX_NN_MAP_COUNT) {
         if ((kind == SX_NN_ENTMAX || kind == SX_NN_ENTMAX_LEARNED) && !(param >= 1.0f))
             return sx__fail(SX_EINVAL, -1, "entmax: alpha must be >= 1 (got %g)", (double)param);
+        /* alpha-entmax's weights take n doubles (sx__entmax_alpha_backward_row) */
+        const int ls_never = (kind == SX_NN_ENTMAX_LEARNED && dalpha) || param == 1.0f || param == 2.0f;
+        double stack[SX_ENTMAX_BW_STACK], *ls = stack;
+        if (n > SX_ENTMAX_BW_STACK && (kind == SX_NN_ENTMAX || kind == SX_NN_ENTMAX_LEARNED) && !ls_never) {
+            ls = (double *)malloc(sizeof(double) * (size_t)n);
+            if (!ls) return sx__fail(SX_ENOMEM, -1, "attention backward: cannot allocate %d doubles", n);
+        }
         double da = 0.0;
         for (int r = 0; r < rows; r++) {
             const float *p_r = p + (size_t)r * n, *g_r = dy + (size_t)r * n;
             if (kind == SX_NN_ENTMAX_LEARNED && dalpha)
                 da += entmax_learned_backward_p(dx + (size_t)r * n, p_r, g_r, n, param);
             else
-                entmax_backward_p(dx + (size_t)r * n, p_r, g_r, n, kind, param);
+                entmax_backward_p(dx + (size_t)r * n, p_r, g_r, n, kind, param, ls);
         }
+        if (ls != stack) free(ls);
         if (dalpha) *dalpha += (float)da;
         return SX_OK;
     }

@@ -45,6 +45,12 @@ void sx__sparsemax_backward_row(float *dz, const float *p, const float *g, int n
    average fits, so such a row is computed from g * 2^-100 (exact: a power of two; tmp holds it,
    n floats) and the factor the caller multiplies its averages by, 2^100, is returned; else 1. */
 double sx__sparsemax_backward_row_grouped(float *dz, const float *p, const float *g, int n, float s, float *tmp);
+/* alpha-entmax backward of one row from its output p (entmax.c): dz_i = s_i (g_i - sum s g /
+   sum s) invt on the support, s = p^(2 - alpha) (e2 = 2 - alpha), 0 elsewhere, clamped to
+   +-FLT_MAX. ls: n doubles of scratch. dz may equal p. */
+void sx__entmax_alpha_backward_row(float *dz, const float *p, const float *g, int n, double e2, double invt,
+                                   double *ls);
+#define SX_ENTMAX_BW_STACK 256
 
 /* Code off the hot paths (argument checks, explanations, demos at page scale) compiles for size
    under clang (emcc), which otherwise unrolls and vectorises its loops into kilobytes of wasm that
