@@ -257,9 +257,14 @@ SX_INLINE int sx_scores_surely_ok(const float *x, size_t count, int allow_neg_in
     return allow_neg_inf || s != -INFINITY;
 }
 
-/* sx__check_scores (internal.h) behind the fast screen. */
+/* sx__check_scores (internal.h) behind the fast screen; the mappings core, compiled for size, calls
+   the exact check alone (the same status and message: the screen only decides which runs). */
+#ifdef SX_MAPPINGS_CORE
+#define SX_CHECK_SCORES(x, count, name, allow_neg_inf) sx__check_scores((x), (count), (name), (allow_neg_inf))
+#else
 #define SX_CHECK_SCORES(x, count, name, allow_neg_inf) \
     (sx_scores_surely_ok((x), (count), (allow_neg_inf)) ? SX_OK : sx__check_scores((x), (count), (name), (allow_neg_inf)))
+#endif
 
 /* Scale 1/T applied after subtracting the max: (x - max) * scale. 1/T overflows only for
    denormal T; FLT_MAX then gives the same argmax limit without 0 * Infinity. */
