@@ -254,10 +254,11 @@ int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *p,
     if (p && kind != SX_NN_FUSEDMAX && kind >= 0 && kind < SX_NN_MAP_COUNT) {
         if ((kind == SX_NN_ENTMAX || kind == SX_NN_ENTMAX_LEARNED) && !(param >= 1.0f))
             return sx__fail(SX_EINVAL, -1, "entmax: alpha must be >= 1 (got %g)", (double)param);
-        /* alpha-entmax's weights take n doubles (sx__entmax_alpha_backward_row) */
-        const int ls_never = (kind == SX_NN_ENTMAX_LEARNED && dalpha) || param == 1.0f || param == 2.0f;
+        /* the rows entmax_backward_p gives to sx__entmax_alpha_backward_row take n doubles */
+        const int alpha_rows = (kind == SX_NN_ENTMAX || (kind == SX_NN_ENTMAX_LEARNED && !dalpha)) &&
+                               param != 1.0f && param != 2.0f;
         double stack[SX_ENTMAX_BW_STACK], *ls = stack;
-        if (n > SX_ENTMAX_BW_STACK && (kind == SX_NN_ENTMAX || kind == SX_NN_ENTMAX_LEARNED) && !ls_never) {
+        if (alpha_rows && n > SX_ENTMAX_BW_STACK) {
             ls = (double *)malloc(sizeof(double) * (size_t)n);
             if (!ls) return sx__fail(SX_ENOMEM, -1, "attention backward: cannot allocate %d doubles", n);
         }
