@@ -9,6 +9,10 @@
 #   make fuzz     a long libFuzzer run (make test does a short one)
 #   make serve    build, then serve the page on 127.0.0.1
 
+# Every recipe line runs in bash with pipefail: a test piped into `tail` fails when the test does.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
 CC      ?= cc
 EMCC    ?= emcc
 CLANG   ?= clang
@@ -67,7 +71,7 @@ DIST := $(WASM) \
         $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS) $(TYPES) $(MODELS)) \
         $(D)/simplexity-widgets.js
 
-.PHONY: explain-findings all site site-size tools-test test commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
+.PHONY: explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
 
 # The deliverables: the package's files and the static site.
 all: tools $(DIST) site
@@ -174,13 +178,61 @@ $(B)/fuzz/fuzz_core: tests/fuzz/fuzz_core.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/s
 	$(CLANG) $(WARN) $(NATIVE_INC) -I$(B)/inc -O1 -g -msse4.2 -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=all $< $(CORE_SRC) -o $@ -lm
 
-fuzz-short: $(B)/fuzz/fuzz_core
-	@mkdir -p $(B)/fuzz/corpus
-	$(B)/fuzz/fuzz_core -runs=40000 -max_len=2048 -seed=1 $(B)/fuzz/corpus 2>&1 | tail -3
+# The short run of make test: from the committed corpus (tests/fuzz/corpus/, read only; new
+# inputs go to build/fuzz/corpus/), a fresh seed each run (FUZZ_SEED=N repeats one: the seed is
+# printed). Quiet on success; on a crash, a timeout or a leak it prints the fuzzer's report and
+# fails, with the input saved under build/fuzz/artifacts/ (never in the tree).
+FUZZ_RUNS ?= 60000
+FUZZ_SEED ?= 0
+FUZZ_BIN ?= $(B)/fuzz/fuzz_core
+FUZZ_DIR ?= $(B)/fuzz
+FUZZ_EXTRA ?=
+fuzz-short: $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	@echo "fuzz-short: $(FUZZ_RUNS) runs from tests/fuzz/corpus/ ($$(ls tests/fuzz/corpus | wc -l) inputs) $(FUZZ_EXTRA)"
+	@$(FUZZ_BIN) -runs=$(FUZZ_RUNS) -max_len=2048 -seed=$(FUZZ_SEED) -timeout=20 \
+	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus tests/fuzz/corpus $(FUZZ_EXTRA) \
+	  > $(FUZZ_DIR)/short.log 2>&1; st=$$?; \
+	 grep -m1 'Seed:' $(FUZZ_DIR)/short.log; \
+	 if [ $$st -ne 0 ]; then tail -n 40 $(FUZZ_DIR)/short.log; \
+	   echo "fuzz-short: the fuzz target failed (exit $$st); the input is in $(FUZZ_DIR)/artifacts/" >&2; exit 1; fi; \
+	 tail -n 2 $(FUZZ_DIR)/short.log
 
+# The test of fuzz-short: a target built with -DFUZZ_SELFTEST traps on one known input
+# (tests/fuzz/selftest/); fuzz-short given that input must fail, say so, and keep the input under
+# build/, not in the tree. Part of make test.
+$(B)/fuzz/fuzz_selftest: tests/fuzz/fuzz_core.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/fuzz
+	$(CLANG) $(WARN) $(NATIVE_INC) -I$(B)/inc -O1 -g -msse4.2 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=all -DFUZZ_SELFTEST $< $(CORE_SRC) -o $@ -lm
+
+fuzz-selftest: $(B)/fuzz/fuzz_selftest
+	@rm -rf $(B)/fuzz-selftest
+	@$(MAKE) --no-print-directory fuzz-short FUZZ_BIN=$(B)/fuzz/fuzz_selftest FUZZ_DIR=$(B)/fuzz-selftest \
+	   FUZZ_RUNS=100 FUZZ_EXTRA=tests/fuzz/selftest > $(B)/fuzz-selftest.log 2>&1; st=$$?; \
+	 if [ $$st -eq 0 ]; then cat $(B)/fuzz-selftest.log; \
+	   echo "fuzz-selftest: make fuzz-short exited 0 on an input that traps the target" >&2; exit 1; fi; \
+	 grep -q 'deadly signal' $(B)/fuzz-selftest.log && grep -q 'fuzz-short: the fuzz target failed' $(B)/fuzz-selftest.log \
+	   || { cat $(B)/fuzz-selftest.log; echo "fuzz-selftest: fuzz-short failed, but not for the trap" >&2; exit 1; }; \
+	 ls $(B)/fuzz-selftest/artifacts/crash-* > /dev/null 2>&1 \
+	   || { echo "fuzz-selftest: no crash input under $(B)/fuzz-selftest/artifacts/" >&2; exit 1; }
+	@echo "fuzz-selftest: make fuzz-short fails on an input that traps the target and keeps it under build/"
+
+# Ten minutes of fuzzing, from the committed corpus and what earlier runs found (build/fuzz/corpus/).
 fuzz: $(B)/fuzz/fuzz_core
-	@mkdir -p $(B)/fuzz/corpus
-	$(B)/fuzz/fuzz_core -max_total_time=600 -max_len=4096 $(B)/fuzz/corpus
+	@mkdir -p $(B)/fuzz/corpus $(B)/fuzz/artifacts
+	$(B)/fuzz/fuzz_core -max_total_time=600 -max_len=4096 -artifact_prefix=$(B)/fuzz/artifacts/ \
+	  $(B)/fuzz/corpus tests/fuzz/corpus
+
+# Folds what a fuzz run found into the committed corpus, minimised: only the inputs that add
+# coverage are kept (libFuzzer's -merge=1). Run it after `make fuzz`, then commit tests/fuzz/corpus/.
+fuzz-merge: $(B)/fuzz/fuzz_core
+	@mkdir -p $(B)/fuzz/merged
+	rm -rf $(B)/fuzz/merged/*
+	$(B)/fuzz/fuzz_core -merge=1 -max_len=4096 $(B)/fuzz/merged tests/fuzz/corpus $(B)/fuzz/corpus
+	rm -f tests/fuzz/corpus/*
+	cp $(B)/fuzz/merged/* tests/fuzz/corpus/
+	@echo "fuzz-merge: $$(ls tests/fuzz/corpus | wc -l) inputs in tests/fuzz/corpus/"
 
 # node --test against both wasm builds.
 test-js: all
@@ -241,9 +293,28 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	$(NODE) tools/explain-findings.mjs --count 3 --only reverse-softmax,date-entmax15 > $(B)/bench/smoke/findings.md
 	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make explain-findings, make site-size and train-time.mjs run"
 
-# The README's test command.
-test: all tools-test check-simd test-c fuzz-short models-check test-js test-types test-browser test-package commands-smoke
+# The README's test command: installs what is missing (tools/setup.sh: Debian packages when run
+# as root or with sudo, npm ci when node_modules is missing or stale), then every suite, in a
+# make that reads this file again with the tools in place. The run must leave no new file in the
+# tree (a fuzzer's crash input, a screenshot, a tarball): untracked-check compares git's list of
+# untracked files with the one taken before.
+test:
+	@bash tools/setup.sh test
+	@$(MAKE) --no-print-directory test-suites
+
+test-suites: untracked-before all tools-test check-simd test-c fuzz-selftest fuzz-short models-check test-js test-types \
+             test-browser test-package commands-smoke untracked-check
 	@echo "make test: all suites passed"
+
+untracked-before:
+	@mkdir -p $(B)
+	@git ls-files --others --exclude-standard 2>/dev/null | sort > $(B)/untracked-before.txt || true
+
+untracked-check:
+	@git ls-files --others --exclude-standard 2>/dev/null | sort > $(B)/untracked-after.txt || true
+	@new=$$(comm -13 $(B)/untracked-before.txt $(B)/untracked-after.txt); \
+	 if [ -n "$$new" ]; then echo "make test: these files appeared in the tree:" >&2; echo "$$new" >&2; exit 1; fi
+	@echo "untracked-check: no new file in the tree"
 
 $(B)/bench/bench_native: bench/bench_native.c bench/inputs.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/bench
@@ -276,7 +347,11 @@ bench-decode: all
 	$(NODE) bench/decode.mjs
 
 # Build, then serve the page on 127.0.0.1 (PORT=8081 make serve to change the port).
-serve: all
+serve:
+	@bash tools/setup.sh serve
+	@$(MAKE) --no-print-directory serve-site
+
+serve-site: all
 	$(NODE) web/serve.mjs --root $(SITE)
 
 clean:

@@ -7,18 +7,20 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ROOT, SITE, SHOTS, check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { ROOT, SHOTS, check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
 
 const TALL = { width: 1100, height: 1400 };
 
-// `make serve` runs `node web/serve.mjs --root dist/site`; start it on a free port and fetch /.
+// The README's `make serve` itself (its set-up finds everything installed, its build is up to
+// date): on a free port (PORT=0), then fetch /. Its own process group, so that make, node and
+// anything between them stop together.
 async function checkServeCommand() {
-  const child = spawn(process.execPath, [path.join(ROOT, "web/serve.mjs"), "--root", SITE, "--port", "0"],
-    { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("make", ["--no-print-directory", "serve"],
+    { cwd: ROOT, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   try {
     const url = await new Promise((resolve, reject) => {
       let out = "";
-      const timer = setTimeout(() => reject(new Error(`serve printed no URL: ${out}`)), 10000);
+      const timer = setTimeout(() => reject(new Error(`make serve printed no URL: ${out}`)), 120000);
       child.stdout.on("data", (d) => {
         out += d;
         const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
@@ -34,7 +36,7 @@ async function checkServeCommand() {
     const escape = await fetch(url + "..%2f..%2fMakefile");
     check(escape.status === 403 || escape.status === 404, "serve refuses paths outside its root");
   } finally {
-    child.kill();
+    try { process.kill(-child.pid, "SIGTERM"); } catch { /* already gone */ }
   }
 }
 
