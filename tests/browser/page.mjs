@@ -54,7 +54,7 @@ async function checkPage(browser, server) {
     `sparsemax([1.5, 0, 1]) shown as [0.75, 0, 0.25] (got ${sparse})`);
   check(rows.find((r) => r[0] === "softmax")?.[4] === "0", "softmax has no exact zero");
   check(await page.$$eval("#simplex .cloud circle", (c) => c.length) === 100, "a cloud of 100 random score vectors");
-  check(await page.$$eval("#simplex .edge.hot", (e) => e.length) >= 1, "the edge where sparsemax has a zero is highlighted");
+  check(await page.$$eval("#simplex .edge.hot", (e) => e.length) >= 1, "an edge is highlighted (drawings.mjs checks that it is the one where a mapping has a zero)");
   check(await page.$$eval("#simplex svg.v3 path.link", (p) => p.length) >= 6, "the 3-D view draws score-to-simplex lines");
   // ---- section 2: entropy contours
   check(await page.$$eval("#entropy path.band", (p) => p.length) >= 20, "entropy: filled bands on both panels");
