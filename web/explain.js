@@ -46,8 +46,11 @@ function optionsArg(fn, v, keys) {
   return v;
 }
 
+/** An Array or a typed array of numbers (not a DataView, which has no length, nor a BigInt64Array
+ *  or BigUint64Array, whose entries are no numbers). */
 function vectorArg(fn, name, v) {
-  if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw new TypeError(`${fn}: ${name} must be an array of numbers (got ${show(v)})`);
+  const typed = ArrayBuffer.isView(v) && !(v instanceof DataView) && !(v instanceof BigInt64Array) && !(v instanceof BigUint64Array);
+  if (!Array.isArray(v) && !typed) throw new TypeError(`${fn}: ${name} must be an array of numbers (got ${show(v)})`);
   for (let i = 0; i < v.length; i++) {
     if (typeof v[i] !== "number" || Number.isNaN(v[i])) throw new TypeError(`${fn}: ${name}[${i}] must be a number (got ${show(v[i])})`);
   }

@@ -385,12 +385,15 @@ export function modelApi(core) {
       return rows.nested ? Array.from({ length: rows.count }, (_, r) => out.slice(r * rows.len, (r + 1) * rows.len)) : out;
     },
 
-    /** "train" or "heldout": the split a source text (or one source row) belongs to. */
+    /**
+     * "train" or "heldout": the split a source text (or one source row) belongs to. As for
+     * tasks.answer, the errors about a string name it `text`, those about a row `src`.
+     */
     splitOf(name, src) {
       const fn = "tasks.splitOf";
       const task = taskArg(fn, name);
-      textLength(fn, "src", src, 255);
-      const row = typeof src === "string" ? encodeRow(fn, task, src, Math.max(2, src.length + 1), "src") : src;
+      textLength(fn, "text", src, 255);
+      const row = typeof src === "string" ? encodeRow(fn, task, src, Math.max(2, src.length + 1), "text") : src;
       if (!isRow(row)) throw new TypeError(`${fn}: src must be a string or a row of token ids (got ${show(src)})`);
       const n = rowLength(fn, "src", row);
       if (n < 1 || n > 256) throw new RangeError(`${fn}: src must have 1..256 tokens (got ${n})`);

@@ -616,7 +616,10 @@ export const tasks: {
   answer(name: TaskName, src: TokenRow, options?: { count?: number }): Int32Array;
   answer(name: TaskName, src: readonly TokenRow[], options?: { count?: number }): Int32Array[];
   answer(name: TaskName, src: TokenRows, options?: { count?: number }): Int32Array | Int32Array[];
-  /** The split a source text (or one source row) belongs to. */
+  /** The split a source text (at most 255 characters) belongs to. */
+  splitOf(name: TaskName, text: string): Split;
+  /** The split of one source row (1..256 token ids). */
+  splitOf(name: TaskName, src: TokenRow): Split;
   splitOf(name: TaskName, src: string | TokenRow): Split;
 };
 

@@ -7,7 +7,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { DIST } from "./helpers.mjs";
+import { DIST, throwsExactly } from "./helpers.mjs";
 
 const sx = await import(new URL("simplexity.js", DIST).href);
 const ex = await import(new URL("explain.js", DIST).href);
@@ -28,6 +28,32 @@ describe("explain.js", () => {
     assert.ok(Math.abs(ex.totalVariation([0.5, 0.5, 0], [0, 0.5, 0.5]) - 0.5) < 1e-12);
     assert.throws(() => ex.kendallTau([1, 2], [1]), /kendallTau: x and y must have equal lengths \(got 2 and 1\)/);
     assert.throws(() => ex.jsd("ab", [1]), /jsd: p must be an array of numbers \(got "ab"\)/);
+  });
+
+  test("jsd and totalVariation: argument errors name the function, the argument and the value", () => {
+    const third = [1 / 3, 1 / 3, 1 / 3];
+    for (const fn of ["jsd", "totalVariation"]) {
+      const f = ex[fn];
+      // unequal lengths, either way round, Arrays and typed arrays
+      throwsExactly(() => f([0.5, 0.5], third), RangeError, `${fn}: p and q must have equal lengths (got 2 and 3)`);
+      throwsExactly(() => f(third, [1]), RangeError, `${fn}: p and q must have equal lengths (got 3 and 1)`);
+      throwsExactly(() => f(new Float32Array(4), new Float64Array(2)), RangeError, `${fn}: p and q must have equal lengths (got 4 and 2)`);
+      throwsExactly(() => f([], [1]), RangeError, `${fn}: p and q must have equal lengths (got 0 and 1)`);
+      // not arrays of numbers
+      throwsExactly(() => f("ab", [1, 0]), TypeError, `${fn}: p must be an array of numbers (got "ab")`);
+      throwsExactly(() => f(), TypeError, `${fn}: p must be an array of numbers (got undefined)`);
+      throwsExactly(() => f([1, 0], null), TypeError, `${fn}: q must be an array of numbers (got null)`);
+      throwsExactly(() => f([1, 0], { length: 2, 0: 1, 1: 0 }), TypeError, `${fn}: q must be an array of numbers (got an object)`);
+      throwsExactly(() => f(new DataView(new ArrayBuffer(8)), new DataView(new ArrayBuffer(16))), TypeError,
+        `${fn}: p must be an array of numbers (got a DataView)`);
+      throwsExactly(() => f([0, 1], new BigInt64Array(2)), TypeError, `${fn}: q must be an array of numbers (got a BigInt64Array)`);
+      // entries
+      throwsExactly(() => f([0.5, "0.5"], [1, 0]), TypeError, `${fn}: p[1] must be a number (got "0.5")`);
+      throwsExactly(() => f([1, 0], [NaN, 1]), TypeError, `${fn}: q[0] must be a number (got NaN)`);
+      throwsExactly(() => f([1, , 0], [0, 0, 1]), TypeError, `${fn}: p[1] must be a number (got undefined)`); // eslint-disable-line no-sparse-arrays
+      // and the argument checks come first: equal lengths of bad entries are still refused
+      throwsExactly(() => f([1, null], [0, 1, 0]), TypeError, `${fn}: p[1] must be a number (got null)`);
+    }
   });
 
   test("alignment: worked examples", () => {

@@ -6,17 +6,7 @@
 // rounding. On both wasm builds.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builds, assertClose, rng, refSoftmax, refEntmax, refSparsemax, numericVjp } from "./helpers.mjs";
-
-/** Scores with well separated values, so no support change lies within a small step. */
-function separated(r, n, spread = 0.35) {
-  const x = Array.from({ length: n }, (_, i) => i * spread + 0.05 * r());
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [x[i], x[j]] = [x[j], x[i]];
-  }
-  return Float32Array.from(x);
-}
+import { builds, assertClose, rng, refSoftmax, refEntmax, refSparsemax, numericVjp, separated } from "./helpers.mjs";
 
 for (const { name, sx } of await builds()) {
   describe(`gradients [${name} build]`, () => {

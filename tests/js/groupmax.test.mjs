@@ -6,32 +6,7 @@
 // (TypeError / RangeError naming the function, the argument and the value, before wasm).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builds, assertClose, assertOnSimplex, rng } from "./helpers.mjs";
-
-// groupmax in float64 by bisection on the mass f(tau) = sum_g (1 - lam / ||[z_g - tau]_+||)_+ ||[z_g - tau]_+||_1.
-function refGroupmax(x, groups, lam, t = 1) {
-  const top = Math.max(...x);
-  if (top === -Infinity) return x.map(() => 0);
-  const z = x.map((v) => (v - top) / t);
-  const at = (tau) => {
-    const p = new Array(z.length).fill(0);
-    let from = 0;
-    for (const k of groups) {
-      let q = 0;
-      for (let i = from; i < from + k; i++) if (z[i] > tau) q += (z[i] - tau) ** 2;
-      const r = Math.sqrt(q), s = r > lam ? 1 - lam / r : 0;
-      for (let i = from; i < from + k; i++) if (z[i] > tau) p[i] = s * (z[i] - tau);
-      from += k;
-    }
-    return p;
-  };
-  let lo = -1 - lam, hi = 0;
-  for (let it = 0; it < 200; it++) {
-    const mid = (lo + hi) / 2;
-    if (at(mid).reduce((a, b) => a + b, 0) > 1) lo = mid; else hi = mid;
-  }
-  return at((lo + hi) / 2);
-}
+import { builds, assertClose, assertOnSimplex, rng, refGroupmax } from "./helpers.mjs";
 
 const sigmoid = (v) => 1 / (1 + Math.exp(-v));
 

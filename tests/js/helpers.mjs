@@ -184,6 +184,37 @@ export function refOscarmax(x, beta = 1, T = 1) {
   });
 }
 
+/** groupmax (contiguous groups, lambda acting on z = x / T) by bisection on the mass
+ *  f(tau) = sum_g (1 - lam / ||[z_g - tau]_+||)_+ ||[z_g - tau]_+||_1. */
+export function refGroupmax(x, groups, lam, T = 1) {
+  const top = Math.max(...x);
+  if (top === -Infinity) return x.map(() => 0);
+  const z = x.map((v) => (v - top) / T);
+  const at = (tau) => {
+    const p = new Array(z.length).fill(0);
+    let from = 0;
+    for (const k of groups) {
+      let q = 0;
+      for (let i = from; i < from + k; i++) if (z[i] > tau) q += (z[i] - tau) ** 2;
+      const r = Math.sqrt(q), s = r > lam ? 1 - lam / r : 0;
+      for (let i = from; i < from + k; i++) if (z[i] > tau) p[i] = s * (z[i] - tau);
+      from += k;
+    }
+    return p;
+  };
+  let lo = -1 - lam, hi = 0;
+  for (let it = 0; it < 200; it++) {
+    const mid = (lo + hi) / 2;
+    if (at(mid).reduce((a, b) => a + b, 0) > 1) lo = mid; else hi = mid;
+  }
+  return at((lo + hi) / 2);
+}
+
+/** sigmoid(x / T), entry by entry (not on the simplex). */
+export function refSigmoid(x, T = 1) {
+  return x.map((v) => 1 / (1 + Math.exp(-v / T)));
+}
+
 export function refTsallis(p, alpha) {
   if (alpha === 1) return -p.reduce((s, v) => s + (v > 0 ? v * Math.log(v) : 0), 0);
   return (1 - p.reduce((s, v) => s + Math.pow(v, alpha), 0)) / (alpha * (alpha - 1));
@@ -196,6 +227,17 @@ export function byRow(f, x, n, ...args) {
     out.set(f(Array.from(x.subarray ? x.subarray(r * n, r * n + n) : x.slice(r * n, r * n + n)), ...args), r * n);
   }
   return out;
+}
+
+/** n scores spread by `spread` in a shuffled order, plus a little noise: no support change lies
+ *  within a small step. */
+export function separated(r, n, spread = 0.35) {
+  const x = Array.from({ length: n }, (_, i) => i * spread + 0.05 * r());
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [x[i], x[j]] = [x[j], x[i]];
+  }
+  return Float32Array.from(x);
 }
 
 /** Central-difference VJP: d <dy, f(x)> / dx, f mapping a float64 array to an array. */

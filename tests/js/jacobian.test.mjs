@@ -6,17 +6,7 @@
 // large for wasm memory, NaN scores). On both wasm builds.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builds, assertClose, rng, refSoftmax, refSparsemax, refEntmax, refOscarmax } from "./helpers.mjs";
-
-/** n scores spread by `spread` in a shuffled order, plus a little noise. */
-function separated(r, n, spread = 0.35) {
-  const x = Array.from({ length: n }, (_, i) => i * spread + 0.05 * r());
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [x[i], x[j]] = [x[j], x[i]];
-  }
-  return Float32Array.from(x);
-}
+import { builds, assertClose, rng, refSoftmax, refSparsemax, refEntmax, refOscarmax, separated } from "./helpers.mjs";
 
 /** The full Jacobian of a float64 reference f by central differences: J[i*n + j] = dp_i/dx_j. */
 function numericJacobian(f, x, h = 1e-5) {

@@ -112,6 +112,19 @@ for (const { name, sx } of all) {
         'tasks.encode: text[2] "z" is not in the reverse alphabet "abcdefghij"');
       throwsExactly(() => tasks.encode("reverse", "abcdefghijab"), RangeError,
         'tasks.encode: text "abcdefghijab" has 12 characters; with EOS it must fit in maxLen 12');
+      // tasks.splitOf names its argument as the caller gave it: a string `text` (as tasks.encode
+      // and tasks.answer), a row of ids `src`
+      throwsExactly(() => tasks.splitOf("reverse", "abz"), RangeError,
+        'tasks.splitOf: text[2] "z" is not in the reverse alphabet "abcdefghij"');
+      throwsExactly(() => tasks.splitOf("date", "9 Oct 2026?"), RangeError,
+        'tasks.splitOf: text[10] "?" is not in the date alphabet " -0123456789ADFJMNOSabceglnoprtuvy"');
+      throwsExactly(() => tasks.splitOf("reverse", "a".repeat(256)), RangeError,
+        "tasks.splitOf: text has 256 characters, more than 255");
+      throwsExactly(() => tasks.splitOf("reverse", [3, 99]), RangeError,
+        "tasks.splitOf: src[1] must be a token id in [0, 13) (got 99)");
+      throwsExactly(() => tasks.splitOf("reverse", []), RangeError, "tasks.splitOf: src must have 1..256 tokens (got 0)");
+      throwsExactly(() => tasks.splitOf("reverse", 5), TypeError,
+        "tasks.splitOf: src must be a string or a row of token ids (got 5)");
       throwsExactly(() => tasks.decode("reverse", [1, 3, 13]), RangeError,
         "tasks.decode: tokens[2] must be a token id in [0, 13) (got 13)");
       throwsExactly(() => tasks.decode("reverse", [1, 3.5]), RangeError,
