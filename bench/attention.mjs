@@ -12,7 +12,11 @@
 //                            [--only attn|model|patterns] [--api path/to/simplexity.js]
 //                            [--native path/to/bench_attention] [--peak path/to/peak-simd.wasm]
 //                            [--out DIR]   (default build/bench: the table, attention.md)
+//                            [--no-verify] (skip the check against the native build, which is then optional)
 // An unknown option or a bad value is an error (exit code 2) naming it; --help prints the usage.
+// Exit code 1 when an engine's output disagrees with the native build's (the MISMATCH lines,
+// printed first; the tables are still printed), or when the native build is missing or fails
+// and --no-verify was not given.
 //
 // Method (a noisy 2-core shared machine): every engine's output checked against the native one
 // on the bench inputs first; every case warmed up; then R rounds, each measuring every
@@ -45,10 +49,14 @@ const REF_ORT = { 128: 0.84, 512: 12.4 };   // onnxruntime-web, one thread, same
 
 // ------------------------------------------------------------------- options
 const USAGE = 'usage: node bench/attention.mjs [--quick] [--rounds R] [--ms T] [--only attn|model|patterns] [--out DIR] [--json out.json]\n' +
-  '                                [--api path/to/simplexity.js] [--native path/to/bench_attention] [--peak path/to/peak-simd.wasm]';
-const { QUICK, ROUNDS, MS, ONLY, OUT, JSON_OUT, API, NATIVE, PEAK } = commandLine('bench/attention.mjs', USAGE, {
+  '                                [--api path/to/simplexity.js] [--native path/to/bench_attention] [--peak path/to/peak-simd.wasm]\n' +
+  '                                [--no-verify]   (skip checking the outputs against the native build; it is then optional)\n' +
+  'exit code 1: an output disagreed with the native build (MISMATCH lines), or the native build is missing or\n' +
+  'failed without --no-verify; 2: a bad command line';
+const { QUICK, ROUNDS, MS, ONLY, OUT, JSON_OUT, API, NATIVE, PEAK, NO_VERIFY } = commandLine('bench/attention.mjs', USAGE, {
   quick: { type: 'boolean' }, rounds: { type: 'string' }, ms: { type: 'string' }, only: { type: 'string' },
   out: { type: 'string' }, json: { type: 'string' }, api: { type: 'string' }, native: { type: 'string' }, peak: { type: 'string' },
+  'no-verify': { type: 'boolean' },
 }, (v, bad) => {
   if (v.only !== undefined && !['attn', 'model', 'patterns'].includes(v.only)) bad(`--only takes attn, model or patterns (got '${v.only}')`);
   return {
@@ -61,6 +69,7 @@ const { QUICK, ROUNDS, MS, ONLY, OUT, JSON_OUT, API, NATIVE, PEAK } = commandLin
     API: pathToFileURL(v.api === undefined ? path.join(root, 'dist/simplexity.js') : existingFile(v.api, '--api', bad)).href,
     NATIVE: v.native === undefined ? path.join(root, 'build/bench/bench_attention') : existingFile(v.native, '--native', bad),
     PEAK: v.peak === undefined ? path.join(root, 'build/bench/peak-simd.wasm') : existingFile(v.peak, '--peak', bad),
+    NO_VERIFY: Boolean(v['no-verify']),
   };
 });
 const RESULTS_MD = path.join(OUT, 'attention.md');
@@ -137,6 +146,11 @@ for (const kind of ['simd', 'scalar']) {
 if (!js.simd) { console.error(`attention.mjs: the SIMD build is required (${notes.join('; ')}); run make first`); process.exit(1); }
 if (!js.simd.hasPeak) notes.push(`peak probe: ${path.relative(root, PEAK)} not built: no % of peak (make bench-attention builds it)`);
 const haveNative = existsSync(NATIVE);
+if (!haveNative && !NO_VERIFY) {
+  console.error(`attention.mjs: ${path.relative(root, NATIVE)} not built, so the outputs cannot be verified: ` +
+    'make bench-attention builds it; --no-verify runs without the check');
+  process.exit(1);
+}
 if (!haveNative) notes.push(`native: ${path.relative(root, NATIVE)} not built (make bench-attention builds it)`);
 
 // ------------------------------------------------------------ correctness
@@ -145,9 +159,18 @@ if (!haveNative) notes.push(`native: ${path.relative(root, NATIVE)} not built (m
 const bad = new Set();
 const verify = [];
 const fractions = {};   // pattern case -> { fraction, pairs } (attentionPattern, SIMD engine)
-const native0 = haveNative ? runNative(1, cases.filter((c) => runsOn(c, 'native')).map((c) => c.id)) : null;
+let native0 = null;
+if (haveNative && !NO_VERIFY) {
+  try {
+    native0 = runNative(1, cases.filter((c) => runsOn(c, 'native')).map((c) => c.id));
+  } catch (e) { console.error(`attention.mjs: ${e.message} (--no-verify runs without the check)`); process.exit(1); }
+}
 for (const c of cases) {
   const ref = native0?.get(c.id);
+  if (native0 && runsOn(c, 'native') && !ref) {
+    bad.add(`native/${c.id}`);
+    verify.push(`MISMATCH native ${c.id}: bench_attention gave no result for this case`);
+  }
   for (const kind of Object.keys(js)) {
     if (!runsOn(c, kind)) continue;
     const got = await js[kind].request({ op: 'check', case: c.id });
@@ -161,8 +184,8 @@ for (const c of cases) {
   }
 }
 const verifySummary = verify.length ? verify.join('\n') : native0
-  ? 'verify: the SIMD and scalar wasm outputs agree with the native build on every case (checksums within 1e-4 of their scale)'
-  : 'verify: skipped (no native build)';
+  ? `verify: the ${Object.keys(js).map((k) => (k === 'simd' ? 'SIMD' : k)).join(' and ')} wasm outputs agree with the native build on every case (checksums within 1e-4 of their scale)`
+  : 'verify: skipped (--no-verify)';
 console.log(verifySummary);
 
 // ------------------------------------------------------------------- warm-up
@@ -385,4 +408,9 @@ if (JSON_OUT) {
     task: TASK, batch: BATCH, engines: Object.fromEntries(Object.entries(js).map(([k, e]) => [k, e.info])),
     verify, notes, foreign_cpu_share: load, results, patterns: patResults, targets }, null, 2));
   console.log(`results saved to ${JSON_OUT}`);
+}
+if (verify.length) {
+  console.error(`attention.mjs: ${verify.length} verification mismatch(es): an engine disagreed with the native build ` +
+    `(the MISMATCH lines above; '!' in the tables)\n${verify.join('\n')}`);
+  process.exit(1);
 }

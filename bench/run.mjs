@@ -8,7 +8,11 @@
 //                      [--out DIR]                     (default build/bench: the table, results.md)
 //                      [--api path/to/simplexity.js]   (default dist/simplexity.js)
 //                      [--native path/to/bench_native] (default build/bench/bench_native)
+//                      [--no-native]   (run without the native build: no native column, no checksums)
 // An unknown option or a bad value is an error (exit code 2) naming it; --help prints the usage.
+// Exit code 1 when an engine's output disagrees with plain.js or the native build's checksum
+// (the MISMATCH lines; printed first, and the tables are still printed), or when the native build
+// is missing or fails and --no-native was not given.
 //
 // Method (a noisy 2-core shared machine): every implementation checked against plain.js on the
 // bench inputs first; every case warmed up (V8 tiers up after 10-40 calls); then R rounds, each
@@ -30,10 +34,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 // ------------------------------------------------------------------- options
 const USAGE = 'usage: node bench/run.mjs [--quick] [--rounds R] [--ms T] [--maps softmax,...] [--n 3,64,512,4096]\n' +
-  '                          [--out DIR] [--json out.json] [--api path/to/simplexity.js] [--native path/to/bench_native]';
-const { QUICK, ROUNDS, MS, OUT, JSON_OUT, API, NATIVE, maps, ns } = commandLine('bench/run.mjs', USAGE, {
+  '                          [--out DIR] [--json out.json] [--api path/to/simplexity.js] [--native path/to/bench_native]\n' +
+  '                          [--no-native]   (without the native build: no native column, no native checksums)\n' +
+  'exit code 1: an output disagreed with plain.js or the native build (MISMATCH lines), or the native build is\n' +
+  'missing or failed without --no-native; 2: a bad command line';
+const { QUICK, ROUNDS, MS, OUT, JSON_OUT, API, NATIVE, NO_NATIVE, maps, ns } = commandLine('bench/run.mjs', USAGE, {
   quick: { type: 'boolean' }, rounds: { type: 'string' }, ms: { type: 'string' }, maps: { type: 'string' }, n: { type: 'string' },
-  out: { type: 'string' }, json: { type: 'string' }, api: { type: 'string' }, native: { type: 'string' },
+  out: { type: 'string' }, json: { type: 'string' }, api: { type: 'string' }, native: { type: 'string' }, 'no-native': { type: 'boolean' },
 }, (v, bad) => ({
   QUICK: Boolean(v.quick),
   ROUNDS: v.rounds === undefined ? (v.quick ? 2 : 5) : wholeNumber(v.rounds, '--rounds', bad),
@@ -42,6 +49,7 @@ const { QUICK, ROUNDS, MS, OUT, JSON_OUT, API, NATIVE, maps, ns } = commandLine(
   JSON_OUT: v.json ?? null,
   API: v.api === undefined ? null : existingFile(v.api, '--api', bad),   // another build of the JS API
   NATIVE: v.native === undefined ? path.join(root, 'build/bench/bench_native') : existingFile(v.native, '--native', bad),
+  NO_NATIVE: v['no-native'] ? (v.native === undefined ? true : bad('--no-native and --native exclude each other')) : false,
   maps: v.maps === undefined ? MAPS : listOf(v.maps, '--maps', MAPS, bad),
   ns: v.n === undefined ? NS : listOf(v.n, '--n', NS, bad, Number),
 }));
@@ -87,7 +95,7 @@ async function startEngine(kind) {
 
 // One invocation of bench_native: every (mapping, n) of `cs` once, `ms` each.
 function runNative(ms, cs = cases) {
-  if (!existsSync(NATIVE)) return null;
+  if (NO_NATIVE || !existsSync(NATIVE)) return null;
   const cm = [...new Set(cs.map((c) => c.map))], cn = [...new Set(cs.map((c) => c.n))];
   const args = ['--ms', String(ms), '--n', cn.join(','), '--maps', cm.join(','),
                 '--floats', String(FLOATS), '--rows3', String(ROWS3)];
@@ -132,15 +140,22 @@ console.log(header);
 const js = {};
 for (const kind of ['simd', 'scalar', 'nocopy', 'mappings', 'plain', 'tfjs', 'raw', 'tfjs-kernel']) js[kind] = await startEngine(kind);
 if (!js.simd) { console.error(`run.mjs: the SIMD build is required (${notes.join('; ')}); run make first`); process.exit(1); }
+if (!js.plain) { console.error(`run.mjs: plain.js, the reference every engine is checked against, did not start (${notes.join('; ')})`); process.exit(1); }
 for (const kind of ['simd', 'scalar', 'tfjs']) if (js[kind]) console.log(`${kind}: ${JSON.stringify(js[kind].info)}`);
 if (js.simd && js.scalar && JSON.stringify(js.simd.info) === JSON.stringify(js.scalar.info) && Object.keys(js.simd.info).length)
   notes.push('warning: info() of the SIMD and the scalar engine are identical: is init({ simd: false }) honoured?');
 
 let native0 = null;
-try {
-  native0 = runNative(1);
-  if (!native0) notes.push(`native: ${path.relative(root, NATIVE)} not built (make ${path.relative(root, NATIVE)})`);
-} catch (e) { notes.push(`native: ${e.message}`); }
+if (NO_NATIVE) notes.push('native: left out (--no-native)');
+else {
+  try {
+    native0 = runNative(1);
+  } catch (e) { console.error(`run.mjs: ${e.message} (--no-native runs without it)`); process.exit(1); }
+  if (!native0) {
+    console.error(`run.mjs: ${path.relative(root, NATIVE)} not built: make ${path.relative(root, NATIVE)}, or --no-native to run without it`);
+    process.exit(1);
+  }
+}
 
 // ------------------------------------------------------------ correctness
 // Every engine's output on the bench input against plain.js (max |difference|), native by checksum.
@@ -148,26 +163,31 @@ const TOL = { softmax: 2e-5, sparsemax: 2e-5, entmax15: 2e-5, entmax: 1e-4, fuse
 const bad = new Set();   // `${engine}/${map}/${n}` that disagree: marked '!' in the table
 const verifyLines = [];
 for (const c of cases) {
-  const ref = js.plain && (await js.plain.request({ op: 'output', ...c })).y;
+  const ref = (await js.plain.request({ op: 'output', ...c })).y;
   const simdY = (await js.simd.request({ op: 'output', ...c })).y;
   const diffs = [];
   for (const kind of ['simd', 'scalar', 'nocopy', 'mappings', 'tfjs', 'raw', 'tfjs-kernel']) {
     const e = js[kind];
-    if (!e || !e.have.has(c.map) || !ref) continue;
+    if (!e || !e.have.has(c.map)) continue;
     const y = kind === 'simd' ? simdY : (await e.request({ op: 'output', ...c })).y;
-    let d = 0;
+    let d = y.length === ref.length ? 0 : Infinity;   // a short or empty output is a mismatch too
     for (let i = 0; i < y.length; i++) d = Math.max(d, Math.abs(y[i] - ref[i]));
     if (!(d <= TOL[c.map])) { bad.add(`${kind}/${key(c)}`); verifyLines.push(`MISMATCH ${kind} ${LABELS[c.map]} n=${c.n}: max |${kind} - plain| = ${d.toExponential(2)} > ${TOL[c.map]}`); }
     diffs.push(`${kind} ${d.toExponential(1)}`);
   }
-  if (native0?.has(key(c)) && simdY) {
+  if (native0 && !native0.has(key(c))) {
+    bad.add(`native/${key(c)}`);
+    verifyLines.push(`MISMATCH native ${LABELS[c.map]} n=${c.n}: bench_native gave no result for this case`);
+  } else if (native0) {
     const a = native0.get(key(c)).check, b = checksum(simdY);
     const rel = Math.abs(a - b) / Math.max(1, Math.abs(b));
     if (!(rel <= 1e-5)) { bad.add(`native/${key(c)}`); verifyLines.push(`MISMATCH native ${LABELS[c.map]} n=${c.n}: checksum ${a} vs SIMD wasm ${b}`); }
   }
 }
+const checked = ['simd', 'scalar', 'nocopy', 'mappings', 'tfjs', 'raw', 'tfjs-kernel'].filter((k) => js[k]);
 const verifySummary = verifyLines.length ? verifyLines.join('\n')
-  : 'verify: every engine agrees with plain.js on every case (tolerance 2e-5, 1e-4 for the iterative maps); native checksums match the SIMD wasm outputs';
+  : `verify: ${checked.join(', ')} agree with plain.js on every case they run (tolerance 2e-5, 1e-4 for the iterative maps); ` +
+    (native0 ? 'native checksums match the SIMD wasm outputs' : 'native not checked (--no-native)');
 console.log(verifySummary);
 
 // ------------------------------------------------------------------- warm-up
@@ -340,4 +360,9 @@ if (JSON_OUT) {
     verify: verifyLines, notes, foreign_cpu_share: load, results, targets,
   }, null, 2));
   console.log(`results saved to ${JSON_OUT}`);
+}
+if (verifyLines.length) {
+  console.error(`run.mjs: ${verifyLines.length} verification mismatch(es): an engine disagreed with the reference ` +
+    `(the MISMATCH lines above; '!' in the table)\n${verifyLines.join('\n')}`);
+  process.exit(1);
 }

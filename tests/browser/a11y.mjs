@@ -3,10 +3,11 @@
 // has rendered its models, then axe's WCAG 2.x A/AA rules and best practices run over the
 // document and every shadow root. Zero violations, in light and dark, wide and narrow. The
 // widgets end up in other people's pages, where such audits run. Also checked here: every
-// focusable part of a widget has an accessible name.
+// focusable part of a widget has an accessible name, and (as on every page the browser tests
+// open) zero console or page errors, zero CSP violations, no request outside the origin.
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
-import { check, open, ready, frames, runSuite } from "./harness.mjs";
+import { check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
 
 const AXE = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
@@ -55,13 +56,14 @@ const unnamed = (page) => page.evaluate(() => {
 });
 
 async function checkPage(browser, url, origin, label, opts) {
-  const { page } = await open(browser, url, origin, opts);
+  const { page, log } = await open(browser, url, origin, opts);
   if (url === origin) await ready(page);
   await showEverything(page);
   const v = await audit(page);
   check(v.length === 0, `${label}: no axe violation (got ${v.length}: ${v.join(" | ")})`);
   const u = await unnamed(page);
   check(u.length === 0, `${label}: every focusable part of a widget has a name (unnamed: ${JSON.stringify(u)})`);
+  await checkClean(page, log, `${label}: `);
   await page.close();
 }
 

@@ -151,7 +151,11 @@ async function runAttention(browser, server, { blob }) {
     check(await progress(page) > p1, `${tag}: progress advances on the main thread (${p1} -> ${await progress(page)})`);
   }
   const w = await watched;
-  check(w.detail.step === 100 && w.detail.stopped === false && w.detail.test >= 0, `${tag}: 100 steps trained (${JSON.stringify(w.detail)})`);
+  const { test } = w.detail;
+  check(w.detail.step === 100 && w.detail.stopped === false, `${tag}: 100 steps trained, not stopped (${JSON.stringify(w.detail)})`);
+  // "+ tests": the final model scored on the 2000 test examples, an accuracy (null, NaN or a
+  // count would pass the old `test >= 0`)
+  check(typeof test === "number" && test >= 0 && test <= 1, `${tag}: the test accuracy is a number in [0, 1] (got ${JSON.stringify(test)})`);
   // Never frozen: frames kept coming while it trained. Relative to the run's own length (a slow
   // machine stretches the slices and the run alike): a page blocked by the training would show
   // one gap about as long as the run.
@@ -159,6 +163,8 @@ async function runAttention(browser, server, { blob }) {
   const after = await page.$eval("#a", (e) => ({ source: e.shadowRoot.querySelector(".source").textContent, status: e.shadowRoot.querySelector(".tstatus").textContent, thread: e.trainingThread }));
   check(after.source.includes("trained in this tab") && after.thread === null, `${tag}: the trained model is shown, the run is over (${JSON.stringify(after)})`);
   check(blob ? !after.status.includes("main thread") : after.status.includes("Trained on the page's main thread"), `${tag}: the final status says where it trained (got "${after.status}")`);
+  const shown = typeof test === "number" ? `${(100 * test).toFixed(1)}% of 2000 other held-out examples exactly right` : "(no test accuracy)";
+  check(after.status.includes(shown), `${tag}: the final status shows that test accuracy, "${shown}" (got "${after.status}")`);
   console.log(`single-file: ${tag}: 100 steps + tests in ${(w.ms / 1000).toFixed(1)} s wall (${thread}), ${w.frames} frames, longest gap ${w.worst.toFixed(0)} ms`);
 
   if (!blob) {

@@ -32,15 +32,15 @@ export function parseGolden(text) {
   return cases;
 }
 
-// Skipped (and reported as skipped) only if the shared file is missing from the tree.
+// A missing file fails the test (it used to be skipped, so deleting it passed).
 const present = existsSync(FILE);
 const cases = present ? parseGolden(readFileSync(FILE, "utf8")) : [];
 
 for (const { name, sx } of await builds()) {
   describe(`golden vectors [${name} build]`, () => {
-    const skip = !present && "tests/golden/mappings.txt is missing";
-    test(`${cases.length} cases from tests/golden/mappings.txt`, { skip }, () => {
-      assert.ok(cases.length >= 10, "the golden file has cases");
+    test(`${cases.length} cases from tests/golden/mappings.txt`, () => {
+      assert.ok(present, `tests/golden/mappings.txt is missing (${FILE.pathname}): the golden vectors are part of the tests`);
+      assert.ok(cases.length >= 10, `the golden file has only ${cases.length} cases (at least 10 expected)`);
       for (const c of cases) {
         assert.ok(typeof sx[c.mapping] === "function", `line ${c.line}: unknown mapping ${c.mapping}`);
         const opts = { temperature: c.temperature };

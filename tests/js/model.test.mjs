@@ -629,6 +629,10 @@ describe("SIMD and scalar builds", () => {
       const fb = mb.forward(batch.src, batch.tgt, { count: 4 });
       assertClose(fa.logits, fb.logits, 1e-4, "logits");
       for (let i = 0; i < fa.attention.length; i++) assertClose(fa.attention[i].data, fb.attention[i].data, 1e-4, `map ${i}`);
+      // every head's effective alpha, encoder, decoder, cross (sparsemax heads: 2, fixed)
+      const alphas = (m) => ["encoder", "decoder", "cross"].flatMap((k) => m.alphas()[k].flat());
+      const a0 = alphas(ma), b0 = alphas(mb);
+      assert.deepEqual(b0, a0, "the same initial alphas");
       const la = [], lb = [];
       for (let s = 0; s < 5; s++) {
         const bb = a.tasks.generate("reverse", { seed: 1, start: 8 * s, count: 8 });
@@ -636,6 +640,16 @@ describe("SIMD and scalar builds", () => {
         lb.push(mb.trainStep(bb, { lr: 1e-2 }));
       }
       assertClose(la, lb, 1e-3, "losses");
+      // The learned alphas: their moves over the 5 steps (~1e-2 here) agree to 1% of the largest.
+      // The losses alone hardly see the alpha gradient (a sign error in the scalar build's moved
+      // them by at most 1.3e-3, inside their tolerance); the alphas move the other way then.
+      const da = alphas(ma).map((v, i) => v - a0[i]), db = alphas(mb).map((v, i) => v - b0[i]);
+      const moved = Math.max(...da.map(Math.abs));
+      assert.ok(moved >= 1e-3, `the learned alphas move in 5 steps (largest move ${moved} < 1e-3): nothing to compare`);
+      const worst = Math.max(...da.map((v, i) => Math.abs(v - db[i])));
+      assert.ok(worst <= 1e-2 * moved,
+        `learned alphas' moves over 5 steps differ between the builds by up to ${worst} (> 1% of the largest move, ${moved})\n` +
+        `  SIMD   [${da.map((v) => v.toExponential(2)).join(", ")}]\n  scalar [${db.map((v) => v.toExponential(2)).join(", ")}]`);
     } finally {
       ma.free();
       mb.free();

@@ -1,10 +1,13 @@
 // The README's table of shipped models is computed, not typed: it must equal what
-// `node tools/summary.mjs` renders from web/models/summary.json (written by `make models`).
+// `node tools/summary.mjs` renders from web/models/summary.json (written by `make models`). And
+// summary.json's accuracies are recomputed here from the committed checkpoints, through the JS
+// API: the figure the README shows is the checkpoint's, not only what the trainer wrote.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { builds, DIST } from "./helpers.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -17,7 +20,7 @@ test("README's model table equals tools/summary.mjs's rendering of summary.json"
   assert.equal(inReadme, rendered, "README model table is stale: run `node tools/summary.mjs --readme README.md`");
 });
 
-test("summary.json describes exactly the committed checkpoints (float16, its byte counts), each >= 99% held-out", () => {
+test("summary.json describes exactly the committed checkpoints (float16, its byte counts), each >= 99% held-out (summary.json's figure)", () => {
   const runs = JSON.parse(readFileSync(`${ROOT}web/models/summary.json`, "utf8"));
   const files = readdirSync(`${ROOT}web/models`).filter((f) => f.endsWith(".sxm")).sort();
   assert.deepEqual(runs.map((r) => `${r.task}-${r.kind}.sxm`).sort(), files);
@@ -29,5 +32,52 @@ test("summary.json describes exactly the committed checkpoints (float16, its byt
     assert.equal(r.precision, "float16", `${name}: precision`);
     assert.equal(bytes.readUInt32LE(4), 2, `${name}: format version`);
     assert.ok(r.bytes < r.params * 2 + 1024, `${name}: ${r.bytes} bytes for ${r.params} parameters`);
+  }
+});
+
+// tools/train.c's test figure: greedy exact-sequence accuracy (the generated row equal to the
+// reference up to and including EOS) of the model loaded from the shipped bytes, on examples
+// 0 .. test_examples - 1 of the held-out split under seed 2000 + seed. Here: on all of them,
+// teacher forced (web/trainer.js's exactAccuracy, train.c's accuracy_tf: greedy decoding yields
+// the reference row exactly when every argmax along the reference prefix is the reference
+// token), and that shortcut checked against real greedy decoding (model.generate, the page's
+// path) on the first GREEDY examples of each model, row counts equal. All 16 x 2000 take about
+// 15 s in the SIMD build on a shared 2-core machine. The wasm figure may differ from the native
+// trainer's by a row or two that sit on a float-rounding tie: within TIE_ROWS rows.
+const GREEDY = 200, TIE_ROWS = 2;
+test("each shipped checkpoint's held-out accuracy, recomputed through the JS API, is summary.json's and >= 99%", async () => {
+  const { sx } = (await builds()).find((b) => b.name === "simd");
+  const { exactAccuracy } = await import(new URL("trainer.js", DIST).href);
+  const runs = JSON.parse(readFileSync(`${ROOT}web/models/summary.json`, "utf8"));
+  assert.equal(runs.length, 16, "16 shipped models");
+  for (const r of runs) {
+    const name = `${r.task}-${r.kind}`, n = r.test_examples;
+    assert.ok(Number.isInteger(n) && n >= 2000, `${name}: summary.json's test_examples ${n} (2000 expected)`);
+    const m = sx.Model.load(readFileSync(`${ROOT}web/models/${name}.sxm`));
+    try {
+      const held = sx.tasks.generate(r.task, { seed: 2000 + r.seed, count: n, split: "heldout" });
+      const acc = exactAccuracy(m, held, 64);
+      assert.ok(acc >= 0.99, `${name}: held-out accuracy recomputed from the checkpoint: ${acc} on ${n} examples (< 99%)`);
+      assert.ok(Math.abs(acc - r.accuracy) * n <= TIE_ROWS + 1e-9,
+        `${name}: held-out accuracy recomputed from the checkpoint, ${acc} on ${n} examples, is not summary.json's (and the README's) ${r.accuracy} (more than ${TIE_ROWS} rows apart)`);
+      // the teacher-forced count against greedy decoding, on the first GREEDY examples
+      const T = held.shape[1], eos = sx.tasks.vocab(r.task).indexOf("<eos>");
+      const part = sx.tasks.generate(r.task, { seed: 2000 + r.seed, count: GREEDY, split: "heldout" });
+      assert.deepEqual(part.src, held.src.subarray(0, GREEDY * T), `${name}: the first ${GREEDY} held-out examples`);
+      const rows = m.generate(part.src, { count: GREEDY });
+      let right = 0;
+      for (let i = 0; i < GREEDY; i++) {
+        let ok = true;
+        for (let t = 0; t < T && ok; t++) {
+          ok = rows[i][t] === part.tgt[i * T + t];
+          if (part.tgt[i * T + t] === eos) break;
+        }
+        right += ok;
+      }
+      const tf = Math.round(exactAccuracy(m, part, 64) * GREEDY);
+      assert.equal(right, tf, `${name}: greedy decoding gets ${right} of the first ${GREEDY} held-out examples right, teacher forcing ${tf}`);
+    } finally {
+      m.free();
+    }
   }
 });
