@@ -71,7 +71,7 @@ DIST := $(WASM) \
         $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS) $(TYPES) $(MODELS)) \
         $(D)/simplexity-widgets.js
 
-.PHONY: explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
+.PHONY: mutants explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
 
 # The deliverables: the package's files and the static site.
 all: tools $(DIST) site
@@ -320,6 +320,13 @@ untracked-check:
 	@new=$$(comm -13 $(B)/untracked-before.txt $(B)/untracked-after.txt); \
 	 if [ -n "$$new" ]; then echo "make test: these files appeared in the tree:" >&2; echo "$$new" >&2; exit 1; fi
 	@echo "untracked-check: no new file in the tree"
+
+# A test of the tests (not part of make test: about half an hour): each curated breaking change of
+# tests/mutants.mjs (a threshold, a mask, an option forwarded, an argument check, a drawn element,
+# the test machinery's own exits) applied to a copy of the tree in build/mutants/, with the suites
+# that should catch it; prints the survivors and fails if there are any. ONLY=id,id runs a few.
+mutants: all
+	$(NODE) tools/mutants.mjs $(if $(ONLY),--only $(ONLY))
 
 $(B)/bench/bench_native: bench/bench_native.c bench/inputs.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/bench
