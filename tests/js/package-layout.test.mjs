@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import zlib from "node:zlib";
 import { DIST } from "./helpers.mjs";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -68,10 +69,19 @@ test("package.json: every export and main/module/types point at a file make buil
   assert.ok(!pkg.files.some((f) => f.includes("site")), "the demo site is not in the package");
 });
 
-test("the single-file build holds both wasm builds (base64) and the training worker", async () => {
+test("the single-file build holds the SIMD build (deflated, base64), not the scalar one, and the workers' code", async () => {
+  const { inflateRaw } = await import(new URL("tools/inflate.js", ROOT).href);
   const text = await readFile(new URL("simplexity-widgets.js", DIST), "utf8");
-  const b64 = async (f) => (await readFile(new URL(f, DIST))).toString("base64");
-  assert.ok(text.includes(await b64("simplexity-simd.wasm")), "the SIMD build is inlined");
-  assert.ok(text.includes(await b64("simplexity.wasm")), "the scalar build is inlined");
-  assert.ok(text.includes("setTrainWorker") || /onmessage/.test(text), "the worker's code is in it");
+  const simd = await readFile(new URL("simplexity-simd.wasm", DIST));
+  const scalar = await readFile(new URL("simplexity.wasm", DIST));
+  // every long base64 string literal in the bundle, inflated
+  const blobs = [...text.matchAll(/"([A-Za-z0-9+/]{4096,}={0,2})"/g)].map((m) => zlib.inflateRawSync(Buffer.from(m[1], "base64")));
+  assert.equal(blobs.length, 3, "three deflated blobs: the SIMD wasm and the two workers' code");
+  assert.ok(blobs.some((b) => b.equals(simd)), "the SIMD build is inlined, deflated");
+  assert.ok(!blobs.some((b) => b.equals(scalar)) && !text.includes(scalar.subarray(0, 3000).toString("base64")), "the scalar build is not inlined");
+  const workers = blobs.filter((b) => !b.equals(simd)).map((b) => b.toString("utf8"));
+  assert.ok(workers.every((w) => /onmessage|addEventListener\("message"/.test(w)), "the workers' code is in it");
+  // the bundle's own inflate (tools/inflate.js) gives the same bytes as zlib
+  const m = text.match(/"([A-Za-z0-9+/]{100000,}={0,2})"/);
+  assert.ok(Buffer.from(inflateRaw(new Uint8Array(Buffer.from(m[1], "base64")), simd.length)).equals(simd));
 });
