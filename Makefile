@@ -89,9 +89,10 @@ site: $(DIST) $(PAGE_SRC) examples/blog-post.html web/models/summary.json
 	cp examples/blog-post.html $(SITE)/examples/
 	$(NODE) tools/minify.mjs --site $(SITE)
 
-# The single-file build (every widget, the library and both .wasm inlined) for hosts that
-# cannot serve .wasm files: built from dist/'s own files, beside which it fetches models/.
-$(D)/simplexity-widgets.js: tools/bundle.mjs package.json $(D)/simplexity-simd.wasm $(D)/simplexity.wasm \
+# The single-file build (every widget, the library and the full core's SIMD build inlined,
+# deflated) for hosts that cannot serve .wasm files: built from dist/'s own files, beside which it
+# fetches models/ (and, on an engine without SIMD, the scalar builds: tools/bundle.mjs says why).
+$(D)/simplexity-widgets.js: tools/bundle.mjs tools/inflate.js package.json $(D)/simplexity-simd.wasm \
                             $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS))
 	$(NODE) tools/bundle.mjs --site $(D) --out $@
 

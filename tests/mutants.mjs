@@ -122,7 +122,7 @@ export const MUTANTS = [
   // ---------------------------------------------------------------- the machinery
   {
     id: "bundle-without-worker", file: "tools/bundle.mjs",
-    from: "\"setTrainWorker({ source: WORKER, wasm });\",", to: "\"\",",
+    from: "`  setTrainWorker({ source: text(WORKER, ${pWorker.size}), wasm });`,", to: "\"\",",
     why: "the single-file build ships without its training worker", run: [js("package-layout.test.mjs")],
   },
   {

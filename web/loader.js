@@ -186,8 +186,16 @@ export async function loadWasm(options = {}) {
     try {
       ({ instance } = await fetchAndInstantiate(url, imports));
     } catch (err) {
-      if (err.message.startsWith("simplexity:")) throw err;
-      throw new Error(`simplexity: cannot instantiate ${url}: ${err.message}`, { cause: err });
+      const msg = err.message.startsWith("simplexity:") ? err.message : `simplexity: cannot instantiate ${url}: ${err.message}`;
+      // Only an engine without SIMD needs a scalar file: say why, and where it goes (the
+      // single-file build inlines the SIMD build alone, and fetches the scalar one beside itself).
+      const why = !engineSimd && options.url === undefined
+        ? `; this engine has no WebAssembly SIMD (Safari and iOS before 16.4, Chrome before 91, Firefox before 89), ` +
+          `so it needs the scalar build ${url.pathname.slice(url.pathname.lastIndexOf("/") + 1)}: put simplexity.wasm and ` +
+          "simplexity-mappings.wasm beside simplexity.js, or beside simplexity-widgets.js (the single-file build " +
+          "inlines only the SIMD build), or use a browser with SIMD"
+        : "";
+      throw new Error(msg + why, { cause: err });
     }
   }
 

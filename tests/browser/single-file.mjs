@@ -1,8 +1,15 @@
 // single-file.mjs - the single-file widget build (dist/site/simplexity-widgets.js) on a host
 // that cannot serve .wasm files: a folder holding only a page and the bundle, served with every
-// .wasm request answered 404. The widgets must render from the inlined bytes (the SIMD ones in
-// Chromium, the scalar ones when the page forbids SIMD by the feature probe's answer), under a
-// strict CSP, with zero console errors and no request but the page and the bundle.
+// .wasm request answered 404. The widgets must render from the inlined (deflated) SIMD bytes,
+// under a strict CSP, with zero console errors and no request but the page and the bundle.
+//
+// The bundle inlines the SIMD build only (issue 27). On an engine without SIMD (forced here as
+// the other tests force it: the feature probe's module fails to validate):
+//   - on that host (no .wasm beside the bundle), no widget stays blank: each one says that this
+//     engine has no WebAssembly SIMD and names the scalar file it needs, and the only console
+//     errors are the browser's own lines for the refused .wasm requests;
+//   - on a host that serves the scalar builds beside the bundle (what dist/ holds), the widgets
+//     render from them: info().simd is false, the .wasm fetched is the scalar full core alone.
 //
 // <sx-attention> from the bundle, with models/ beside it (the one thing still fetched): it shows
 // a shipped model and trains a few steps
@@ -64,19 +71,48 @@ function serve(dir) {
   const server = http.createServer(async (req, res) => {
     const rel = decodeURIComponent(new URL(req.url, "http://x").pathname);
     seen.push(rel);
-    if (rel.endsWith(".wasm")) { res.writeHead(404).end("no wasm here"); return; }
+    if (rel.endsWith(".wasm") && !server.wasm) { res.writeHead(404).end("no wasm here"); return; }
     if (rel === "/favicon.ico") { res.writeHead(204).end(); return; } // the browser's own request
     try {
       const file = rel === "/" ? "/index.html" : rel;
       const body = await fs.readFile(path.join(dir, file));
-      const type = TYPES[path.extname(file)] || "application/octet-stream";
+      const type = TYPES[path.extname(file)] || "application/octet-stream"; // .wasm too: the loader copes
       res.writeHead(200, { "content-type": type }).end(body);
     } catch {
       res.writeHead(404).end("not found");
     }
   });
+  server.wasm = false; // true: .wasm files are served like any other (with a generic type)
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({
-    url: `http://127.0.0.1:${server.address().port}/`, seen, close: () => new Promise((r) => server.close(r)) })));
+    url: `http://127.0.0.1:${server.address().port}/`, seen, close: () => new Promise((r) => server.close(r)),
+    set wasm(on) { server.wasm = on; } })));
+}
+
+// An engine without SIMD on the host that refuses .wasm: every widget says what is missing.
+async function runNoSimdNoWasm(browser, server) {
+  const tag = "no SIMD, no .wasm beside the bundle";
+  const before = (page) => page.addInitScript(() => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (b) => (b.byteLength < 64 ? false : validate(b));
+  });
+  server.seen.length = 0;
+  const { page, log: { errors, foreign } } = await open(browser, server.url, server.url, { viewport: { width: 1280, height: 720 }, local: [], before });
+  const ids = ["s", "t", "f", "h", "r", "pe", "sc", "pt"];
+  await page.waitForFunction((ids) => ids.every((id) => {
+    const m = document.getElementById(id)?.shadowRoot?.querySelector("p.msg");
+    return m && !m.hidden && m.textContent.length > 0;
+  }), ids, { timeout: 15000 });
+  const msgs = await page.evaluate((ids) => ids.map((id) => document.getElementById(id).shadowRoot.querySelector("p.msg").textContent), ids);
+  const wanted = /^sx-[a-z-]+: could not load the WebAssembly core: simplexity: failed to fetch http:\/\/127\.0\.0\.1:\d+\/vendor\/simplexity\.wasm: HTTP 404 .*this engine has no WebAssembly SIMD \(Safari and iOS before 16\.4.*so it needs the scalar build simplexity\.wasm: put simplexity\.wasm and simplexity-mappings\.wasm beside simplexity\.js, or beside simplexity-widgets\.js \(the single-file build inlines only the SIMD build\)/;
+  const bad = msgs.filter((m) => !wanted.test(m));
+  check(bad.length === 0, `${tag}: each of the ${ids.length} widgets says the engine lacks SIMD and names the scalar file (got ${JSON.stringify(bad.length ? bad : msgs[0])})`);
+  const wasmReqs = server.seen.filter((r) => r.endsWith(".wasm"));
+  check(wasmReqs.length > 0 && wasmReqs.every((r) => r === "/vendor/simplexity.wasm"), `${tag}: the only .wasm asked for is the scalar full core beside the bundle (got ${JSON.stringify(wasmReqs)})`);
+  const refused = errors.filter((e) => /^Failed to load resource: the server responded with a status of 404/.test(e));
+  check(errors.length === refused.length && refused.length === wasmReqs.length,
+    `${tag}: the only console errors are the browser's lines for the ${wasmReqs.length} refused .wasm requests (got ${JSON.stringify(errors)})`);
+  check(foreign.length === 0, `${tag}: no request outside the origin (got ${JSON.stringify(foreign)})`);
+  await page.close();
 }
 
 async function run(browser, server, { noSimd }) {
@@ -87,12 +123,12 @@ async function run(browser, server, { noSimd }) {
   });
   server.seen.length = 0;
   const { page, log: { errors, foreign } } = await open(browser, server.url, server.url, { viewport: { width: 1280, height: 720 }, local: [], before });
-  const tag = noSimd ? "scalar" : "SIMD";
+  const tag = noSimd ? "scalar (no SIMD, the scalar builds beside the bundle)" : "SIMD";
   await page.waitForFunction(() => document.querySelector("#s")?.shadowRoot?.querySelectorAll("tbody tr").length === 2,
     null, { timeout: 15000 });
   const rows = await page.$$eval("#s tbody tr", (rs) => rs.map((r) => Array.from(r.cells, (c) => c.textContent)));
   const sp = rows.find((r) => r[0] === "sparsemax");
-  check(sp && sp[1] === "0.7500" && sp[2] === "0" && sp[3] === "0.2500", `${tag}: sparsemax([1.5, 0, 1]) from the inlined wasm (got ${sp})`);
+  check(sp && sp[1] === "0.7500" && sp[2] === "0" && sp[3] === "0.2500", `${tag}: sparsemax([1.5, 0, 1]) from the ${noSimd ? "fetched scalar" : "inlined"} wasm (got ${sp})`);
   check(await page.$$eval("#t path.curve", (p) => p.length) >= 1, `${tag}: the two-choice widget draws its curves`);
   check(/fusedmax: \d+ of 10 non-zero/.test(await page.$eval("#f .readout", (e) => e.textContent)), `${tag}: the fused widget reports its runs`);
   await page.waitForFunction(() => document.querySelector("#h")?.shadowRoot?.querySelector("line.tau"), null, { timeout: 15000 });
@@ -111,11 +147,12 @@ async function run(browser, server, { noSimd }) {
   // fixed, block 8, 2 summary, n = 32: each query sees its block (8 keys) and the 2 summary keys of each of the 3 other blocks
   check(pt.n === 32 && pt.pairs === 32 * (8 + 3 * 2) && pt.cells === pt.pairs, `${tag}: the patterns widget draws the fixed pattern's 448 pairs (got ${JSON.stringify(pt)})`);
   const simd = await page.evaluate(async () => (await import("./vendor/simplexity-widgets.js")).info().simd);
-  check(simd === !noSimd, `${tag}: the bundle runs the ${tag} bytes (info().simd = ${simd})`);
+  check(simd === !noSimd, `${tag}: the bundle runs the ${noSimd ? "scalar" : "SIMD"} build (info().simd = ${simd})`);
   check(errors.length === 0, `${tag}: zero console errors (got ${JSON.stringify(errors)})`);
   check(foreign.length === 0, `${tag}: no request outside the origin (got ${JSON.stringify(foreign)})`);
   const wasmReqs = server.seen.filter((s) => s.endsWith(".wasm"));
-  check(wasmReqs.length === 0, `${tag}: no .wasm request (got ${JSON.stringify(wasmReqs)})`);
+  if (noSimd) check(JSON.stringify(wasmReqs) === JSON.stringify(["/vendor/simplexity.wasm"]), `${tag}: one .wasm request, the scalar full core beside the bundle (got ${JSON.stringify(wasmReqs)})`);
+  else check(wasmReqs.length === 0, `${tag}: no .wasm request (got ${JSON.stringify(wasmReqs)})`);
   await page.close();
 }
 
@@ -224,6 +261,8 @@ async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "sx-single-"));
   await fs.mkdir(path.join(dir, "vendor"));
   await fs.copyFile(BUNDLE, path.join(dir, "vendor/simplexity-widgets.js"));
+  // the scalar builds, as dist/ has them beside the bundle (served only when server.wasm is on)
+  for (const f of ["simplexity.wasm", "simplexity-mappings.wasm"]) await fs.copyFile(path.join(path.dirname(BUNDLE), f), path.join(dir, "vendor", f));
   await fs.cp(path.join(path.dirname(BUNDLE), "models"), path.join(dir, "vendor/models"), { recursive: true });
   await fs.writeFile(path.join(dir, "index.html"), PAGE);
   await fs.writeFile(path.join(dir, "attention-blob.html"), ATTENTION(`${STRICT}; worker-src 'self' blob:`));
@@ -233,7 +272,10 @@ async function main() {
   const browser = await launch();
   try {
     await run(browser, server, { noSimd: false });
+    await runNoSimdNoWasm(browser, server);
+    server.wasm = true;
     await run(browser, server, { noSimd: true });
+    server.wasm = false;
     await runAttention(browser, server, { blob: true });
     await runAttention(browser, server, { blob: false });
     await runExplain(browser, server);

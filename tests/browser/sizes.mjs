@@ -147,7 +147,7 @@ line("+ on a widget's first SVG/PNG export", onExport, `  (${onExport.length} fi
 line("every section seen, training started", [...library, ...widgetCode, ...shell, ...modelFiles, ...worker]);
 line("(scalar wasm, fetched instead of SIMD)", ["simplexity.wasm"]);
 line("(the mappings core, SIMD; scalar)", ["simplexity-mappings-simd.wasm"], `  ${kb(gz("simplexity-mappings.wasm"))} gzipped scalar`);
-line("single-file widget build (both wasm)", ["simplexity-widgets.js"]);
+line("single-file build (SIMD only)", ["simplexity-widgets.js"]);
 const unused = fs.readdirSync(SITE, { recursive: true })
   .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f)
     && !explainWorker.includes(f) && !onExport.includes(f));

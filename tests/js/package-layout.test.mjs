@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import zlib from "node:zlib";
 import { DIST } from "./helpers.mjs";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -68,45 +69,47 @@ test("package.json: every export and main/module/types point at a file make buil
   assert.ok(!pkg.files.some((f) => f.includes("site")), "the demo site is not in the package");
 });
 
-test("the single-file build holds both wasm builds (base64) and the training worker", async () => {
+test("the single-file build holds the SIMD build (deflated, base64), not the scalar one, and the workers' code", async () => {
+  const { inflateRaw } = await import(new URL("tools/inflate.js", ROOT).href);
   const text = await readFile(new URL("simplexity-widgets.js", DIST), "utf8");
-  const b64 = async (f) => (await readFile(new URL(f, DIST))).toString("base64");
-  assert.ok(text.includes(await b64("simplexity-simd.wasm")), "the SIMD build is inlined");
-  assert.ok(text.includes(await b64("simplexity.wasm")), "the scalar build is inlined");
-  // "setTrainWorker" is in any bundle (the function's own error messages), so the old check here
-  // could not fail: find the call instead and run what it passes
+  const simd = await readFile(new URL("simplexity-simd.wasm", DIST));
+  const scalar = await readFile(new URL("simplexity.wasm", DIST));
+  // every long base64 string literal in the bundle, inflated
+  const blobs = [...text.matchAll(/"([A-Za-z0-9+/]{4096,}={0,2})"/g)].map((m) => zlib.inflateRawSync(Buffer.from(m[1], "base64")));
+  assert.equal(blobs.length, 3, "three deflated blobs: the SIMD wasm and the two workers' code");
+  assert.ok(blobs.some((b) => b.equals(simd)), "the SIMD build is inlined, deflated");
+  assert.ok(!blobs.some((b) => b.equals(scalar)) && !text.includes(scalar.subarray(0, 3000).toString("base64")), "the scalar build is not inlined");
+  const workers = blobs.filter((b) => !b.equals(simd)).map((b) => b.toString("utf8"));
+  assert.ok(workers.every((w) => /onmessage|addEventListener\("message"/.test(w)), "the workers' code is in it");
+  // the bundle's own inflate (tools/inflate.js) gives the same bytes as zlib
+  const m = text.match(/"([A-Za-z0-9+/]{100000,}={0,2})"/);
+  assert.ok(Buffer.from(inflateRaw(new Uint8Array(Buffer.from(m[1], "base64")), simd.length)).equals(simd));
+  // "setTrainWorker" is in any bundle (the function's own error messages), so finding the name
+  // could not fail: find the call instead, and run the code it passes
   const source = trainWorkerSource(text);
   assert.match(source, /self\.onmessage\s*=/, "the source passed to setTrainWorker is a worker's code (self.onmessage)");
   assert.ok(!source.includes("customElements"), "the training worker's code holds no widget");
-  const seen = await runTrainWorker(source, await readFile(new URL("simplexity-simd.wasm", DIST)));
+  const seen = await runTrainWorker(source, simd);
   assert.ok(seen.started && seen.step >= 1,
     `the bundled training worker starts and trains (messages: ${JSON.stringify(seen.log)})`);
 });
 
-// The string the single-file bundle passes to setTrainWorker({ source, wasm }) (tools/bundle.mjs),
+// The code the single-file bundle passes to setTrainWorker({ source, wasm }) (tools/bundle.mjs),
 // read from the minified bundle: the function is the one whose error messages name
-// setTrainWorker, the call the one passing { source, wasm } to it, the source a string literal
-// (or a constant holding one).
+// setTrainWorker, the call the one passing { source: unpack(CONSTANT, size), ... } to it, the
+// constant a deflated, base64 string literal.
 function trainWorkerSource(text) {
   const at = text.indexOf("setTrainWorker: source must be");
   assert.ok(at > 0, "the bundle calls setTrainWorker (esbuild leaves the function, and its error messages, out when nothing calls it)");
   const decls = [...text.slice(0, at).matchAll(/function ([\w$]+)\(/g)];
   const fn = decls[decls.length - 1][1];
   const esc = (x) => x.replace(/\$/g, "\\$");
-  const calls = [...text.matchAll(new RegExp(`(?<![\\w$.])${esc(fn)}\\(\\{source:([\\w$]+|["'\`])`, "g"))];
-  assert.equal(calls.length, 1, `one call of setTrainWorker (minified ${fn}) with { source, ... } in the bundle (found ${calls.length})`);
-  let start;
-  if (/["'`]/.test(calls[0][1])) start = calls[0].index + calls[0][0].length - 1;
-  else {
-    const def = new RegExp(`(?<![\\w$.])${esc(calls[0][1])}=(["'\`])`).exec(text);
-    assert.ok(def, `the source passed to setTrainWorker (${calls[0][1]}) is a string constant`);
-    start = def.index + def[0].length - 1;
-  }
-  // the literal's extent: up to its closing quote, escapes skipped
-  const q = text[start];
-  let end = start + 1;
-  while (text[end] !== q) end += text[end] === "\\" ? 2 : 1;
-  const source = new Function(`return ${text.slice(start, end + 1)};`)();
+  const calls = [...text.matchAll(new RegExp(`(?<![\\w$.])${esc(fn)}\\(\\{source:[\\w$]+\\(([\\w$]+),(\\d+)\\)`, "g"))];
+  assert.equal(calls.length, 1, `one call of setTrainWorker (minified ${fn}) with { source: unpack(...) } in the bundle (found ${calls.length})`);
+  const def = new RegExp(`(?<![\\w$.])${esc(calls[0][1])}="([A-Za-z0-9+/]+={0,2})"`).exec(text);
+  assert.ok(def, `the source passed to setTrainWorker (${calls[0][1]}) is a base64 string constant`);
+  const source = zlib.inflateRawSync(Buffer.from(def[1], "base64")).toString("utf8");
+  assert.equal(Buffer.byteLength(source), Number(calls[0][2]), "the worker's code inflates to the size the call names");
   assert.ok(source.length > 10000, `the training worker's code is a whole module (${source.length} characters)`);
   return source;
 }

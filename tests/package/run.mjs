@@ -12,6 +12,7 @@
 //                                               argument keeps the consumers whose name starts so)
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import { spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { startServer } from "../../web/serve.mjs";
@@ -28,6 +29,12 @@ const WASM = {
   "mappings-scalar": fs.readFileSync(path.join(DIST, "simplexity-mappings.wasm")),
 };
 const EXPECTED = { sparsemax: [0.75, 0, 0.25], entmax: [0.671, 0.005, 0.324] };
+// The package without dist/models/, unpacked: its size budget (issue 27 item 6 asked for 1 MB).
+// 1 MB is out of reach while the package holds what it promises: README.md (113 KB, npm always
+// packs it), the declarations (90 KB), the four .wasm (590 KB, the scalar ones 291 KB of it), the
+// library and widgets as commented sources (641 KB; 353 KB minified) and the single-file build
+// (538 KB). This limit holds today's size (1.99 MB), so that it can only come down.
+const UNPACKED_LIMIT_WITHOUT_MODELS = 2.05e6;
 const BUILD_TIMEOUT_MS = 150000, PAGE_TIMEOUT_MS = 20000;
 
 echoPasses();
@@ -130,6 +137,19 @@ async function pack() {
   const names = info.files.map((f) => f.path);
   const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
   console.log(`tarball: ${info.filename}: ${mb(info.size)} packed, ${mb(info.unpackedSize)} unpacked, ${info.entryCount} files`);
+  // the same without the models (dist/models/*.sxm): what the rest of the package weighs
+  const isModel = (p) => p.startsWith("dist/models/");
+  const shipped = info.files.filter((f) => isModel(f.path));
+  const unpacked = info.unpackedSize - shipped.reduce((a, f) => a + f.size, 0);
+  const sizes = packedSizes(path.join(OUT, info.filename), (p) => isModel(p.replace(/^package\//, "")));
+  console.log(`tarball without its ${shipped.length} models: ${mb(sizes.without)} packed, ${mb(unpacked)} unpacked, ${info.entryCount - shipped.length} files`);
+  const biggest = info.files.filter((f) => !isModel(f.path)).sort((a, b) => b.size - a.size).slice(0, 5);
+  console.log(`tarball: its biggest files but the models: ${biggest.map((f) => `${f.path} ${(f.size / 1e3).toFixed(0)} KB`).join(", ")}`);
+  // the measure of "packed" is npm's: its tar stream gzipped again at level 9 gives its size
+  check(Math.abs(sizes.all - info.size) <= info.size * 0.01,
+    `tarball: the packed sizes are measured as npm packs (the whole stream re-gzipped: ${mb(sizes.all)}; npm: ${mb(info.size)})`);
+  check(unpacked <= UNPACKED_LIMIT_WITHOUT_MODELS,
+    `tarball: without its models, ${mb(unpacked)} unpacked, within its budget of ${mb(UNPACKED_LIMIT_WITHOUT_MODELS)}`);
   // the README's figures, to 0.1 MB: each within 0.06 MB of today's (a size on a rounding
   // boundary, 2.25 MB, may be written 2.2 or 2.3 without either flipping the check), files exact
   const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
@@ -158,6 +178,29 @@ async function pack() {
   });
   check(unmatched.length === 0, `tarball: every "exports" target is in it (${targets.size} targets; missing ${JSON.stringify(unmatched)})`);
   return path.join(OUT, info.filename);
+}
+
+/** The tarball's size, and its size without the entries `drop(name)` names, as npm packs it:
+ *  its tar stream (512-byte headers, each entry's data padded to 512 bytes; a pax header goes
+ *  with the entry it precedes) with those entries removed, gzipped at level 9. */
+function packedSizes(tgz, drop) {
+  const tar = zlib.gunzipSync(fs.readFileSync(tgz));
+  const str = (b) => b.toString("latin1").replace(/\0[\s\S]*$/, "");
+  const kept = [];
+  let pax = null;
+  for (let at = 0; at + 512 <= tar.length;) {
+    const h = tar.subarray(at, at + 512);
+    if (h.every((b) => b === 0)) { kept.push(tar.subarray(at)); break; } // the end of the archive
+    const size = parseInt(str(h.subarray(124, 136)).trim() || "0", 8);
+    const entry = tar.subarray(at, at + 512 + Math.ceil(size / 512) * 512);
+    at += entry.length;
+    if (h[156] === 0x78 || h[156] === 0x67) { pax = entry; continue; } // 'x' / 'g': a pax header
+    const prefix = str(h.subarray(345, 500)), name = (prefix ? `${prefix}/` : "") + str(h.subarray(0, 100));
+    if (!drop(name)) kept.push(...(pax ? [pax] : []), entry);
+    pax = null;
+  }
+  const gz = (b) => zlib.gzipSync(b, { level: 9 }).length;
+  return { all: gz(tar), without: gz(Buffer.concat(kept)) };
 }
 
 // ------------------------------------------------------------------------ the apps
