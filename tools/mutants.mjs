@@ -64,7 +64,9 @@ function copyTree() {
     const dst = path.join(WORK, f);
     fs.mkdirSync(path.dirname(dst), { recursive: true });
     fs.copyFileSync(src, dst);
-    fs.chmodSync(dst, fs.statSync(src).mode);
+    const st = fs.statSync(src);
+    fs.chmodSync(dst, st.mode);
+    fs.utimesSync(dst, st.atime, st.mtime); // as old as the original: make rebuilds nothing extra
   }
   fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(WORK, "node_modules"));
 }

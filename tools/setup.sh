@@ -41,7 +41,9 @@ fi
 
 # npm ci writes node_modules/.package-lock.json last: older than package-lock.json means the
 # lock file changed since the install (or the install never finished).
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# A node_modules that is a link (a second work tree sharing the first one's) is left alone.
+if [ -L node_modules ]; then :
+elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm ci (node_modules is missing or older than package-lock.json)"
   npm ci --no-audit --no-fund
 fi
