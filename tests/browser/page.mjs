@@ -3,7 +3,7 @@
 // driven by mouse and by keyboard change the numbers shown; a bad attribute falls back with a
 // message; SVG and PNG export; the blog-post example (dist/site/examples/, one folder below the
 // library) renders its widgets; light and dark screenshots in build/screenshots/. Also starts
-// `web/serve.mjs` the way `make serve` does and fetches the page.
+// `web/site/serve.mjs` the way `make serve` does and fetches the page.
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -11,9 +11,9 @@ import { ROOT, SITE, SHOTS, check, open, ready, frames, runSuite, checkClean } f
 
 const TALL = { width: 1100, height: 1400 };
 
-// `make serve` runs `node web/serve.mjs --root dist/site`; start it on a free port and fetch /.
+// `make serve` runs `node web/site/serve.mjs --root dist/site`; start it on a free port and fetch /.
 async function checkServeCommand() {
-  const child = spawn(process.execPath, [path.join(ROOT, "web/serve.mjs"), "--root", SITE, "--port", "0"],
+  const child = spawn(process.execPath, [path.join(ROOT, "web/site/serve.mjs"), "--root", SITE, "--port", "0"],
     { stdio: ["ignore", "pipe", "pipe"] });
   try {
     const url = await new Promise((resolve, reject) => {

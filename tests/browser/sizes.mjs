@@ -152,7 +152,7 @@ const unused = fs.readdirSync(SITE, { recursive: true })
   .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f)
     && !explainWorker.includes(f) && !onExport.includes(f));
 if (unused.length) console.log(`not fetched by the page: ${unused.sort().join(", ")}`);
-console.log("dependencies: none beyond the library (contours, scales, colours, 3-D projection are web/viz/*.js)");
+console.log("dependencies: none beyond the library (contours, scales, colours, 3-D projection are web/widgets/viz/*.js)");
 
 // The budgets. A post with one mapping widget (the mappings core) transfers at most 50 KB gzipped,
 // a simplex plot's above all (issue 14); each full core stays under webpack's hint. --check (make
