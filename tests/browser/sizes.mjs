@@ -77,8 +77,9 @@ const { MAPPINGS_CORE_TAGS } = await import(pathToFileURL(path.join(SITE, "widge
 const FULL_CORE = ["simplexity-simd.wasm"];
 const MAPPINGS_CORE = ["simplexity-mappings-simd.wasm"];
 const coreOf = (tag) => (MAPPINGS_CORE_TAGS.includes(tag) ? MAPPINGS_CORE : FULL_CORE);
-// the library: the modules `make` copies from dist/ (wasm/*.js), and the .wasm they fetch
-const isLibrary = (f) => fs.existsSync(path.join(ROOT, "dist", f)) && !f.includes("/");
+// the library: the modules `make` copies from dist/ (web/lib/*.js, web/lib/model/*.js,
+// web/lib/blocks/*.js; tools/layout.mjs), and the .wasm they fetch
+const isLibrary = (f) => fs.existsSync(path.join(ROOT, "dist", f)) && (!f.includes("/") || /^(model|blocks)\/[^/]+$/.test(f));
 for (const f of FULL_CORE) loaded.add(f);
 const library = [...loaded].filter((f) => isLibrary(f) || f.endsWith(".wasm")).sort();
 const widgetCode = [...widgetSet].filter((f) => !isLibrary(f)).sort();
