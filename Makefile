@@ -56,20 +56,17 @@ EM_FLAGS := $(EM_BASE) -O3 $(call em_exports,$(EXPORTS))
 EM_FLAGS_MAP := $(EM_BASE) -Oz -DSX_MAPPINGS_CORE $(call em_exports,$(EXPORTS_MAP))
 MAP_SRC := $(patsubst %,core/src/%.c,status softmax sparsemax entmax fusedmax oscarmax entropy sigmoid groupmax jacobian)
 
-# web/ is one module graph: the library (simplexity.js, mappings.js, loader.js, model.js, blocks.js: the JS/wasm
-# boundary), the widgets that import it by relative paths, and the page's own files. dist/ gets
-# the library and the widgets as they are (the npm package, package.json "files"), dist/site/
-# those plus the page.
-LIB_JS := web/simplexity.js web/mappings.js web/loader.js web/model.js web/blocks.js web/explain.js
-WIDGET_JS := web/widgets.js web/checkpoints.js web/inspect.js web/trainer.js web/train-session.js web/model-store.js \
-             web/train-worker.js web/explain-session.js web/explain-worker.js $(wildcard web/widgets/*.js web/viz/*.js)
-PAGE_SRC := web/index.html web/style.css web/favicon.svg web/app.js
-TYPES := web/simplexity.d.ts web/widgets.d.ts web/standalone.d.ts web/explain.d.ts
-MODELS := $(wildcard web/models/*.sxm)
+# web/ is the source tree, one folder per layer: web/lib/ the library (the JS/wasm boundary:
+# simplexity.js, mappings.js, loader.js, model.js, blocks.js, explain.js and their modules, the
+# declarations), web/widgets/ the elements with their runtime/ and viz/ helpers, web/site/ the
+# page, web/models/ the shipped checkpoints. dist/ keeps the package's own layout (package.json
+# "files"), dist/site/ that plus the page: tools/layout.mjs holds the one path map between the
+# two and copies every file, rewriting the modules' relative specifiers (and fails on one it
+# cannot map). $(LAYOUT) stands for its copy into dist/.
+WEB_SRC := $(shell find web -type f)
 WASM := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity-mappings-simd.wasm $(D)/simplexity-mappings.wasm
-DIST := $(WASM) \
-        $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS) $(TYPES) $(MODELS)) \
-        $(D)/simplexity-widgets.js
+LAYOUT := $(D)/.layout
+DIST := $(WASM) $(LAYOUT) $(D)/simplexity-widgets.js
 
 .PHONY: mutants explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
 
@@ -81,19 +78,17 @@ all: tools $(DIST) site
 # The site's JavaScript is then minified in place, module by module (tools/minify.mjs): web/
 # holds the sources, dist/site/ what ships.
 SITE := $(D)/site
-site: $(DIST) $(PAGE_SRC) examples/blog-post.html web/models/summary.json
+site: $(DIST) examples/blog-post.html
 	@mkdir -p $(SITE)/examples
-	cp -r $(D)/*.js $(D)/*.wasm $(D)/widgets $(D)/viz $(D)/models $(SITE)/
-	cp $(PAGE_SRC) $(SITE)/
-	cp web/models/summary.json $(SITE)/models/
+	cp $(WASM) $(D)/simplexity-widgets.js $(SITE)/
+	$(NODE) tools/layout.mjs --site --out $(SITE)
 	cp examples/blog-post.html $(SITE)/examples/
 	$(NODE) tools/minify.mjs --site $(SITE)
 
 # The single-file build (every widget, the library and the full core's SIMD build inlined,
 # deflated) for hosts that cannot serve .wasm files: built from dist/'s own files, beside which it
 # fetches models/ (and, on an engine without SIMD, the scalar builds: tools/bundle.mjs says why).
-$(D)/simplexity-widgets.js: tools/bundle.mjs tools/inflate.js package.json $(D)/simplexity-simd.wasm \
-                            $(patsubst web/%,$(D)/%,$(LIB_JS) $(WIDGET_JS))
+$(D)/simplexity-widgets.js: tools/bundle.mjs tools/inflate.js package.json $(D)/simplexity-simd.wasm $(LAYOUT)
 	$(NODE) tools/bundle.mjs --site $(D) --out $@
 
 # Transfer size of the page and of the widgets alone, gzipped.
@@ -107,6 +102,7 @@ tools:
 	@command -v wasm-dis >/dev/null || { echo "make: wasm-dis not found: apt-get install binaryen" >&2; exit 1; }
 	@command -v $(WASM_OPT) >/dev/null || { echo "make: wasm-opt not found: apt-get install binaryen" >&2; exit 1; }
 	@test -d node_modules/esbuild || { echo "make: node_modules/esbuild missing (single-file widget bundle): npm ci" >&2; exit 1; }
+	@test -d node_modules/typescript || { echo "make: node_modules/typescript missing (tools/layout.mjs parses the modules with it): npm ci" >&2; exit 1; }
 
 # The tests need more than the build: say what to install for each.
 tools-test:
@@ -141,18 +137,12 @@ $(D)/simplexity-mappings.wasm: $(MAP_SRC) $(CORE_HDR) wasm/exports-mappings.txt 
 	$(EMCC) $(EM_FLAGS_MAP) -Wno-pass-failed $(EM_INC) $(MAP_SRC) -o $@
 	$(WASM_OPT) --mvp-features -Oz --converge $@ -o $@
 
-# The package's files, copied from web/ as they are (same relative layout, so the same imports).
-$(D)/%.js: web/%.js
-	@mkdir -p $(@D)
-	cp $< $@
-
-$(D)/%.d.ts: web/%.d.ts
-	@mkdir -p $(@D)
-	cp $< $@
-
-$(D)/models/%.sxm: web/models/%.sxm
-	@mkdir -p $(@D)
-	cp $< $@
+# The package's files from web/: the modules, the declarations and the shipped models, each
+# where tools/layout.mjs's map puts it, relative specifiers rewritten for that place.
+$(LAYOUT): tools/layout.mjs $(WEB_SRC)
+	@mkdir -p $(D)
+	$(NODE) tools/layout.mjs --out $(D)
+	@touch $@
 
 # Fails if SIMD silently disappears from the SIMD build, or leaks into the scalar one.
 check-simd: $(WASM)
@@ -243,7 +233,7 @@ test-js: all
 # the README does, importing "simplexity" through package.json's "exports", i.e.
 # dist/simplexity.d.ts; its @ts-expect-error lines are misuses they must reject.
 # (tests/js/declarations.test.mjs checks the declarations against the JS.)
-test-types: $(patsubst web/%,$(D)/%,$(TYPES))
+test-types: $(LAYOUT)
 	@test -x node_modules/.bin/tsc || { echo "make: node_modules/.bin/tsc missing (typescript, the type test): npm ci" >&2; exit 1; }
 	node_modules/.bin/tsc -p tests/types
 
@@ -365,7 +355,7 @@ serve:
 	@$(MAKE) --no-print-directory serve-site
 
 serve-site: all
-	$(NODE) web/serve.mjs --root $(SITE)
+	$(NODE) web/site/serve.mjs --root $(SITE)
 
 clean:
 	rm -rf $(B) $(D)

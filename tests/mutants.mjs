@@ -73,28 +73,28 @@ export const MUTANTS = [
   },
   // ---------------------------------------------------------------- the library (JS)
   {
-    id: "js-alpha-grad-temperature", file: "web/mappings.js",
+    id: "js-alpha-grad-temperature", file: "web/lib/mappings.js",
     from: "rows, n, alpha, t);\n  if (st !== 0) throw coreError(fn, st);\n  return copyOut(fn, \"out\", out, at, rows);",
     to: "rows, n, alpha, 1);\n  if (st !== 0) throw coreError(fn, st);\n  return copyOut(fn, \"out\", out, at, rows);",
     why: "entmaxAlphaGrad drops its temperature", run: [js("temperature.test.mjs")],
   },
   {
-    id: "js-oscarmax-temperature", file: "web/mappings.js",
+    id: "js-oscarmax-temperature", file: "web/lib/mappings.js",
     from: "wasm.sx_oscarmax(pRes, pX, cRows, cN, beta, cT)", to: "wasm.sx_oscarmax(pRes, pX, cRows, cN, beta, 1)",
     why: "oscarmax drops its temperature", run: [js("temperature.test.mjs")],
   },
   {
-    id: "js-param-check", file: "web/mappings.js",
+    id: "js-param-check", file: "web/lib/mappings.js",
     from: "if (strict ? !(v > min) : !(v >= min)) {", to: "if (strict ? !(v > min) : !(v >= min - 0.5)) {",
     why: "alpha = 0.75 (and every parameter just under its minimum) is accepted", run: [js("errors.test.mjs")],
   },
   {
-    id: "js-simd-probe", file: "web/loader.js",
+    id: "js-simd-probe", file: "web/lib/loader.js",
     from: "simdSupported = WebAssembly.validate(SIMD_PROBE);", to: "simdSupported = false;",
     why: "the SIMD build is never chosen", run: [js("builds.test.mjs")],
   },
   {
-    id: "js-jsd-lengths", file: "web/explain.js",
+    id: "js-jsd-lengths", file: "web/lib/explain.js",
     from: "if (p.length !== q.length) throw new RangeError(", to: "if (false) throw new RangeError(",
     why: "jsd / totalVariation accept unequal lengths", run: [js("experiments.test.mjs")],
   },

@@ -15,7 +15,7 @@
 //
 // <sx-attention>'s training worker has no file beside the bundle either: its code
 // (train-worker.js with the session, the trainer, inspect and the library, not the wasm) is
-// bundled into a string in the bundle (deflated too), and setTrainWorker() (web/train-session.js)
+// bundled into a string in the bundle (deflated too), and setTrainWorker() (web/widgets/runtime/train-session.js)
 // makes the widget start it as a module worker from a Blob URL and post it the wasm bytes the
 // page already holds. A CSP that refuses blob: workers leaves the widget training on the main
 // thread. <sx-explain>'s experiments worker is inlined the same way (explain-worker.js with its

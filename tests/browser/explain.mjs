@@ -12,7 +12,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { SITE, SHOTS, check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
-import { startServer } from "../../web/serve.mjs";
+import { startServer } from "../../web/site/serve.mjs";
 
 const shown = (page) => page.waitForFunction(() => document.getElementById("explain")?.shadowRoot?.querySelectorAll("svg.bars .bar").length > 0, null, { timeout: 20000 });
 const X = (page, fn, arg) => page.$eval("#explain", fn, arg);

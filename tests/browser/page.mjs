@@ -3,7 +3,7 @@
 // driven by mouse and by keyboard change the numbers shown; a bad attribute falls back with a
 // message; SVG and PNG export; the blog-post example (dist/site/examples/, one folder below the
 // library) renders its widgets; light and dark screenshots in build/screenshots/. Also starts
-// `web/serve.mjs` the way `make serve` does and fetches the page.
+// `web/site/serve.mjs` the way `make serve` does and fetches the page.
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";

@@ -3,7 +3,7 @@
 // show no message (a message means an attribute in the README fell back to its default).
 import fs from "node:fs/promises";
 import path from "node:path";
-import { startServer } from "../../web/serve.mjs";
+import { startServer } from "../../web/site/serve.mjs";
 import { ROOT, launch, check, fail, summary, open } from "./harness.mjs";
 
 const HOST = path.join(ROOT, "build/readme-host");

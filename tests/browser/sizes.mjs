@@ -77,8 +77,9 @@ const { MAPPINGS_CORE_TAGS } = await import(pathToFileURL(path.join(SITE, "widge
 const FULL_CORE = ["simplexity-simd.wasm"];
 const MAPPINGS_CORE = ["simplexity-mappings-simd.wasm"];
 const coreOf = (tag) => (MAPPINGS_CORE_TAGS.includes(tag) ? MAPPINGS_CORE : FULL_CORE);
-// the library: the modules `make` copies from dist/ (wasm/*.js), and the .wasm they fetch
-const isLibrary = (f) => fs.existsSync(path.join(ROOT, "dist", f)) && !f.includes("/");
+// the library: the modules `make` copies from dist/ (web/lib/*.js, web/lib/model/*.js,
+// web/lib/blocks/*.js; tools/layout.mjs), and the .wasm they fetch
+const isLibrary = (f) => fs.existsSync(path.join(ROOT, "dist", f)) && (!f.includes("/") || /^(model|blocks)\/[^/]+$/.test(f));
 for (const f of FULL_CORE) loaded.add(f);
 const library = [...loaded].filter((f) => isLibrary(f) || f.endsWith(".wasm")).sort();
 const widgetCode = [...widgetSet].filter((f) => !isLibrary(f)).sort();
@@ -152,7 +153,7 @@ const unused = fs.readdirSync(SITE, { recursive: true })
   .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f)
     && !explainWorker.includes(f) && !onExport.includes(f));
 if (unused.length) console.log(`not fetched by the page: ${unused.sort().join(", ")}`);
-console.log("dependencies: none beyond the library (contours, scales, colours, 3-D projection are web/viz/*.js)");
+console.log("dependencies: none beyond the library (contours, scales, colours, 3-D projection are web/widgets/viz/*.js)");
 
 // The budgets. A post with one mapping widget (the mappings core) transfers at most 50 KB gzipped,
 // a simplex plot's above all (issue 14); each full core stays under webpack's hint. --check (make

@@ -1,11 +1,11 @@
 // train-time.mjs - how long "Train from scratch" (section 14, <sx-attention>) takes to reach 99%
 // held-out exact-sequence accuracy in real Chromium: SIMD wasm, one thread, in the page's Web
-// Worker, the schedule of web/trainer.js, a model of the shipped size (2 + 2 layers, d_model 32,
+// Worker, the schedule of web/widgets/runtime/trainer.js, a model of the shipped size (2 + 2 layers, d_model 32,
 // 4 heads, 44 k parameters). `make test` runs it on date-softmax (commands-smoke); by hand, run
 // `make site` then
 //   node tests/browser/train-time.mjs [task-kind ...]      (default: reverse-softmax reverse-alpha date-alpha-span)
 // Training stops when 99.5% of 500 held-out validation examples (checked every 50 steps) and of
-// 2000 more come out exactly right (the margin over 99% and the two stages: web/trainer.js).
+// 2000 more come out exactly right (the margin over 99% and the two stages: web/widgets/runtime/trainer.js).
 // Per run it prints:
 //   wall      from the click on "Train from scratch" to the page receiving that evaluation
 //             (worker start, wasm compile, model creation, every step and evaluation included)

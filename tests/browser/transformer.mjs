@@ -10,7 +10,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { startServer } from "../../web/serve.mjs";
+import { startServer } from "../../web/site/serve.mjs";
 import { SITE, SHOTS, check, open, ready, frames, trainWatchingFrames, runSuite, checkClean } from "./harness.mjs";
 
 // What the widget shows, read from its shadow root.

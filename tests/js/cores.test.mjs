@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { BUILDS, DIST, freshModule, assertClose } from "./helpers.mjs";
-import { mulberry32 } from "../../web/viz/mulberry32.js";
+import { mulberry32 } from "../../web/widgets/viz/mulberry32.js";
 
 const file = (simd, core) => (core === "mappings" ? (simd ? "simplexity-mappings-simd.wasm" : "simplexity-mappings.wasm")
   : (simd ? "simplexity-simd.wasm" : "simplexity.wasm"));

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { register } from "node:module";
 import { pathToFileURL } from "node:url";
-import { mulberry32 } from "../../web/viz/mulberry32.js";
+import { mulberry32 } from "../../web/widgets/viz/mulberry32.js";
 
 export const DIST = process.env.SIMPLEXITY_DIST
   ? pathToFileURL(process.env.SIMPLEXITY_DIST.replace(/\/?$/, "/"))

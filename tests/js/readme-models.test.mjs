@@ -38,7 +38,7 @@ test("summary.json describes exactly the committed checkpoints (float16, its byt
 // tools/train.c's test figure: greedy exact-sequence accuracy (the generated row equal to the
 // reference up to and including EOS) of the model loaded from the shipped bytes, on examples
 // 0 .. test_examples - 1 of the held-out split under seed 2000 + seed. Here: on all of them,
-// teacher forced (web/trainer.js's exactAccuracy, train.c's accuracy_tf: greedy decoding yields
+// teacher forced (web/widgets/runtime/trainer.js's exactAccuracy, train.c's accuracy_tf: greedy decoding yields
 // the reference row exactly when every argmax along the reference prefix is the reference
 // token), and that shortcut checked against real greedy decoding (model.generate, the page's
 // path) on the first GREEDY examples of each model, row counts equal. All 16 x 2000 take about

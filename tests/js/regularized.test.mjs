@@ -1,4 +1,4 @@
-// regularized.test.mjs - argmax and the regularised max (web/viz/regularized.js, what
+// regularized.test.mjs - argmax and the regularised max (web/widgets/viz/regularized.js, what
 // <sx-regularized> draws) against the library on both wasm builds: the finite-difference
 // gradient of max_Omega is the mapping's output p; softmax's max_Omega is log-sum-exp;
 // sparsemax's is (1/2)||p||^2's up to the constant 1/2; T -> 0 approaches max z; the LP's optimal
@@ -6,7 +6,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { builds, rng, refSparsemax } from "./helpers.mjs";
-import { mappingAlpha, omega, maxOmega, argmaxFace, levelSegments, planeGrid } from "../../web/viz/regularized.js";
+import { mappingAlpha, omega, maxOmega, argmaxFace, levelSegments, planeGrid } from "../../web/widgets/viz/regularized.js";
 
 const MAPS = [["softmax"], ["sparsemax"], ["entmax15"], ["entmax", 1.3], ["entmax", 2.5]];
 const lse = (z, T = 1) => { const m = Math.max(...z); return m + T * Math.log(z.reduce((s, v) => s + Math.exp((v - m) / T), 0)); };

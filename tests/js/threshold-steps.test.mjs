@@ -1,11 +1,11 @@
-// threshold-steps.test.mjs - the steps <sx-threshold> shows (web/viz/threshold-steps.js, float64)
+// threshold-steps.test.mjs - the steps <sx-threshold> shows (web/widgets/viz/threshold-steps.js, float64)
 // against the library (both wasm builds): sparsemax's closed form and alpha-entmax's bisection
 // give threshold()'s tau and the forward pass's p, over seeded random rows, rows with ties, n = 1
 // and n = 50; the line's position in score units; the errors.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { builds, rng, refSparsemax, refEntmax } from "./helpers.mjs";
-import { sparsemaxSteps, entmaxBisection, logSumExp, thresholdLine } from "../../web/viz/threshold-steps.js";
+import { sparsemaxSteps, entmaxBisection, logSumExp, thresholdLine } from "../../web/widgets/viz/threshold-steps.js";
 
 // Seeded rows: n from 1 to 50, some with ties (scores rounded to a coarse grid) and large spreads.
 function rows(seed, count = 120) {

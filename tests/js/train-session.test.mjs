@@ -1,4 +1,4 @@
-// train-session.test.mjs - the training session of <sx-attention> (web/train-session.js, as
+// train-session.test.mjs - the training session of <sx-attention> (web/widgets/runtime/train-session.js, as
 // `make site` puts it beside the library in dist/site/): its messages in order, Stop, terminate,
 // errors, init from given bytes, the Worker look-alike that runs it on the main thread, and
 // setTrainWorker/trainWorker (the bundle's seam). Node has the event loop, MessageChannel and

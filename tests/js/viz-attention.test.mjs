@@ -1,16 +1,16 @@
 // viz-attention.test.mjs - the helpers behind <sx-attention> and its training worker: heatmap
-// tints, cell kinds, labels and layout (web/viz/heatmap.js), per-head sparsity statistics
-// (web/viz/attention-stats.js), the loss curve (web/viz/loss-curve.js), the training schedule,
-// teacher-forced exact accuracy and the Trainer (web/trainer.js), and inspect() (web/inspect.js)
+// tints, cell kinds, labels and layout (web/widgets/viz/heatmap.js), per-head sparsity statistics
+// (web/widgets/viz/attention-stats.js), the loss curve (web/widgets/viz/loss-curve.js), the training schedule,
+// teacher-forced exact accuracy and the Trainer (web/widgets/runtime/trainer.js), and inspect() (web/widgets/runtime/inspect.js)
 // on a shipped checkpoint, the last two against both wasm builds.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { heatLevel, cellKind, tokenLabel, heatmapLayout } from "../../web/viz/heatmap.js";
-import { headStats } from "../../web/viz/attention-stats.js";
-import { lossCurve } from "../../web/viz/loss-curve.js";
-import { KINDS, SCHEDULE, modelConfig, learningRate, decoderInputs, exactRows, exactAccuracy, Evaluation, Trainer } from "../../web/trainer.js";
-import { inspect, EXAMPLES } from "../../web/inspect.js";
+import { heatLevel, cellKind, tokenLabel, heatmapLayout } from "../../web/widgets/viz/heatmap.js";
+import { headStats } from "../../web/widgets/viz/attention-stats.js";
+import { lossCurve } from "../../web/widgets/viz/loss-curve.js";
+import { KINDS, SCHEDULE, modelConfig, learningRate, decoderInputs, exactRows, exactAccuracy, Evaluation, Trainer } from "../../web/widgets/runtime/trainer.js";
+import { inspect, EXAMPLES } from "../../web/widgets/runtime/inspect.js";
 import { builds } from "./helpers.mjs";
 
 const close = (a, b, tol = 1e-9) => assert.ok(Math.abs(a - b) <= tol, `${a} vs ${b}`);

@@ -1,4 +1,4 @@
-// The pure helpers behind <sx-explain> (web/viz/): the erasure curve drawn from a summary's
+// The pure helpers behind <sx-explain> (web/widgets/viz/): the erasure curve drawn from a summary's
 // fractions, the bar rows, the character diff of an erased output, the table and the computed
 // sentences of the experiments; and the experiments session (explain-session.js) that the
 // widget's worker runs, driven here in Node through its messages: progress, one summary per
@@ -7,10 +7,10 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { DIST } from "./helpers.mjs";
-import { erasureCurve, stepPath } from "../../web/viz/erasure-curve.js";
-import { importanceBars } from "../../web/viz/importance-bars.js";
-import { charDiff } from "../../web/viz/char-diff.js";
-import { experimentTable, experimentFindings, formatTau, formatPct } from "../../web/viz/explain-table.js";
+import { erasureCurve, stepPath } from "../../web/widgets/viz/erasure-curve.js";
+import { importanceBars } from "../../web/widgets/viz/importance-bars.js";
+import { charDiff } from "../../web/widgets/viz/char-diff.js";
+import { experimentTable, experimentFindings, formatTau, formatPct } from "../../web/widgets/viz/explain-table.js";
 
 describe("erasureCurve", () => {
   test("a staircase from [0, 0] to [1, flipped / runs]: a vertical step at each fraction where decisions flipped", () => {

@@ -1,14 +1,14 @@
-// The pure helpers behind <sx-jacobian> (web/viz/): the diverging scale, the face path (the
+// The pure helpers behind <sx-jacobian> (web/widgets/viz/): the diverging scale, the face path (the
 // lecture's example), the alpha-entmax closed form of the Jacobian, and parseAttr's whole
 // numbers. The closed form is checked against the library's jacobian() on both wasm builds, and
 // the face path against sparsemax: its support, and so its Jacobian, stay fixed along it.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { builds, assertClose } from "./helpers.mjs";
-import { divergingLevel, niceMax } from "../../web/viz/diverging.js";
-import { faceEnds, lerpScores, pathT } from "../../web/viz/face-path.js";
-import { entmaxWeights, entmaxJacobian } from "../../web/viz/entmax-jacobian.js";
-import { parseAttr } from "../../web/viz/parse-attr.js";
+import { divergingLevel, niceMax } from "../../web/widgets/viz/diverging.js";
+import { faceEnds, lerpScores, pathT } from "../../web/widgets/viz/face-path.js";
+import { entmaxWeights, entmaxJacobian } from "../../web/widgets/viz/entmax-jacobian.js";
+import { parseAttr } from "../../web/widgets/viz/parse-attr.js";
 
 test("divergingLevel: the side of zero and a tint in [floor, 1]; exact zeros and non-numbers untinted", () => {
   assert.deepEqual(divergingLevel(0.25, 0.5), { side: "pos", level: 0.5 });

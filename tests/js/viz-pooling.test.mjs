@@ -1,10 +1,10 @@
-// The pure helpers of <sx-pooling> and <sx-span-mask> (web/viz/): D2L's seeded data, the
+// The pure helpers of <sx-pooling> and <sx-span-mask> (web/widgets/viz/): D2L's seeded data, the
 // heatmap's weight levels and paths, one attention row under an adaptive span. No DOM, no wasm.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { poolingData, truth, mse } from "../../web/viz/pooling-data.js";
-import { weightLevels, levelPaths, levelOpacity } from "../../web/viz/heat-levels.js";
-import { spanDistances, maskScores, applySpan } from "../../web/viz/span.js";
+import { poolingData, truth, mse } from "../../web/widgets/viz/pooling-data.js";
+import { weightLevels, levelPaths, levelOpacity } from "../../web/widgets/viz/heat-levels.js";
+import { spanDistances, maskScores, applySpan } from "../../web/widgets/viz/span.js";
 
 test("poolingData: sorted inputs in [0, 5), noisy targets around the truth, the test grid; seeded", () => {
   const d = poolingData({ n: 400, seed: 3, noise: 0.5 });

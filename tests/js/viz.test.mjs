@@ -1,18 +1,18 @@
-// Pure drawing helpers of the page and widgets (web/viz/): geometry, scales, colours, contours,
+// Pure drawing helpers of the page and widgets (web/widgets/viz/): geometry, scales, colours, contours,
 // attribute parsing, runs. No DOM, no wasm.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { ternaryCorners, ternaryXY, ternaryFromXY, zeroCount } from "../../web/viz/ternary.js";
-import { linear, ticks } from "../../web/viz/scale.js";
-import { simplexGrid } from "../../web/viz/simplex-grid.js";
-import { isobands } from "../../web/viz/isobands.js";
-import { isolines } from "../../web/viz/isolines.js";
-import { parseColor, interpolateColors } from "../../web/viz/color.js";
-import { parseAttr } from "../../web/viz/parse-attr.js";
-import { fusedRuns } from "../../web/viz/runs.js";
-import { supportMask } from "../../web/viz/support.js";
-import { randomScores } from "../../web/viz/random-scores.js";
-import { project3d } from "../../web/viz/project3d.js";
+import { ternaryCorners, ternaryXY, ternaryFromXY, zeroCount } from "../../web/widgets/viz/ternary.js";
+import { linear, ticks } from "../../web/widgets/viz/scale.js";
+import { simplexGrid } from "../../web/widgets/viz/simplex-grid.js";
+import { isobands } from "../../web/widgets/viz/isobands.js";
+import { isolines } from "../../web/widgets/viz/isolines.js";
+import { parseColor, interpolateColors } from "../../web/widgets/viz/color.js";
+import { parseAttr } from "../../web/widgets/viz/parse-attr.js";
+import { fusedRuns } from "../../web/widgets/viz/runs.js";
+import { supportMask } from "../../web/widgets/viz/support.js";
+import { randomScores } from "../../web/widgets/viz/random-scores.js";
+import { project3d } from "../../web/widgets/viz/project3d.js";
 
 const close = (a, b, tol = 1e-9) => assert.ok(Math.abs(a - b) <= tol, `${a} vs ${b}`);
 

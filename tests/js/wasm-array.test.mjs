@@ -7,7 +7,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { builds, freshModule, BUILDS } from "./helpers.mjs";
-import { mulberry32 } from "../../web/viz/mulberry32.js";
+import { mulberry32 } from "../../web/widgets/viz/mulberry32.js";
 
 const all = await builds();
 const bits = (a) => new Uint32Array(Float32Array.from(a).buffer);

@@ -15,7 +15,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { startServer } from "../../web/serve.mjs";
+import { startServer } from "../../web/site/serve.mjs";
 import { ROOT, launch, check, echoPasses, fail, summary, open, checkClean } from "../browser/harness.mjs";
 
 const OUT = path.join(ROOT, "build/package");

@@ -3,10 +3,13 @@
 // properties, renders batched into one animation frame, a shadow root styled by constructable
 // stylesheets (allowed by a strict CSP, unlike <style> elements), the SVG/PNG export toolbar,
 // and the visible message a bad attribute leaves instead of an exception.
-import { init, softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax, tsallisEntropy } from "../mappings.js";
-import { parseAttr } from "../viz/parse-attr.js";
+import { init, softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax, tsallisEntropy } from "../lib/mappings.js";
+import { parseAttr } from "./viz/parse-attr.js";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
+/** This module's URL: every widget's module is its sibling (widgets.js names one that failed to
+ *  load by it). */
+export const WIDGETS_URL = import.meta.url;
 
 // ------------------------------------------------------------------ the wasm core
 // Two cores (loader.js): a widget that draws mappings only (static core = "mappings") asks for

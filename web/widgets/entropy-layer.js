@@ -1,12 +1,12 @@
 // entropy-layer.js - filled contours of the Tsallis alpha-entropy over the simplex, drawn into
 // an SVG group (shared by <sx-entropy> and <sx-simplex entropy=...>; not an element itself).
 // The field is one batched tsallisEntropy call over a triangular mesh of the simplex.
-import { tsallisEntropy } from "../mappings.js";
-import { simplexGrid } from "../viz/simplex-grid.js";
-import { isobands } from "../viz/isobands.js";
-import { isolines } from "../viz/isolines.js";
-import { interpolateColors, parseColor } from "../viz/color.js";
-import { ternaryXY } from "../viz/ternary.js";
+import { tsallisEntropy } from "../lib/mappings.js";
+import { simplexGrid } from "./viz/simplex-grid.js";
+import { isobands } from "./viz/isobands.js";
+import { isolines } from "./viz/isolines.js";
+import { interpolateColors, parseColor } from "./viz/color.js";
+import { ternaryXY } from "./viz/ternary.js";
 import { svgEl } from "./base.js";
 
 const GRID = new Map(); // N -> mesh, built once

@@ -31,15 +31,15 @@
 // kind, name, size, date, steps, accuracy, examples } (the model shown changed; source: "shipped",
 // "url", "trained", "stored" or "file").
 import { SxElement, define, sheet, svgEl, htmlEl, svgPoint, fmt, ready } from "./base.js";
-import { Model, tasks } from "../simplexity.js";
-import { inspect, EXAMPLES } from "../inspect.js";
-import { KINDS, KIND_LABELS, SCHEDULE, Evaluation } from "../trainer.js";
-import { MainThreadWorker, trainWorker, startTrainWorker } from "../train-session.js";
-import { checkpointUrl, fetchCheckpoint as fetchBytes, loadCheckpoint } from "../checkpoints.js";
-import { getModel, listModels, putModel, deleteModel } from "../model-store.js";
-import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "../viz/heatmap.js";
-import { headStats } from "../viz/attention-stats.js";
-import { lossCurve } from "../viz/loss-curve.js";
+import { Model, tasks } from "../lib/simplexity.js";
+import { inspect, EXAMPLES } from "./runtime/inspect.js";
+import { KINDS, KIND_LABELS, SCHEDULE, Evaluation } from "./runtime/trainer.js";
+import { MainThreadWorker, trainWorker, startTrainWorker } from "./runtime/train-session.js";
+import { checkpointUrl, fetchCheckpoint as fetchBytes, loadCheckpoint } from "./runtime/checkpoints.js";
+import { getModel, listModels, putModel, deleteModel } from "./runtime/model-store.js";
+import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "./viz/heatmap.js";
+import { headStats } from "./viz/attention-stats.js";
+import { lossCurve } from "./viz/loss-curve.js";
 
 const TASKS = ["reverse", "sort", "after_marker", "date"];
 const MAP_KINDS = ["encoder", "decoder", "cross"];

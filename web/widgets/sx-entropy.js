@@ -3,8 +3,8 @@
 // With scores, the mapping each entropy regularises is drawn on its panel: softmax on Shannon,
 // alpha-entmax on Tsallis alpha (the argmax of <p, z> + H(p)). Hover a panel to read H(p).
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, fmt, MAPPINGS } from "./base.js";
-import { tsallisEntropy } from "../mappings.js";
-import { ternaryCorners, ternaryXY, ternaryFromXY } from "../viz/ternary.js";
+import { tsallisEntropy } from "../lib/mappings.js";
+import { ternaryCorners, ternaryXY, ternaryFromXY } from "./viz/ternary.js";
 import { drawEntropy, themeColors, maxEntropy } from "./entropy-layer.js";
 
 const S = 250, PW = 300, OX = 25, OY = 40, H = 300;

@@ -20,16 +20,16 @@
 // Events: sx-explain-change { task, kind, text, step, head, objective, attention, importance, tau },
 // sx-explain-experiments { task, examples, summaries }.
 import { SxElement, define, sheet, svgEl, htmlEl, fmt } from "./base.js";
-import { Model, tasks } from "../simplexity.js";
-import { alignment, kendallTau } from "../explain.js";
-import { EXAMPLES } from "../inspect.js";
-import { checkpointUrl, fetchCheckpoint as fetchBytes, loadCheckpoint } from "../checkpoints.js";
-import { MainThreadExplainWorker, explainWorker, startExplainWorker } from "../explain-session.js";
-import { importanceBars } from "../viz/importance-bars.js";
-import { charDiff } from "../viz/char-diff.js";
-import { erasureCurve, stepPath } from "../viz/erasure-curve.js";
-import { experimentTable, experimentFindings, formatTau, METHODS } from "../viz/explain-table.js";
-import { linear } from "../viz/scale.js";
+import { Model, tasks } from "../lib/simplexity.js";
+import { alignment, kendallTau } from "../lib/explain.js";
+import { EXAMPLES } from "./runtime/inspect.js";
+import { checkpointUrl, fetchCheckpoint as fetchBytes, loadCheckpoint } from "./runtime/checkpoints.js";
+import { MainThreadExplainWorker, explainWorker, startExplainWorker } from "./runtime/explain-session.js";
+import { importanceBars } from "./viz/importance-bars.js";
+import { charDiff } from "./viz/char-diff.js";
+import { erasureCurve, stepPath } from "./viz/erasure-curve.js";
+import { experimentTable, experimentFindings, formatTau, METHODS } from "./viz/explain-table.js";
+import { linear } from "./viz/scale.js";
 
 const TASKS = ["reverse", "sort", "after_marker", "date"];
 const KINDS = ["softmax", "entmax15", "alpha", "alpha-span"];

@@ -7,9 +7,9 @@
 //             groups="3 3 2 2" group-lambda="0.3"></sx-fused>
 // Events: sx-fused-change { scores, lambda, beta, groupLambda }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { groupmax, sigmoid } from "../mappings.js";
-import { linear } from "../viz/scale.js";
-import { fusedRuns } from "../viz/runs.js";
+import { groupmax, sigmoid } from "../lib/mappings.js";
+import { linear } from "./viz/scale.js";
+import { fusedRuns } from "./viz/runs.js";
 
 const W = 560, L = 92, R = 10, ZR = 2.5;
 const ROWS = [["sparsemax", "sparsemax"], ["fusedmax", "fusedmax (λ)"], ["oscarmax", "oscarmax (β)"], ["groupmax", "groupmax (λ)"], ["sigmoid", "sigmoid"]];

@@ -10,14 +10,14 @@
 // library's jacobian(); the line below them is the closed form (diag(s) - s s^T / sum s) / T,
 // s = p^(2 - alpha) on the support. Events: sx-jacobian-change { scores, mapping, t, p, jacobian }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { jacobian } from "../mappings.js";
-import { parseAttr } from "../viz/parse-attr.js";
-import { linear } from "../viz/scale.js";
-import { heatmapLayout } from "../viz/heatmap.js";
-import { divergingLevel, niceMax } from "../viz/diverging.js";
-import { faceEnds, lerpScores, pathT } from "../viz/face-path.js";
-import { entmaxWeights } from "../viz/entmax-jacobian.js";
-import { ternaryCorners, ternaryXY } from "../viz/ternary.js";
+import { jacobian } from "../lib/mappings.js";
+import { parseAttr } from "./viz/parse-attr.js";
+import { linear } from "./viz/scale.js";
+import { heatmapLayout } from "./viz/heatmap.js";
+import { divergingLevel, niceMax } from "./viz/diverging.js";
+import { faceEnds, lerpScores, pathT } from "./viz/face-path.js";
+import { entmaxWeights } from "./viz/entmax-jacobian.js";
+import { ternaryCorners, ternaryXY } from "./viz/ternary.js";
 
 const NAMES = ["softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax"];
 const ZMAX = 3, NMAX = 8, SHOW_VALUES = 5; // values are printed in the cells up to n = 5

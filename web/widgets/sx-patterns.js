@@ -8,8 +8,8 @@
 //   <sx-patterns n="256" pattern="local" width="8" stride="16" block="16" summary="2" buckets="8" rounds="1" seed="1"></sx-patterns>
 // Event: sx-patterns-change { n, pattern, pairs, fraction }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
-import { attention, attentionPattern } from "../simplexity.js";
-import { mulberry32 } from "../viz/mulberry32.js";
+import { attention, attentionPattern } from "../lib/simplexity.js";
+import { mulberry32 } from "./viz/mulberry32.js";
 
 const KINDS = ["local", "strided", "fixed", "lsh"];
 const LABELS = { local: "local window", strided: "strided", fixed: "fixed", lsh: "LSH" };

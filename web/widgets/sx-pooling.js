@@ -9,10 +9,10 @@
 //   <sx-pooling mappings="softmax sparsemax entmax15" w="1" points="50" seed="1"></sx-pooling>
 // Events: sx-pooling-change { w }, sx-pooling-learn { steps, ms, computeMs, kernels: [{ mapping, w, before, after }] }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt, MAPPINGS } from "./base.js";
-import { attentionPooling, attentionPoolingBackward } from "../simplexity.js";
-import { linear, ticks } from "../viz/scale.js";
-import { poolingData, mse } from "../viz/pooling-data.js";
-import { weightLevels, levelPaths, levelOpacity } from "../viz/heat-levels.js";
+import { attentionPooling, attentionPoolingBackward } from "../lib/simplexity.js";
+import { linear, ticks } from "./viz/scale.js";
+import { poolingData, mse } from "./viz/pooling-data.js";
+import { weightLevels, levelPaths, levelOpacity } from "./viz/heat-levels.js";
 
 const W = 560, FH = 250, FL = 34, FR = 10, FT = 12, FB = 30;
 const LEVELS = 8, STEPS_PER_FRAME = 2;

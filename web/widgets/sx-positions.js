@@ -17,9 +17,9 @@
 // Keyboard: every control is a native slider (arrows, Page Up/Down, Home/End).
 // Events: sx-positions-change { base, dim, positions, offset, pair, position, clip }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
-import { positionalEncoding, txlScores } from "../simplexity.js";
-import { mulberry32 } from "../viz/mulberry32.js";
-import { linear } from "../viz/scale.js";
+import { positionalEncoding, txlScores } from "../lib/simplexity.js";
+import { mulberry32 } from "./viz/mulberry32.js";
+import { linear } from "./viz/scale.js";
 
 const W = 720;
 const N_REL = 9; // queries and keys of the relative panels

@@ -15,12 +15,12 @@
 // 0.5), then the mapping, alpha, T and the three score sliders.
 // Events: sx-regularized-change { scores, mapping, alpha, temperature, p, value, argmax }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { softmax, sparsemax, entmax15, entmax, tsallisEntropy } from "../mappings.js";
-import { ternaryCorners, ternaryXY } from "../viz/ternary.js";
-import { linear, ticks } from "../viz/scale.js";
-import { isobands } from "../viz/isobands.js";
-import { isolines } from "../viz/isolines.js";
-import { maxOmega, mappingAlpha, argmaxFace, levelSegments, planeGrid } from "../viz/regularized.js";
+import { softmax, sparsemax, entmax15, entmax, tsallisEntropy } from "../lib/mappings.js";
+import { ternaryCorners, ternaryXY } from "./viz/ternary.js";
+import { linear, ticks } from "./viz/scale.js";
+import { isobands } from "./viz/isobands.js";
+import { isolines } from "./viz/isolines.js";
+import { maxOmega, mappingAlpha, argmaxFace, levelSegments, planeGrid } from "./viz/regularized.js";
 import { drawEntropy, themeColors } from "./entropy-layer.js";
 
 const NAMES = ["softmax", "sparsemax", "entmax15", "entmax"];

@@ -10,8 +10,8 @@
 //   <sx-scores scoring="scaled" mapping="sparsemax" query="0.4 0.2" d="64"></sx-scores>
 // Events: sx-scores-change { query, scoring, mapping, scores, weights, pooled, d }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { attentionScores } from "../simplexity.js";
-import { mulberry32 } from "../viz/mulberry32.js";
+import { attentionScores } from "../lib/simplexity.js";
+import { mulberry32 } from "./viz/mulberry32.js";
 
 const SCORINGS = ["dot", "scaled", "bilinear", "additive"];
 const SCORING_LABEL = { dot: "dot product q·k", scaled: "scaled dot product q·k/√d", bilinear: "bilinear qᵀWk", additive: "additive wᵥ·tanh(W_q q + W_k k)" };

@@ -6,10 +6,10 @@
 // drawn in the plane of the simplex, so sparsemax is its nearest point in the triangle), and every
 // mapping moves. Events: sx-simplex-change { scores, alpha, lambda, temperature }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { ternaryCorners, ternaryXY, ternaryFromXY } from "../viz/ternary.js";
-import { randomScores } from "../viz/random-scores.js";
-import { project3d } from "../viz/project3d.js";
-import { linear } from "../viz/scale.js";
+import { ternaryCorners, ternaryXY, ternaryFromXY } from "./viz/ternary.js";
+import { randomScores } from "./viz/random-scores.js";
+import { project3d } from "./viz/project3d.js";
+import { linear } from "./viz/scale.js";
 import { drawEntropy, themeColors } from "./entropy-layer.js";
 
 const NAMES = ["softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax"];

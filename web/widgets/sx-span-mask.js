@@ -9,10 +9,10 @@
 //   <sx-span-mask scores="0.4 1.6 -0.3 0.9 2.1 0.2" mapping="entmax15" z="2" ramp="2"></sx-span-mask>
 // Events: sx-span-mask-change { z, ramp, mapping }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { spanMask, Model } from "../simplexity.js";
-import { checkpointUrl } from "../checkpoints.js";
-import { linear } from "../viz/scale.js";
-import { spanDistances, maskScores, applySpan } from "../viz/span.js";
+import { spanMask, Model } from "../lib/simplexity.js";
+import { checkpointUrl } from "./runtime/checkpoints.js";
+import { linear } from "./viz/scale.js";
+import { spanDistances, maskScores, applySpan } from "./viz/span.js";
 
 const W = 560, L = 96, R = 12, TASKS = ["reverse", "sort", "after_marker", "date"];
 const NAMES = ["softmax", "sparsemax", "entmax15", "entmax"];

@@ -12,10 +12,10 @@
 // 0.05, Page Up/Down by 0.5, Home/End to -3/3.
 // Events: sx-threshold-change { scores, tau, p, support, mapping, alpha }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
-import { softmax, sparsemax, entmax15, entmax, threshold } from "../mappings.js";
-import { linear, ticks } from "../viz/scale.js";
-import { randomScores } from "../viz/random-scores.js";
-import { sparsemaxSteps, entmaxBisection, logSumExp, thresholdLine } from "../viz/threshold-steps.js";
+import { softmax, sparsemax, entmax15, entmax, threshold } from "../lib/mappings.js";
+import { linear, ticks } from "./viz/scale.js";
+import { randomScores } from "./viz/random-scores.js";
+import { sparsemaxSteps, entmaxBisection, logSumExp, thresholdLine } from "./viz/threshold-steps.js";
 
 const W = 640, L = 46, R = 96, ZR = 3;
 // the score panel (its domain reaches below -ZR: sparsemax's line sits up to 1 below the top score)

@@ -4,8 +4,8 @@
 // Each path is one batched call over 400 values of t; each support change is then located by
 // bisection on t. The t slider moves a dot along every path; events: sx-trajectory-change { t }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt, MAPPINGS } from "./base.js";
-import { ternaryCorners, ternaryXY } from "../viz/ternary.js";
-import { supportMask } from "../viz/support.js";
+import { ternaryCorners, ternaryXY } from "./viz/ternary.js";
+import { supportMask } from "./viz/support.js";
 
 const NAMES = ["softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax"];
 const S = 280, OX = 40, OY = 40, SAMPLES = 400, TMIN = 0.01;

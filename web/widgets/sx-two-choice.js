@@ -4,8 +4,8 @@
 // Softmax (alpha = 1) is the logistic sigmoid and never reaches 0 or 1; for alpha > 1 the curve
 // saturates at |t| = 1 / (alpha - 1): exactly 0 or 1 beyond. One batched call per curve.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt } from "./base.js";
-import { entmax } from "../mappings.js";
-import { linear, ticks } from "../viz/scale.js";
+import { entmax } from "../lib/mappings.js";
+import { linear, ticks } from "./viz/scale.js";
 
 const W = 460, H = 270, L = 40, R = 14, T = 14, B = 34, N = 241, TR = 3;
 const PALETTE = ["softmax", "entmax15", "entmax", "sparsemax", "fusedmax", "oscarmax"];

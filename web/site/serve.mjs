@@ -1,5 +1,5 @@
 // serve.mjs - a small static file server for the built site (dist/site), on 127.0.0.1 only.
-//   node web/serve.mjs [--port 8080] [--root dist/site]
+//   node web/site/serve.mjs [--port 8080] [--root dist/site]
 // Also imported by the browser tests: startServer({ root, port: 0 }) -> { url, close }.
 import http from "node:http";
 import fs from "node:fs/promises";

@@ -21,8 +21,8 @@
 //
 // The page side also chooses where the worker comes from: setExplainWorker() (the bundle) or the
 // explain-worker.js file beside the library (explainWorker()).
-import { init, info, Model } from "./simplexity.js";
-import { runExperiments } from "./explain.js";
+import { init, info, Model } from "../../lib/simplexity.js";
+import { runExperiments } from "../../lib/explain.js";
 
 /**
  * An experiments session speaking the protocol above: post(msg) delivers a message to the page.

@@ -27,7 +27,7 @@
 //
 // The page side also chooses where the worker comes from: setTrainWorker() (the bundle) or the
 // train-worker.js file beside the library (trainWorker()).
-import { init, info, Model, tasks } from "./simplexity.js";
+import { init, info, Model, tasks } from "../../lib/simplexity.js";
 import { Trainer, Evaluation } from "./trainer.js";
 import { inspect } from "./inspect.js";
 

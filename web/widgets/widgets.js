@@ -15,26 +15,26 @@
 // `static core = "mappings"`) compute with the small mappings core; as soon as a tag that needs
 // the full core is seen, the full core is asked for, before any widget module has loaded, so a
 // page holding both kinds fetches one .wasm (widgets/base.js ready()).
-import { ready } from "./widgets/base.js";
+import { ready, WIDGETS_URL } from "./base.js";
 
 // Literal specifiers: the browser resolves them against this module's URL, and esbuild inlines
 // them into the single-file build (tools/bundle.mjs), which then fetches none of them.
 const MODULES = {
-  "sx-simplex": ["./widgets/sx-simplex.js", () => import("./widgets/sx-simplex.js")],
-  "sx-entropy": ["./widgets/sx-entropy.js", () => import("./widgets/sx-entropy.js")],
-  "sx-trajectory": ["./widgets/sx-trajectory.js", () => import("./widgets/sx-trajectory.js")],
-  "sx-two-choice": ["./widgets/sx-two-choice.js", () => import("./widgets/sx-two-choice.js")],
-  "sx-fused": ["./widgets/sx-fused.js", () => import("./widgets/sx-fused.js")],
-  "sx-jacobian": ["./widgets/sx-jacobian.js", () => import("./widgets/sx-jacobian.js")],
-  "sx-threshold": ["./widgets/sx-threshold.js", () => import("./widgets/sx-threshold.js")],
-  "sx-regularized": ["./widgets/sx-regularized.js", () => import("./widgets/sx-regularized.js")],
-  "sx-span-mask": ["./widgets/sx-span-mask.js", () => import("./widgets/sx-span-mask.js")],
-  "sx-pooling": ["./widgets/sx-pooling.js", () => import("./widgets/sx-pooling.js")],
-  "sx-scores": ["./widgets/sx-scores.js", () => import("./widgets/sx-scores.js")],
-  "sx-positions": ["./widgets/sx-positions.js", () => import("./widgets/sx-positions.js")],
-  "sx-patterns": ["./widgets/sx-patterns.js", () => import("./widgets/sx-patterns.js")],
-  "sx-attention": ["./widgets/sx-attention.js", () => import("./widgets/sx-attention.js")],
-  "sx-explain": ["./widgets/sx-explain.js", () => import("./widgets/sx-explain.js")],
+  "sx-simplex": () => import("./sx-simplex.js"),
+  "sx-entropy": () => import("./sx-entropy.js"),
+  "sx-trajectory": () => import("./sx-trajectory.js"),
+  "sx-two-choice": () => import("./sx-two-choice.js"),
+  "sx-fused": () => import("./sx-fused.js"),
+  "sx-jacobian": () => import("./sx-jacobian.js"),
+  "sx-threshold": () => import("./sx-threshold.js"),
+  "sx-regularized": () => import("./sx-regularized.js"),
+  "sx-span-mask": () => import("./sx-span-mask.js"),
+  "sx-pooling": () => import("./sx-pooling.js"),
+  "sx-scores": () => import("./sx-scores.js"),
+  "sx-positions": () => import("./sx-positions.js"),
+  "sx-patterns": () => import("./sx-patterns.js"),
+  "sx-attention": () => import("./sx-attention.js"),
+  "sx-explain": () => import("./sx-explain.js"),
 };
 
 /** Every widget's tag. */
@@ -54,12 +54,11 @@ export function load(tag) {
   }
   let p = loading.get(tag);
   if (!p) {
-    const [file, importer] = MODULES[tag];
-    p = importer().then(() => customElements.whenDefined(tag), (err) => {
-      // import.meta.url through a variable: webpack takes new URL(<expression>, import.meta.url)
-      // for an asset request (a build warning and an empty context module that throws here)
-      const base = import.meta.url;
-      const url = new URL(file, base).href;
+    p = MODULES[tag]().then(() => customElements.whenDefined(tag), (err) => {
+      // each widget's module sits beside base.js (widgets/ in the package); its URL through a
+      // variable: webpack takes new URL(<expression>, import.meta.url) for an asset request
+      // (a build warning and an empty context module that throws here)
+      const url = new URL(`${tag}.js`, WIDGETS_URL).href;
       console.error(`widgets.js: <${tag}> could not be loaded from ${url}: ${err.message}`);
       throw new Error(`load: <${tag}> could not be loaded from ${url}: ${err.message}`, { cause: err });
     });

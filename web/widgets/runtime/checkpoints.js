@@ -9,22 +9,22 @@
 // variable would build without a warning and 404 in the page.
 
 const CHECKPOINTS = {
-  "reverse-softmax": () => new URL("./models/reverse-softmax.sxm", import.meta.url),
-  "reverse-entmax15": () => new URL("./models/reverse-entmax15.sxm", import.meta.url),
-  "reverse-alpha": () => new URL("./models/reverse-alpha.sxm", import.meta.url),
-  "reverse-alpha-span": () => new URL("./models/reverse-alpha-span.sxm", import.meta.url),
-  "sort-softmax": () => new URL("./models/sort-softmax.sxm", import.meta.url),
-  "sort-entmax15": () => new URL("./models/sort-entmax15.sxm", import.meta.url),
-  "sort-alpha": () => new URL("./models/sort-alpha.sxm", import.meta.url),
-  "sort-alpha-span": () => new URL("./models/sort-alpha-span.sxm", import.meta.url),
-  "after_marker-softmax": () => new URL("./models/after_marker-softmax.sxm", import.meta.url),
-  "after_marker-entmax15": () => new URL("./models/after_marker-entmax15.sxm", import.meta.url),
-  "after_marker-alpha": () => new URL("./models/after_marker-alpha.sxm", import.meta.url),
-  "after_marker-alpha-span": () => new URL("./models/after_marker-alpha-span.sxm", import.meta.url),
-  "date-softmax": () => new URL("./models/date-softmax.sxm", import.meta.url),
-  "date-entmax15": () => new URL("./models/date-entmax15.sxm", import.meta.url),
-  "date-alpha": () => new URL("./models/date-alpha.sxm", import.meta.url),
-  "date-alpha-span": () => new URL("./models/date-alpha-span.sxm", import.meta.url),
+  "reverse-softmax": () => new URL("../../models/reverse-softmax.sxm", import.meta.url),
+  "reverse-entmax15": () => new URL("../../models/reverse-entmax15.sxm", import.meta.url),
+  "reverse-alpha": () => new URL("../../models/reverse-alpha.sxm", import.meta.url),
+  "reverse-alpha-span": () => new URL("../../models/reverse-alpha-span.sxm", import.meta.url),
+  "sort-softmax": () => new URL("../../models/sort-softmax.sxm", import.meta.url),
+  "sort-entmax15": () => new URL("../../models/sort-entmax15.sxm", import.meta.url),
+  "sort-alpha": () => new URL("../../models/sort-alpha.sxm", import.meta.url),
+  "sort-alpha-span": () => new URL("../../models/sort-alpha-span.sxm", import.meta.url),
+  "after_marker-softmax": () => new URL("../../models/after_marker-softmax.sxm", import.meta.url),
+  "after_marker-entmax15": () => new URL("../../models/after_marker-entmax15.sxm", import.meta.url),
+  "after_marker-alpha": () => new URL("../../models/after_marker-alpha.sxm", import.meta.url),
+  "after_marker-alpha-span": () => new URL("../../models/after_marker-alpha-span.sxm", import.meta.url),
+  "date-softmax": () => new URL("../../models/date-softmax.sxm", import.meta.url),
+  "date-entmax15": () => new URL("../../models/date-entmax15.sxm", import.meta.url),
+  "date-alpha": () => new URL("../../models/date-alpha.sxm", import.meta.url),
+  "date-alpha-span": () => new URL("../../models/date-alpha-span.sxm", import.meta.url),
 };
 
 // A checkpoint's bytes by URL, shared by every widget of the page (<sx-attention>, <sx-explain>):

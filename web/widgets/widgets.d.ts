@@ -20,8 +20,8 @@
 // The elements are DOM classes: a project without the DOM lib (a server-side render's tsconfig)
 // gets it with this module.
 /// <reference lib="dom" />
-import type { TaskName, AttentionKind } from "./simplexity.js";
-import type { ExperimentSummary } from "./explain.js";
+import type { TaskName, AttentionKind } from "../lib/simplexity.js";
+import type { ExperimentSummary } from "../lib/explain.js";
 
 // --------------------------------------------------------------------- shared types
 /** A widget's colour scheme: "auto" follows prefers-color-scheme. */
@@ -446,7 +446,7 @@ declare class SxPatternsElement extends SxElement {
    *  96 a side, each the fraction of its pairs present) and, per pattern, the dense softmax,
    *  1.5-entmax and sparsemax mass it keeps; undefined before the first render. */
   result: {
-    n: number; pattern: import("./simplexity.js").AttentionPattern; pairs: number; fraction: number;
+    n: number; pattern: import("../lib/simplexity.js").AttentionPattern; pairs: number; fraction: number;
     mask: Uint8Array; cells: Float32Array; kept: Record<SxPatternKind, number[]>;
   } | undefined;
 }

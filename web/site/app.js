@@ -1,8 +1,8 @@
 // app.js - the page's own wiring; the widgets (widgets.js) do the drawing. Keeps the sections
 // in step: the scores of section 1 drive section 3, and one alpha is shared by 1, 2 and 4.
-import { info } from "./simplexity.js";
-import { ready } from "./widgets/base.js";
-import { TAGS, load } from "./widgets.js";
+import { info } from "../lib/simplexity.js";
+import { ready } from "../widgets/base.js";
+import { TAGS, load } from "../widgets/widgets.js";
 
 const $ = (id) => document.getElementById(id);
 

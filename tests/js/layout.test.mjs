@@ -1,0 +1,156 @@
+// layout.test.mjs - tools/layout.mjs, the one path map from the source tree (web/: lib/,
+// widgets/ with runtime/ and viz/, site/, models/) to the package's layout (dist/), and its
+// rewrite of the modules' relative specifiers: every source file is mapped and copied, every
+// relative specifier of every module in dist/ and dist/site/ names a file that is there, the
+// asset literals keep the exact form bundlers key on, and the tool refuses (naming the file and
+// the specifier) what it cannot map or rewrite.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { MAP, BUILT, distPath, sourceFiles, specifiers, rewrite } from "../../tools/layout.mjs";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const WEB = path.join(ROOT, "web");
+const DIST = path.join(ROOT, "dist");
+const SITE = path.join(DIST, "site");
+const TOOL = path.join(ROOT, "tools/layout.mjs");
+
+function files(dir, skip = () => false) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (skip(p)) continue;
+    if (e.isDirectory()) out.push(...files(p, skip));
+    else out.push(p);
+  }
+  return out;
+}
+
+test("the map: the layers' folders go where the package has always had their files", () => {
+  const cases = {
+    "lib/simplexity.js": "simplexity.js", "lib/loader.js": "loader.js", "lib/simplexity.d.ts": "simplexity.d.ts",
+    "widgets/widgets.js": "widgets.js", "widgets/widgets.d.ts": "widgets.d.ts", "widgets/standalone.d.ts": "standalone.d.ts",
+    "widgets/sx-simplex.js": "widgets/sx-simplex.js", "widgets/base.js": "widgets/base.js",
+    "widgets/runtime/checkpoints.js": "checkpoints.js", "widgets/runtime/train-worker.js": "train-worker.js",
+    "widgets/viz/scale.js": "viz/scale.js", "models/date-alpha.sxm": "models/date-alpha.sxm",
+  };
+  for (const [src, dst] of Object.entries(cases)) {
+    assert.equal(distPath(src), dst, src);
+    assert.equal(distPath(src, { site: true }), dst, `${src} (site)`);
+  }
+  for (const src of ["site/app.js", "site/index.html", "models/summary.json"]) {
+    assert.equal(distPath(src), null, `${src}: not in the package`);
+    assert.ok(typeof distPath(src, { site: true }) === "string", `${src}: in the site`);
+  }
+  assert.equal(distPath("site/serve.mjs", { site: true }), null, "the server ships nowhere");
+  assert.equal(distPath("stray.js"), undefined, "a file outside every entry is unmapped");
+  assert.equal(BUILT.get("lib/simplexity-simd.wasm"), "simplexity-simd.wasm");
+  assert.ok(MAP.every(([src]) => !src.startsWith("/") && !src.includes("..")));
+});
+
+test("every source file is mapped, no two to one place, and each mapped one is in dist/", () => {
+  const all = sourceFiles(WEB);
+  assert.ok(all.length > 60, `${all.length} files under web/`);
+  for (const site of [false, true]) {
+    const seen = new Map();
+    for (const rel of all) {
+      const to = distPath(rel, { site });
+      assert.notEqual(to, undefined, `web/${rel} is in no entry of the map`);
+      if (to === null || (site && rel.endsWith(".d.ts"))) continue;
+      assert.ok(!seen.has(to), `web/${rel} and web/${seen.get(to)} both go to ${to}`);
+      seen.set(to, rel);
+      assert.ok(existsSync(path.join(site ? SITE : DIST, to)), `web/${rel} -> ${site ? "dist/site" : "dist"}/${to} is missing`);
+    }
+  }
+  // the layers are folders of their own; nothing is left at the top of web/ but them
+  assert.deepEqual(readdirSync(WEB).sort(), ["lib", "models", "site", "widgets"]);
+});
+
+test("every relative specifier of every module in dist/ and dist/site/ names a file there", () => {
+  for (const root of [DIST, SITE]) {
+    const mods = files(root, (p) => p === SITE && root === DIST)
+      .filter((f) => /\.(js|d\.ts)$/.test(f) && path.basename(f) !== "simplexity-widgets.js");
+    assert.ok(mods.length > 60, `${mods.length} modules in ${root}`);
+    let n = 0;
+    for (const f of mods) {
+      const { found, problems } = specifiers(f, readFileSync(f, "utf8"));
+      assert.deepEqual(problems, [], f);
+      for (const s of found) {
+        if (!s.value.startsWith("./") && !s.value.startsWith("../")) continue;
+        n++;
+        const target = path.resolve(path.dirname(f), s.value);
+        assert.ok(target.startsWith(root + path.sep), `${path.relative(ROOT, f)}: "${s.value}" leaves ${path.relative(ROOT, root)}`);
+        assert.ok(existsSync(target), `${path.relative(ROOT, f)}: "${s.value}" -> ${path.relative(ROOT, target)} is missing`);
+      }
+    }
+    assert.ok(n > 100, `${n} relative specifiers checked in ${root}`);
+  }
+});
+
+test("the asset literals come out in the exact form bundlers and the README rely on", () => {
+  const loader = readFileSync(path.join(DIST, "loader.js"), "utf8");
+  for (const f of BUILT.values()) assert.ok(loader.includes(`new URL("./${f}", import.meta.url)`), f);
+  const checkpoints = readFileSync(path.join(DIST, "checkpoints.js"), "utf8");
+  assert.match(checkpoints, /new URL\("\.\/models\/date-alpha\.sxm", import\.meta\.url\)/);
+  const session = readFileSync(path.join(DIST, "train-session.js"), "utf8");
+  assert.ok(session.includes('new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" })'));
+  const widgets = readFileSync(path.join(DIST, "widgets.js"), "utf8");
+  assert.ok(widgets.includes('import("./widgets/sx-simplex.js")') && widgets.includes('from "./widgets/base.js"'));
+  // the source names the same files where they are in web/
+  const src = readFileSync(path.join(WEB, "widgets/runtime/checkpoints.js"), "utf8");
+  assert.match(src, /new URL\("\.\.\/\.\.\/models\/date-alpha\.sxm", import\.meta\.url\)/);
+});
+
+test("rewrite: comments and strings are left alone; what cannot be mapped or rewritten is refused by name", () => {
+  const exists = (rel) => ["lib/a.js", "lib/b.js", "site/app.js", "widgets/viz/scale.js"].includes(rel);
+  const ok = rewrite("widgets/sx-x.js", [
+    '// import("./nowhere.js") in a comment',
+    'import { a } from "../lib/a.js";',
+    "export * from '../lib/b.js';",
+    'import { linear } from "./viz/scale.js";',
+    'const m = () => import("../lib/a.js");',
+    'const s = "import(\\"./nowhere.js\\")";',
+    'const u = new URL("../lib/simplexity.wasm", import.meta.url);',
+    'import x from "simplexity";',
+    "",
+  ].join("\n"), { exists });
+  assert.equal(ok.count, 5);
+  assert.ok(ok.text.includes('from "../a.js"') && ok.text.includes("from '../b.js'") && ok.text.includes('from "../viz/scale.js"'));
+  assert.ok(ok.text.includes('import("../a.js")') && ok.text.includes('new URL("../simplexity.wasm", import.meta.url)'));
+  assert.ok(ok.text.includes('// import("./nowhere.js") in a comment') && ok.text.includes('from "simplexity"'));
+
+  const bad = (text, re, rel = "lib/x.js") => assert.throws(() => rewrite(rel, text, { exists }), { message: re });
+  bad('import "./nope.js";', /^web\/lib\/x\.js: import "\.\/nope\.js" -> web\/lib\/nope\.js: no such source file or build output$/);
+  bad("const m = (n) => import(`./${n}.js`);", /^web\/lib\/x\.js: import\(\) of `\.\/\$\{n\}\.js`: only a string literal can be rewritten$/);
+  bad("const u = new URL(name, import.meta.url);", /^web\/lib\/x\.js: new URL\(\.\.\., import\.meta\.url\) of name: only a string literal/);
+  bad('import "../site/app.js";', /^web\/lib\/x\.js: import "\.\.\/site\/app\.js" -> web\/site\/app\.js: not shipped in this build$/);
+  bad('export type { T } from "./nope.js";', /web\/lib\/x\.d\.ts: import "\.\/nope\.js"/, "lib/x.d.ts");
+});
+
+test("the tool fails loudly (exit 1, file and specifier named) and writes nothing", async () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "layout-test-"));
+  try {
+    const run = (args) => new Promise((resolve) => execFile(process.execPath, [TOOL, ...args], (err, stdout, stderr) =>
+      resolve({ code: err ? err.code : 0, stdout, stderr })));
+    mkdirSync(path.join(tmp, "web/lib"), { recursive: true });
+    writeFileSync(path.join(tmp, "web/lib/a.js"), 'export const a = 1;\n');
+    writeFileSync(path.join(tmp, "web/lib/b.js"), 'import { a } from "./a.js";\nexport { a };\n');
+    const good = await run(["--src", path.join(tmp, "web"), "--out", path.join(tmp, "dist")]);
+    assert.equal(good.code, 0, good.stderr);
+    assert.equal(readFileSync(path.join(tmp, "dist/b.js"), "utf8"), 'import { a } from "./a.js";\nexport { a };\n');
+
+    writeFileSync(path.join(tmp, "web/lib/c.js"), 'import { z } from "./missing.js";\n');
+    writeFileSync(path.join(tmp, "web/stray.js"), "\n");
+    const r = await run(["--src", path.join(tmp, "web"), "--out", path.join(tmp, "dist2")]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /web\/lib\/c\.js: import "\.\/missing\.js" -> web\/lib\/missing\.js: no such source file/);
+    assert.match(r.stderr, /web\/stray\.js: in no entry of tools\/layout\.mjs's map/);
+    assert.ok(!existsSync(path.join(tmp, "dist2")), "nothing written");
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});

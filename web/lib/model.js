@@ -1,0 +1,48 @@
+// model.js - the tiny encoder-decoder Transformer (Model) and the toy sequence tasks (tasks),
+// over the C core's sx_model_* and sx_task_* exports (the full core's). simplexity.js builds
+// them over mappings.js's internals (modelApi(internal.core)) and exports them, so they share
+// its wasm instance, its heap views and its scratch region, and this file holds no state of its
+// own.
+//
+// This file assembles them from model/, one concept per file: names.js (names, constants,
+// MODEL_DEFAULTS), args.js (argument checks), tokens.js (token rows in and out, C strings),
+// tasks.js (the tasks), edits.js (interventions), config.js (a Model's config, checked and read
+// back), explain.js (model.explain and model.attentionGrad), training.js (trainStep, loss),
+// checkpoints.js (save, Model.load's bytes), model-class.js (the Model class: lifetime, compute,
+// decoding, queries; the methods of explain.js, training.js and checkpoints.js delegated).
+//
+// Boundary rules (docs/STYLE.md): JS checks every argument, every token id included, before
+// crossing into wasm (TypeError/RangeError naming the function, the argument and the value); C
+// statuses become SimplexityError. Inputs go through the shared grow-only scratch region, so no
+// call mallocs except new Model / Model.load (the model itself, freed by free()). Heap views are
+// fetched again after every call into wasm (core.f32() etc.); results are copies.
+// Token rows are read (and checked) into JS-owned Int32Arrays before the call reserves model
+// memory or takes scratch: a getter or Proxy trap that calls the library again runs before any
+// pointer is taken, and a rejected batch grows nothing. A model freed meanwhile is caught.
+
+import { modelArgs } from "./model/args.js";
+import { tokenRows } from "./model/tokens.js";
+import { tasksApi } from "./model/tasks.js";
+import { editArgs } from "./model/edits.js";
+import { configArgs } from "./model/config.js";
+import { explainMethods } from "./model/explain.js";
+import { trainingMethods } from "./model/training.js";
+import { checkpointMethods } from "./model/checkpoints.js";
+import { modelClass } from "./model/model-class.js";
+
+export { MODEL_DEFAULTS } from "./model/names.js";
+
+// ------------------------------------------------------------------------- the API
+/**
+ * Build Model and tasks over one mappings.js instance (its calls need the full core).
+ * core: { ready(fn) -> exports, f32(), i32(), u8(), scratch(fn, bytes) -> byte address (16-byte
+ * aligned, valid until the next scratch call), coreError(fn, status), show(v), SimplexityError }.
+ */
+export function modelApi(core) {
+  const h = { ...modelArgs(core.show), ...tokenRows(core) };
+  const { tasks, taskArg } = tasksApi(core, h);
+  Object.assign(h, { taskArg }, editArgs(core, h));
+  Object.assign(h, configArgs(core, h));
+  Object.assign(h, explainMethods(core, h), trainingMethods(core, h), checkpointMethods(core, h));
+  return { Model: modelClass(core, h), tasks };
+}
