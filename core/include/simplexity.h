@@ -26,6 +26,17 @@
      They overwrite dx (they do not accumulate). At a point exactly on a support
      boundary the mapping is not differentiable; we return the Jacobian of the
      smaller support.
+   - Empty calls, one rule for every entry point with an output pointer: a call whose outputs
+     have zero elements (every size that may be 0 being 0: rows = 0, count = 0, n_q = 0, ...)
+     is a no-op. Its sizes and scalar parameters are checked as always (a bad temperature, a
+     bad mapping code, a NULL pattern or groups array are still errors); then it returns SX_OK,
+     reads no buffer, writes nothing, and any of its buffers may be NULL. Only a fixed-size
+     result is still written: sx_nw_pooling_backward's *dw (0, the gradient of an empty sum),
+     sx_attention_tiled's tiles ({0, 0}). A buffer that has no elements in a call (k and v when
+     Tk = 0) may be NULL too. Otherwise a NULL buffer where there are elements to read or write
+     is SX_EINVAL, and sx_last_error() names it ("null buffer (dx)", "model_explain: out is
+     NULL"); optional outputs (documented "may be NULL") are exempt. Sizes a function requires
+     to be >= 1 (n for the mappings, a model's count and lengths) stay errors at 0.
    - Output buffers must not overlap inputs. The core keeps no pointer after a
      call returns. oscarmax allocates its scratch once per call and returns
      SX_ENOMEM if it cannot; alpha-entmax (alpha not 1, 1.5, 2) uses scratch to
@@ -211,7 +222,8 @@ int sx_span_mask(float *m, const float *distances, int n, float z, float ramp, f
    query i, so a point never predicts itself; a query with no visible key (nk = 1) gets zero
    weights and out 0.
    out (nq); weights (nq * nk, row-major) may be NULL. nq >= 0, nk >= 1; queries, keys and
-   values finite (SX_ENONFINITE naming the array and the index). Allocates nq * nk floats of
+   values finite (SX_ENONFINITE naming the array and the index). nq = 0 is an empty call (no
+   buffer read: keys and values may be NULL too; the backward sets *dw = 0). Allocates nq * nk floats of
    scratch per call (2 nq nk without weights): SX_ENOMEM if it cannot. */
 int sx_nw_pooling(float *out, float *weights, const float *queries, const float *keys,
                   const float *values, int nq, int nk, float w, int mapping, float param,
@@ -666,7 +678,8 @@ int sx_txl_scores(float *out, float *terms, const float *q, const float *k, cons
    sx_attention_scores_backward: given dscores (nq, nk) = dL/dscores, writes dq (nq, q_dim),
    dk (nk, k_dim) and dparams (params' layout: dW, or [dWq | dWk | dwv]); each may be NULL when
    not needed. They are overwritten (not accumulated), like the mappings' backward passes.
-   Sizes: nq, nk >= 0 (0: nothing written), q_dim, k_dim >= 1. q, k, params and dscores must be
+   Sizes: nq, nk >= 0 (0: nothing written; the forward with nq nk = 0 reads no buffer, params
+   included), q_dim, k_dim >= 1. q, k, params and dscores must be
    finite (SX_ENONFINITE names the array and the index); a score that overflows float is
    SX_ENONFINITE ("score[i][j] overflows float"). Scratch: bilinear nq k_dim doubles (backward
    twice), additive (nq + nk) hidden doubles (backward twice + hidden); SX_ENOMEM if it cannot.

@@ -192,9 +192,11 @@ static int check_alpha(float alpha) {
     return SX_OK;
 }
 
-static int check_backward(const float *dx, const float *x, const float *dy, int rows, int n, float temperature) {
-    int st = check_map(dx, x, rows, n, temperature);
-    if (!st && rows > 0 && !dy) st = sx__fail(SX_EINVAL, -1, "null buffer");
+static int check_backward(const float *dx, const char *dx_name, const float *x, const float *dy, int rows, int n,
+                          float temperature) {
+    int st = sx__check_dims_as(dx, dx_name, x, "x", rows, n);
+    if (!st) st = sx__check_temperature(temperature);
+    if (!st && rows > 0 && !dy) st = sx__null("dy");
     return st;
 }
 
@@ -241,7 +243,7 @@ static void entmax15_backward_row_double(float *d, const float *g, int n, double
    entmax15_backward_row_double instead, where the float path would give a mean of +-Infinity
    and then 0 * Infinity = NaN at the masked entries. */
 int sx_entmax15_backward(float *dx, const float *x, const float *dy, int rows, int n, float temperature) {
-    int st = check_backward(dx, x, dy, rows, n, temperature);
+    int st = check_backward(dx, "dx", x, dy, rows, n, temperature);
     if (!st) st = check_scores2(x, dy, rows, n);
     if (st) return st;
     const float invt = sx_inv_temperature(temperature);
@@ -1639,7 +1641,7 @@ void sx__entmax_alpha_backward_row(float *dz, const float *p, const float *g, in
    (sx__entmax_alpha_backward_row; its n doubles on the stack up to SX_ENTMAX_BW_STACK entries). */
 int sx_entmax_backward(float *dx, const float *x, const float *dy, int rows, int n, float alpha,
                        float temperature) {
-    int st = check_backward(dx, x, dy, rows, n, temperature);
+    int st = check_backward(dx, "dx", x, dy, rows, n, temperature);
     if (!st) st = check_alpha(alpha);
     if (st) return st;
     if (alpha == 1.0f) return sx_softmax_backward(dx, x, dy, rows, n, temperature);
@@ -1750,7 +1752,7 @@ static double alpha_grad_row(const float *x, const float *g, int n, float alpha,
 
 int sx_entmax_alpha_grad(float *dalpha, const float *x, const float *dy, int rows, int n, float alpha,
                          float temperature) {
-    int st = check_backward(dalpha, x, dy, rows, n, temperature);
+    int st = check_backward(dalpha, "dalpha", x, dy, rows, n, temperature);
     if (!st) st = check_alpha(alpha);
     if (!st) st = check_scores2(x, dy, rows, n);
     if (st) return st;

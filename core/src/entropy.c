@@ -10,7 +10,7 @@
 #include "internal.h"
 
 int sx_tsallis_entropy(float *h, const float *p, int rows, int n, float alpha) {
-    int st = sx__check_dims(h, p, rows, n);
+    int st = sx__check_dims_as(h, "h", p, "p", rows, n);
     if (st) return st;
     if (!(alpha > 0.0f) || alpha == INFINITY)
         return sx__fail(SX_EINVAL, -1, "alpha must be finite and > 0 (got %g)", (double)alpha);

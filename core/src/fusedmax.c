@@ -762,8 +762,7 @@ int sx_fusedmax(float *out, const float *x, int rows, int n, float lambda, float
 
 int sx_fusedmax_backward(float *dx, const float *x, const float *dy, int rows, int n, float lambda,
                          float temperature) {
-    int st = sx__check_dims(dx, x, rows, n);
-    if (!st && rows > 0 && !dy) st = sx__fail(SX_EINVAL, -1, "null buffer");
+    int st = sx__check_grad_dims(dx, x, dy, rows, n);
     if (!st) st = sx__check_temperature(temperature);
     if (!st) st = check_lambda(lambda);
     if (!st) st = sx__check_scores(x, (size_t)rows * (size_t)n, "x", 1);

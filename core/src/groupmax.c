@@ -211,7 +211,7 @@ static int check_lambda(float lambda) {
 static int check_groups(const int *groups, int n_groups, int n) {
     if (n_groups < 1) return sx__fail(SX_EINVAL, -1, "n_groups must be >= 1 (got %d)", n_groups);
     if (n_groups > n) return sx__fail(SX_EINVAL, -1, "n_groups must be <= n (got %d, n = %d)", n_groups, n);
-    if (!groups) return sx__fail(SX_EINVAL, -1, "null buffer (groups)");
+    if (!groups) return sx__null("groups");
     long long sum = 0;
     for (int g = 0; g < n_groups; g++) {
         if (groups[g] < 1)
@@ -223,9 +223,9 @@ static int check_groups(const int *groups, int n_groups, int n) {
     return SX_OK;
 }
 
-static int check_args(const void *out, const float *x, int rows, int n, const int *groups,
-                      int n_groups, float lambda, float temperature) {
-    int st = sx__check_dims(out, x, rows, n);
+static int check_args(const void *out, const char *out_name, const float *x, int rows, int n,
+                      const int *groups, int n_groups, float lambda, float temperature) {
+    int st = sx__check_dims_as(out, out_name, x, "x", rows, n);
     if (!st) st = sx__check_temperature(temperature);
     if (!st) st = check_lambda(lambda);
     if (!st) st = check_groups(groups, n_groups, n);
@@ -236,7 +236,7 @@ static int check_args(const void *out, const float *x, int rows, int n, const in
 /* ------------------------------------------------------------------ public */
 int sx_groupmax(float *out, const float *x, int rows, int n, const int *groups, int n_groups,
                 float lambda, float temperature) {
-    int st = check_args(out, x, rows, n, groups, n_groups, lambda, temperature);
+    int st = check_args(out, "out", x, rows, n, groups, n_groups, lambda, temperature);
     if (st) return st;
     if (lambda == 0.0f) return sx_sparsemax(out, x, rows, n, temperature);
     for (int row = 0; row < rows; row++) {
@@ -251,8 +251,8 @@ int sx_groupmax(float *out, const float *x, int rows, int n, const int *groups, 
 
 int sx_groupmax_backward(float *dx, const float *x, const float *dy, int rows, int n, const int *groups,
                          int n_groups, float lambda, float temperature) {
-    int st = check_args(dx, x, rows, n, groups, n_groups, lambda, temperature);
-    if (!st && rows > 0 && !dy) st = sx__fail(SX_EINVAL, -1, "null buffer");
+    int st = check_args(dx, "dx", x, rows, n, groups, n_groups, lambda, temperature);
+    if (!st && rows > 0 && !dy) st = sx__null("dy");
     if (!st) st = sx__check_scores(dy, (size_t)rows * (size_t)n, "dy", 0);
     if (st) return st;
     if (lambda == 0.0f) return sx_sparsemax_backward(dx, x, dy, rows, n, temperature);

@@ -9,9 +9,15 @@
    Formats with a tiny built-in formatter (%d %g %s only), no stdio. */
 int sx__fail(int status, int index, const char *fmt, ...);
 
-/* Validate the common arguments of a mapping call (sizes, null buffers).
-   Returns SX_OK or a recorded failure. */
+/* Validate the common arguments of a mapping call (sizes, null buffers: the empty-call rule of
+   simplexity.h's CONVENTIONS, rows = 0 takes NULL buffers). Returns SX_OK or a recorded failure
+   naming the NULL buffer: "null buffer (out)" (sx__null). _as names the two buffers, _grad
+   checks a backward pass's dx, x and dy. */
+int sx__null(const char *name);
 int sx__check_dims(const void *out, const void *x, int rows, int n);
+int sx__check_dims_as(const void *out, const char *out_name, const void *x, const char *x_name,
+                      int rows, int n);
+int sx__check_grad_dims(const void *dx, const void *x, const void *dy, int rows, int n);
 int sx__check_temperature(float temperature);
 /* Every score finite or -Infinity: returns SX_OK or SX_ENONFINITE with the index recorded.
    `name` is the argument name used in the message ("x" or "dy"). For dy, -Infinity is

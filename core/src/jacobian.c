@@ -122,7 +122,7 @@ static void entmax_form(float *J, const float *p, int n, float alpha, double inv
 
 int sx_jacobian(float *J, const float *x, int rows, int n, int mapping, float param, float temperature) {
     const char *fn = "sx_jacobian";
-    int st = sx__check_dims(J, x, rows, n);
+    int st = sx__check_dims_as(J, "J", x, "x", rows, n);
     if (!st) st = check_mapping(fn, mapping, param, 1);
     if (!st) st = sx__check_temperature(temperature);
     /* like rows * n (sx__check_dims): the block's bytes fit in an int32 (rows * n <= 2^29 here,
@@ -210,7 +210,7 @@ static float threshold_row(const float *x, float *p, int n, int map, float alpha
 
 int sx_threshold(float *tau, const float *x, int rows, int n, int mapping, float param, float temperature) {
     const char *fn = "sx_threshold";
-    int st = sx__check_dims(tau, x, rows, n);
+    int st = sx__check_dims_as(tau, "tau", x, "x", rows, n);
     if (!st) st = check_mapping(fn, mapping, param, 0);
     if (!st) st = sx__check_temperature(temperature);
     if (!st) st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);

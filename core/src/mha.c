@@ -36,8 +36,9 @@ static int check_args(int *done, float *out, const float *q, const float *k, con
         return sx__fail(SX_EINVAL, -1, "sizes too large (B %d, Tq %d, Tk %d, H %d, dh %d)",
                         B, Tq, Tk, H, dh);
     if (nq == 0) return SX_OK; /* no query: nothing to write */
-    if (!out || !q || (nk > 0 && (!k || !v)))
-        return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!out) return sx__null("out");
+    if (!q) return sx__null("q");
+    if (nk > 0 && (!k || !v)) return sx__null(k ? "v" : "k"); /* Tk = 0: k and v are empty */
     if (k_len)
         for (int b = 0; b < B; b++)
             if (k_len[b] < 0 || k_len[b] > Tk)

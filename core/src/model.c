@@ -1216,7 +1216,7 @@ int sx_model_save_size(const sx_model *m) { return sx_model_save_size_as(m, SX_S
 
 int sx_model_save_as(const sx_model *m, unsigned char *buf, int cap, int precision) {
     static const char fn[] = "model_save";
-    if (!m || !buf) return sx__fail(SX_EINVAL, -1, "%s: model or buffer is NULL", fn);
+    if (!m || !buf) return sx__fail(SX_EINVAL, -1, "%s: model or buf is NULL", fn);
     const size_t pb = param_bytes(precision);
     if (!pb)
         return sx__fail(SX_EINVAL, -1, "%s: precision must be SX_SAVE_FLOAT32 (32) or "

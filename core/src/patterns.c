@@ -279,7 +279,8 @@ int sx_pattern_mask(unsigned char *mask, const float *k, int Tq, int Tk, int H, 
     if ((uint64_t)Tq * Tk > SX_MAX_ELEMS * 4 || (uint64_t)Tk * H * dh > SX_MAX_ELEMS)
         return sx__fail(SX_EINVAL, -1, "sizes too large (Tq %d, Tk %d)", Tq, Tk);
     if ((uint64_t)Tq * Tk == 0) return SX_OK;
-    if (!mask || (p.kind == SX_PATTERN_LSH && !k)) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!mask) return sx__null("mask");
+    if (p.kind == SX_PATTERN_LSH && !k) return sx__null("k");
     if (p.kind == SX_PATTERN_LSH &&
         (st = sx__check_scores(k, (size_t)Tk * H * dh, "k", 0)) != SX_OK)
         return st;
@@ -312,7 +313,7 @@ int sx_pattern_lsh(int *bucket, int *order, const float *k, int T, int H, int dh
     if ((uint64_t)T * H * dh > SX_MAX_ELEMS || (uint64_t)T * p.rounds > SX_MAX_ELEMS)
         return sx__fail(SX_EINVAL, -1, "sizes too large (T %d, H %d, dh %d)", T, H, dh);
     if (T == 0) return SX_OK;
-    if (!bucket || !order || !k) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!bucket || !order || !k) return sx__null(!bucket ? "bucket" : !order ? "order" : "k");
     if ((st = sx__check_scores(k, (size_t)T * H * dh, "k", 0)) != SX_OK) return st;
     work w;
     if ((st = work_alloc(&w, &p, T, dh)) != SX_OK) return st;
@@ -388,7 +389,9 @@ int sx_attention_pattern(float *out, float *att, const float *q, const float *k,
         return sx__fail(SX_EINVAL, -1, "sizes too large (B %d, Tq %d, Tk %d, H %d, dh %d)", B, Tq,
                         Tk, H, dh);
     if (nq == 0) return SX_OK;
-    if (!out || !q || (nk > 0 && (!k || !v))) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!out) return sx__null("out");
+    if (!q) return sx__null("q");
+    if (nk > 0 && (!k || !v)) return sx__null(k ? "v" : "k"); /* Tk = 0: k and v are empty */
     if (k_len)
         for (int b = 0; b < B; b++)
             if (k_len[b] < 0 || k_len[b] > Tk)

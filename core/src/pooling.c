@@ -13,7 +13,7 @@
 int sx_span_mask(float *m, const float *distances, int n, float z, float ramp, float span_max) {
     if (n < 0) return sx__fail(SX_EINVAL, -1, "n must be >= 0 (got %d)", n);
     const float *x = distances;
-    if (n > 0 && (!m || !x)) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (n > 0 && (!m || !x)) return sx__null(m ? "distances" : "m");
     if (!(z >= 0.0f) || z == INFINITY)
         return sx__fail(SX_EINVAL, -1, "z must be finite and >= 0 (got %g)", (double)z);
     if (!(ramp > 0.0f) || ramp == INFINITY)
@@ -53,7 +53,6 @@ static int check_pool(const float *xq, const float *xk, const float *yk, int nq,
     /* the backward pass allocates 4 nq nk + nq floats: keep that under 2^31 bytes */
     if ((size_t)nq * (size_t)nk > (size_t)INT32_MAX / 32)
         return sx__fail(SX_EINVAL, -1, "nq * nk too large (%d * %d)", nq, nk);
-    if ((nq > 0 && !xq) || !xk || !yk) return sx__fail(SX_EINVAL, -1, "null buffer");
     if (!isfinite(w)) return sx__fail(SX_EINVAL, -1, "w must be finite (got %g)", (double)w);
     const int kind = pool_kind(mapping);
     if (kind < 0) return sx__fail(SX_EINVAL, -1, "unknown pooling mapping %d", mapping);
@@ -65,6 +64,8 @@ static int check_pool(const float *xq, const float *xk, const float *yk, int nq,
         return sx__fail(SX_EINVAL, -1, "leave_one_out must be 0 or 1 (got %d)", leave_one_out);
     if (leave_one_out && nq != nk)
         return sx__fail(SX_EINVAL, -1, "leave_one_out needs nq == nk (got %d and %d)", nq, nk);
+    if (nq == 0) return SX_OK; /* no query: nothing to read (keys and values may be NULL) */
+    if (!xq || !xk || !yk) return sx__null(!xq ? "queries" : !xk ? "keys" : "values");
     int st = sx__check_scores(xq, (size_t)nq, "queries", 0);
     if (st == SX_OK) st = sx__check_scores(xk, (size_t)nk, "keys", 0);
     if (st == SX_OK) st = sx__check_scores(yk, (size_t)nk, "values", 0);
@@ -76,8 +77,8 @@ int sx_nw_pooling(float *out, float *weights, const float *queries, const float 
                   int leave_one_out) {
     int st = check_pool(queries, keys, values, nq, nk, w, mapping, param, leave_one_out);
     if (st != SX_OK) return st;
-    if (nq > 0 && !out) return sx__fail(SX_EINVAL, -1, "null buffer");
     if (nq == 0) return SX_OK;
+    if (!out) return sx__null("out");
     const size_t nm = (size_t)nq * nk;
     /* scores, then the weights when the caller does not want them */
     float *scratch = malloc(sizeof(float) * (weights ? nm : 2 * nm));
@@ -95,13 +96,14 @@ int sx_nw_pooling_backward(float *dw, const float *dy, const float *queries, con
                            float param, int leave_one_out) {
     int st = check_pool(queries, keys, values, nq, nk, w, mapping, param, leave_one_out);
     if (st != SX_OK) return st;
-    if (!dw || (nq > 0 && !dy)) return sx__fail(SX_EINVAL, -1, "null buffer");
-    st = sx__check_scores(dy, (size_t)nq, "dy", 0);
-    if (st != SX_OK) return st;
+    if (!dw) return sx__null("dw"); /* its one value, written even when nq = 0 */
     if (nq == 0) {
-        *dw = 0.0f;
+        *dw = 0.0f; /* the gradient of an empty sum */
         return SX_OK;
     }
+    if (!dy) return sx__null("dy");
+    st = sx__check_scores(dy, (size_t)nq, "dy", 0);
+    if (st != SX_OK) return st;
     const size_t nm = (size_t)nq * nk;
     /* score, att, and the backward's 2 nq nk; out (nq) is not needed, it goes last */
     float *scratch = malloc(sizeof(float) * (4 * nm + (size_t)nq));

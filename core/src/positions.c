@@ -45,7 +45,7 @@ int sx_positional_encoding(float *out, int positions, int dim, double base) {
     if (st == SX_OK) st = check_area("positions * dim", positions, dim);
     if (st != SX_OK) return st;
     if (positions == 0) return SX_OK;
-    if (!out) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!out) return sx__null("out");
     sx_nn_posenc_range(out, 0, positions, dim, base); /* (positions, dim) */
     return SX_OK;
 }
@@ -63,7 +63,7 @@ int sx_relative_scores(float *out, const float *q, const float *table, int n_q, 
     if (st == SX_OK) st = check_area("(2 max_distance + 1) * dim", 2 * max_distance + 1, dim);
     if (st != SX_OK) return st;
     if (n_q == 0 || n_k == 0) return SX_OK;
-    if (!out || !q || !table) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!out || !q || !table) return sx__null(!out ? "out" : !q ? "q" : "table");
     const int K = max_distance;
     st = sx__check_scores(q, (size_t)n_q * dim, "q", 0);
     if (st == SX_OK) st = sx__check_scores(table, (size_t)(2 * K + 1) * dim, "table", 0);
@@ -101,7 +101,8 @@ int sx_txl_scores(float *out, float *terms, const float *q, const float *k, cons
     if (st == SX_OK) st = check_area("dim_r * dim", dim_r, dim);
     if (st != SX_OK) return st;
     if (n_q == 0 || n_k == 0) return SX_OK;
-    if (!out || !q || !k || !u || !v) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!out || !q || !k || !u || !v)
+        return sx__null(!out ? "out" : !q ? "q" : !k ? "k" : !u ? "u" : "v");
     st = sx__check_scores(q, (size_t)n_q * dim, "q", 0);
     if (st == SX_OK) st = sx__check_scores(k, (size_t)n_k * dim, "k", 0);
     if (st == SX_OK) st = sx__check_scores(u, (size_t)dim, "u", 0);

@@ -34,8 +34,10 @@ static uint64_t param_count(int kind, int q_dim, int k_dim, int hidden) {
     return 0;
 }
 
+/* empty: the call writes nothing (the forward with nq nk = 0): only the sizes and the kind are
+   checked, no buffer is read (any may be NULL). */
 static int check_scores_args(const char *fn, const float *q, const float *k, const float *params,
-                             int nq, int nk, int q_dim, int k_dim, int hidden, int kind) {
+                             int nq, int nk, int q_dim, int k_dim, int hidden, int kind, int empty) {
     if (kind < SX_SCORE_DOT || kind > SX_SCORE_ADDITIVE)
         return sx__fail(SX_EINVAL, -1,
                         "%s: unknown scoring kind %d (SX_SCORE_DOT 0, SCALED 1, BILINEAR 2, "
@@ -59,8 +61,10 @@ static int check_scores_args(const char *fn, const float *q, const float *k, con
         4 * (hq + hk) > SX_MAX_ELEMS)
         return sx__fail(SX_EINVAL, -1, "%s: sizes too large (nq %d, nk %d, q_dim %d, k_dim %d, "
                         "hidden %d)", fn, nq, nk, q_dim, k_dim, hidden);
-    if ((nq > 0 && !q) || (nk > 0 && !k) || (kind >= SX_SCORE_BILINEAR && !params))
-        return sx__fail(SX_EINVAL, -1, "%s: null buffer", fn);
+    if (empty) return SX_OK;
+    if (nq > 0 && !q) return sx__null("q");
+    if (nk > 0 && !k) return sx__null("k");
+    if (kind >= SX_SCORE_BILINEAR && !params) return sx__null("params");
     int st = sx__check_scores(q, (size_t)nq * q_dim, "q", 0);
     if (st == SX_OK) st = sx__check_scores(k, (size_t)nk * k_dim, "k", 0);
     if (st == SX_OK && kind == SX_SCORE_BILINEAR)
@@ -110,10 +114,10 @@ static void project(double *proj, const float *x, const float *W, int n, int dim
 int sx_attention_scores(float *scores, const float *q, const float *k, const float *params,
                         int nq, int nk, int q_dim, int k_dim, int hidden, int kind) {
     const char *fn = "sx_attention_scores";
-    int st = named(fn, check_scores_args(fn, q, k, params, nq, nk, q_dim, k_dim, hidden, kind));
-    if (st != SX_OK) return st;
-    if ((size_t)nq * nk == 0) return SX_OK;
-    if (!scores) return sx__fail(SX_EINVAL, -1, "%s: null buffer", fn);
+    const int empty = (size_t)nq * nk == 0; /* no score to write: nothing read */
+    int st = named(fn, check_scores_args(fn, q, k, params, nq, nk, q_dim, k_dim, hidden, kind, empty));
+    if (st != SX_OK || empty) return st;
+    if (!scores) return named(fn, sx__null("scores"));
 
     double *tmp = NULL; /* bilinear: P = q W (nq, k_dim); additive: A (nq, h), B (nk, h) */
     size_t nt = 0;
@@ -173,10 +177,10 @@ int sx_attention_scores_backward(float *dq, float *dk, float *dparams, const flo
                                  const float *q, const float *k, const float *params, int nq,
                                  int nk, int q_dim, int k_dim, int hidden, int kind) {
     const char *fn = "sx_attention_scores_backward";
-    int st = named(fn, check_scores_args(fn, q, k, params, nq, nk, q_dim, k_dim, hidden, kind));
+    int st = named(fn, check_scores_args(fn, q, k, params, nq, nk, q_dim, k_dim, hidden, kind, 0));
     if (st != SX_OK) return st;
     const size_t ns = (size_t)nq * nk;
-    if (ns > 0 && !dscores) return sx__fail(SX_EINVAL, -1, "%s: null buffer", fn);
+    if (ns > 0 && !dscores) return named(fn, sx__null("dscores"));
     if ((st = named(fn, sx__check_scores(dscores, ns, "dscores", 0))) != SX_OK) return st;
     if (kind != SX_SCORE_ADDITIVE) hidden = 0;
     const size_t np = (size_t)param_count(kind, q_dim, k_dim, hidden);
@@ -298,7 +302,7 @@ int sx_attention_scores_backward(float *dq, float *dk, float *dparams, const flo
 /* ------------------------------------------------------------ masked mapping */
 static int check_masked(const char *fn, const float *x, const int *valid_len, int rows, int n,
                         int mapping, float param, float temperature) {
-    int st = sx__check_dims(x, x, rows, n); /* out is checked by the caller */
+    int st = sx__check_dims_as(x, "x", x, "x", rows, n); /* out is checked by the caller */
     if (st != SX_OK) return st;
     if ((st = sx__check_temperature(temperature)) != SX_OK) return st;
     switch (mapping) {
@@ -364,7 +368,7 @@ int sx_masked_mapping(float *out, const float *x, const int *valid_len, int rows
     const char *fn = "sx_masked_mapping";
     int st = named(fn, check_masked(fn, x, valid_len, rows, n, mapping, param, temperature));
     if (st != SX_OK) return st;
-    if (rows > 0 && !out) return sx__fail(SX_EINVAL, -1, "%s: null buffer", fn);
+    if (rows > 0 && !out) return named(fn, sx__null("out"));
     if (!valid_len) return named(fn, map_rows(out, x, rows, n, mapping, param, temperature));
     float *row = malloc((size_t)n * sizeof(float));
     if (!row) return sx__fail(SX_ENOMEM, -1, "%s: cannot allocate %d bytes of scratch", fn, 4 * n);
@@ -380,7 +384,7 @@ int sx_masked_mapping_backward(float *dx, const float *x, const float *dy, const
     const char *fn = "sx_masked_mapping_backward";
     int st = named(fn, check_masked(fn, x, valid_len, rows, n, mapping, param, temperature));
     if (st != SX_OK) return st;
-    if (rows > 0 && (!dx || !dy)) return sx__fail(SX_EINVAL, -1, "%s: null buffer", fn);
+    if (rows > 0 && (!dx || !dy)) return named(fn, sx__null(dx ? "dy" : "dx"));
     if ((st = named(fn, sx__check_scores(dy, (size_t)rows * n, "dy", 0))) != SX_OK) return st;
     if (!valid_len) return named(fn, map_rows_backward(dx, x, dy, rows, n, mapping, param, temperature));
     float *row = malloc((size_t)n * sizeof(float));

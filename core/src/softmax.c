@@ -107,8 +107,7 @@ int sx_softmax(float *out, const float *x, int rows, int n, float temperature) {
 /* ----------------------------------------------------------------- backward */
 /* dx = s * p * (g - <g, p>), p computed into dx first. */
 int sx_softmax_backward(float *dx, const float *x, const float *dy, int rows, int n, float temperature) {
-    int st = sx__check_dims(dx, x, rows, n);
-    if (!st && rows > 0 && !dy) st = sx__fail(SX_EINVAL, -1, "null buffer");
+    int st = sx__check_grad_dims(dx, x, dy, rows, n);
     if (!st) st = sx__check_temperature(temperature);
     if (!st) st = SX_CHECK_SCORES(x, (size_t)rows * (size_t)n, "x", 1);
     if (!st) st = SX_CHECK_SCORES(dy, (size_t)rows * (size_t)n, "dy", 0);

@@ -110,13 +110,27 @@ int sx__fail(int status, int index, const char *fmt, ...) {
 }
 
 /* ------------------------------------------------------- argument checks */
-int sx__check_dims(const void *out, const void *x, int rows, int n) {
+int sx__null(const char *name) { return sx__fail(SX_EINVAL, -1, "null buffer (%s)", name); }
+
+int sx__check_dims_as(const void *out, const char *out_name, const void *x, const char *x_name,
+                      int rows, int n) {
     if (n < 1) return sx__fail(SX_EINVAL, -1, "n must be >= 1 (got %d)", n);
     if (rows < 0) return sx__fail(SX_EINVAL, -1, "rows must be >= 0 (got %d)", rows);
     if ((size_t)rows * (size_t)n > (size_t)INT32_MAX / 4)
         return sx__fail(SX_EINVAL, -1, "rows * n too large (%d * %d)", rows, n);
-    if (rows > 0 && (!out || !x)) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (rows > 0 && !out) return sx__null(out_name); /* rows = 0: an empty call, NULL is fine */
+    if (rows > 0 && !x) return sx__null(x_name);
     return SX_OK;
+}
+
+int sx__check_dims(const void *out, const void *x, int rows, int n) {
+    return sx__check_dims_as(out, "out", x, "x", rows, n);
+}
+
+int sx__check_grad_dims(const void *dx, const void *x, const void *dy, int rows, int n) {
+    int st = sx__check_dims_as(dx, "dx", x, "x", rows, n);
+    if (st == SX_OK && rows > 0 && !dy) st = sx__null("dy");
+    return st;
 }
 
 int sx__check_temperature(float t) {

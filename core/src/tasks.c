@@ -235,7 +235,7 @@ int sx_task_generate(int *src, int *tgt, int task, int split, unsigned seed, int
                         sx__tasks[task].name, max_len);
     if ((int64_t)count * max_len > INT32_MAX / 4)
         return sx__fail(SX_EINVAL, -1, "count * max_len too large (%d * %d)", count, max_len);
-    if (count > 0 && (!src || !tgt)) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (count > 0 && (!src || !tgt)) return sx__null(src ? "tgt" : "src");
 
     for (int i = 0; i < count; i++) {
         uint64_t index = (uint64_t)(uint32_t)(start + i);
@@ -258,12 +258,12 @@ int sx_task_generate(int *src, int *tgt, int task, int split, unsigned seed, int
 }
 
 /* ------------------------------------------------------- reading source rows */
-static int check_rows(const void *out, const void *in, int count, int max_len) {
+static int check_rows(const void *out, const char *out_name, const void *in, int count, int max_len) {
     if (count < 0) return sx__fail(SX_EINVAL, -1, "count must be >= 0 (got %d)", count);
     if (max_len < 1) return sx__fail(SX_EINVAL, -1, "max_len must be >= 1 (got %d)", max_len);
     if ((int64_t)count * max_len > INT32_MAX / 4)
         return sx__fail(SX_EINVAL, -1, "count * max_len too large (%d * %d)", count, max_len);
-    if (count > 0 && (!out || !in)) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (count > 0 && (!out || !in)) return sx__null(out ? "src" : out_name);
     return SX_OK;
 }
 
@@ -290,7 +290,7 @@ static int read_src(char *s, int *n, int task, const int *row, int max_len, int 
 /* -------------------------------------------------------- reference solver */
 int sx_task_answer(int *tgt, int task, const int *src, int count, int max_len) {
     int st = check_task(task);
-    if (!st) st = check_rows(tgt, src, count, max_len);
+    if (!st) st = check_rows(tgt, "tgt", src, count, max_len);
     if (st) return st;
     if (max_len > SX__ROW_STACK - 16)
         return sx__fail(SX_EINVAL, -1, "max_len must be <= %d (got %d)", SX__ROW_STACK - 16, max_len);
@@ -312,7 +312,7 @@ int sx_task_answer(int *tgt, int task, const int *src, int count, int max_len) {
 
 int sx_task_split_of(int *split, int task, const int *src, int count, int max_len) {
     int st = check_task(task);
-    if (!st) st = check_rows(split, src, count, max_len);
+    if (!st) st = check_rows(split, "split", src, count, max_len);
     if (st) return st;
     if (max_len > SX__ROW_STACK)
         return sx__fail(SX_EINVAL, -1, "max_len must be <= %d (got %d)", SX__ROW_STACK, max_len);
@@ -331,7 +331,7 @@ int sx_task_split_of(int *split, int task, const int *src, int count, int max_le
 int sx_task_encode(int *src, int task, const char *text, int max_len) {
     int st = check_task(task);
     if (st) return st;
-    if (!src || !text) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!src || !text) return sx__null(src ? "text" : "src");
     size_t n = strlen(text);
     for (size_t i = 0; i < n; i++) {
         if (token_of(task, text[i]) >= 0) continue;
@@ -356,7 +356,7 @@ int sx_task_decode(char *text, int cap, int task, const int *tokens, int n) {
     if (st) return st;
     if (n < 0) return sx__fail(SX_EINVAL, -1, "n must be >= 0 (got %d)", n);
     if (cap < 1) return sx__fail(SX_EINVAL, -1, "cap must be >= 1 (got %d)", cap);
-    if (!text || (n > 0 && !tokens)) return sx__fail(SX_EINVAL, -1, "null buffer");
+    if (!text || (n > 0 && !tokens)) return sx__null(text ? "tokens" : "text");
     int v = 3 + alphabet_size(task), len = 0;
     /* First pass validates and measures, so a failure writes nothing. */
     for (int pass = 0; pass < 2; pass++) {

@@ -290,10 +290,10 @@ static void test_errors(void) {
     EXPECT(sx_attention(out, att, q, k, v, NULL, 1, 2, 2, 1, 0, 0, 0, 0), SX_EINVAL, "(got 1, 0)");
     EXPECT(sx_attention(out, att, q, k, v, NULL, 65536, 65536, 2, 1, 2, 0, 0, 0), SX_EINVAL,
            "sizes too large");
-    EXPECT(sx_attention(NULL, att, q, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer");
-    EXPECT(sx_attention(out, att, NULL, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer");
-    EXPECT(sx_attention(out, att, q, NULL, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer");
-    EXPECT(sx_attention(out, att, q, k, NULL, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer");
+    EXPECT(sx_attention(NULL, att, q, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer (out)");
+    EXPECT(sx_attention(out, att, NULL, k, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer (q)");
+    EXPECT(sx_attention(out, att, q, NULL, v, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer (k)");
+    EXPECT(sx_attention(out, att, q, k, NULL, NULL, 1, 2, 2, 1, 2, 0, 0, 0), SX_EINVAL, "null buffer (v)");
     const int bad_len[2] = { 2, 3 }, neg_len[1] = { -1 };
     EXPECT(sx_attention(out, att, q, k, v, bad_len, 2, 1, 2, 1, 2, 0, 0, 0), SX_EINVAL,
            "k_len[1] must be in [0, Tk = 2] (got 3)");

@@ -449,8 +449,8 @@ static void test_errors(void) {
     const int g[3] = { 2, 3, 1 }, bad0[3] = { 2, 0, 4 }, badneg[3] = { 2, -1, 5 }, bad5[2] = { 2, 3 }, bad7[3] = { 2, 3, 2 };
     EXPECT(sx_groupmax(out, x, 1, 0, g, 3, 1, 1), SX_EINVAL, "n must be >= 1 (got 0)");
     EXPECT(sx_groupmax(out, x, -1, 6, g, 3, 1, 1), SX_EINVAL, "rows must be >= 0 (got -1)");
-    EXPECT(sx_groupmax(NULL, x, 1, 6, g, 3, 1, 1), SX_EINVAL, "null buffer");
-    EXPECT(sx_groupmax_backward(out, x, NULL, 1, 6, g, 3, 1, 1), SX_EINVAL, "null buffer");
+    EXPECT(sx_groupmax(NULL, x, 1, 6, g, 3, 1, 1), SX_EINVAL, "null buffer (out)");
+    EXPECT(sx_groupmax_backward(out, x, NULL, 1, 6, g, 3, 1, 1), SX_EINVAL, "null buffer (dy)");
     EXPECT(sx_groupmax(out, x, 1, 6, g, 3, 1, 0), SX_EINVAL, "temperature must be finite and > 0 (got 0)");
     EXPECT(sx_groupmax(out, x, 1, 6, g, 3, -1, 1), SX_EINVAL, "lambda must be >= 0 (got -1)");
     EXPECT(sx_groupmax(out, x, 1, 6, g, 3, NAN, 1), SX_EINVAL, "lambda must be finite (got NaN)");
@@ -482,8 +482,8 @@ static void test_errors(void) {
     CHECK(untouched, "groupmax wrote output before failing");
     /* sigmoid */
     EXPECT(sx_sigmoid(out, x, 1, 0, 1), SX_EINVAL, "n must be >= 1 (got 0)");
-    EXPECT(sx_sigmoid(out, NULL, 1, 6, 1), SX_EINVAL, "null buffer");
-    EXPECT(sx_sigmoid_backward(out, x, NULL, 1, 6, 1), SX_EINVAL, "null buffer");
+    EXPECT(sx_sigmoid(out, NULL, 1, 6, 1), SX_EINVAL, "null buffer (x)");
+    EXPECT(sx_sigmoid_backward(out, x, NULL, 1, 6, 1), SX_EINVAL, "null buffer (dy)");
     EXPECT(sx_sigmoid(out, x, 1, 6, -2), SX_EINVAL, "temperature must be finite and > 0 (got -2)");
     bad[7] = INFINITY;
     EXPECT(sx_sigmoid(o, bad, 2, 6, 1), SX_ENONFINITE, "x[7] must be finite or -Infinity (got Infinity)");

@@ -335,7 +335,7 @@ static void test_errors(void) {
     expect_error(sx_pattern_mask(m, k, 4, 4, 1, 4, 0, rounds, 0, 4), SX_EINVAL, "rounds must be in [1, 64] (got 0)", "rounds");
     expect_error(sx_pattern_mask(m, k, 4, 4, 1, 4, 0, chunk, 0, 4), SX_EINVAL, "chunk must be >= 1 (got 0)", "chunk");
     expect_error(sx_attention_pattern(out, NULL, q, k, v, NULL, 1, 3, 4, 1, 4, 0, 0.0f, 0, lsh), SX_EINVAL, "Tq must equal Tk (got 3, 4)", "lsh cross");
-    expect_error(sx_pattern_mask(m, NULL, 4, 4, 1, 4, 0, lsh, 0, 4), SX_EINVAL, "null buffer", "lsh without k");
+    expect_error(sx_pattern_mask(m, NULL, 4, 4, 1, 4, 0, lsh, 0, 4), SX_EINVAL, "null buffer (k)", "lsh without k");
     expect_error(sx_pattern_lsh(b, o, k, 4, 1, 4, 0, ok), SX_EINVAL, "needs an SX_PATTERN_LSH pattern", "lsh steps of local");
     expect_error(sx_pattern_mask(m, NULL, 4, 4, 2, 2, 2, ok, 0, 4), SX_EINVAL, "head must be in [0, H = 2) (got 2)", "head");
     expect_error(sx_pattern_mask(m, NULL, 4, 4, 1, 4, 0, ok, 0, 5), SX_EINVAL, "k_len must be in [0, Tk = 4] (got 5)", "k_len");

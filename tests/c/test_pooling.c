@@ -85,7 +85,7 @@ static void test_span_mask(void) {
     /* errors: the mask is untouched */
     float keep[3] = { 7, 7, 7 }, d[3] = { 0, 1, 2 };
     expect_error(sx_span_mask(keep, d, -1, 1, 1, 0), SX_EINVAL, "n must be >= 0 (got -1)", "n < 0");
-    expect_error(sx_span_mask(NULL, d, 3, 1, 1, 0), SX_EINVAL, "null buffer", "null m");
+    expect_error(sx_span_mask(NULL, d, 3, 1, 1, 0), SX_EINVAL, "null buffer (m)", "null m");
     expect_error(sx_span_mask(keep, d, 3, -1, 1, 0), SX_EINVAL, "z must be finite and >= 0 (got -1)", "z < 0");
     expect_error(sx_span_mask(keep, d, 3, NAN, 1, 0), SX_EINVAL, "z must be finite and >= 0 (got NaN)", "z NaN");
     expect_error(sx_span_mask(keep, d, 3, INFINITY, 1, 0), SX_EINVAL, "z must be finite and >= 0 (got Infinity)", "z inf");
@@ -279,9 +279,9 @@ static void test_pooling_errors(void) {
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, -1, 4, 1, S, 0, 0), SX_EINVAL, "nq must be >= 0 (got -1)", "nq < 0");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 0, 1, S, 0, 0), SX_EINVAL, "nk must be >= 1 (got 0)", "nk 0");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 100000, 100000, 1, S, 0, 0), SX_EINVAL, "nq * nk too large (100000 * 100000)", "too large");
-    expect_error(sx_nw_pooling(out, att, NULL, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer", "null queries");
-    expect_error(sx_nw_pooling(NULL, att, xq, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer", "null out");
-    expect_error(sx_nw_pooling(out, att, xq, xk, NULL, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer", "null values");
+    expect_error(sx_nw_pooling(out, att, NULL, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer (queries)", "null queries");
+    expect_error(sx_nw_pooling(NULL, att, xq, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer (out)", "null out");
+    expect_error(sx_nw_pooling(out, att, xq, xk, NULL, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer (values)", "null values");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, NAN, S, 0, 0), SX_EINVAL, "w must be finite (got NaN)", "w NaN");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, -INFINITY, S, 0, 0), SX_EINVAL, "w must be finite (got -Infinity)", "w -inf");
     expect_error(sx_nw_pooling(out, att, xq, xk, yk, 2, 4, 1, SX_MAP_ENTMAX_LEARNED, 1.5f, 0), SX_EINVAL, "unknown pooling mapping 4", "learned alpha");
@@ -305,8 +305,8 @@ static void test_pooling_errors(void) {
     g[0] = NAN;
     expect_error(sx_nw_pooling_backward(&dw, g, xq, xk, yk, 2, 4, 1, S, 0, 0), SX_ENONFINITE, "dy[0] must be finite (got NaN)", "dy NaN");
     g[0] = 1;
-    expect_error(sx_nw_pooling_backward(NULL, g, xq, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer", "null dw");
-    expect_error(sx_nw_pooling_backward(&dw, NULL, xq, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer", "null dy");
+    expect_error(sx_nw_pooling_backward(NULL, g, xq, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer (dw)", "null dw");
+    expect_error(sx_nw_pooling_backward(&dw, NULL, xq, xk, yk, 2, 4, 1, S, 0, 0), SX_EINVAL, "null buffer (dy)", "null dy");
     expect_error(sx_nw_pooling_backward(&dw, g, xq, xk, yk, 2, 4, 1, 9, 0, 0), SX_EINVAL, "unknown pooling mapping 9", "backward mapping");
     expect_error(sx_nw_pooling_backward(&dw, g, xq, xk, yk, 2, 4, 1, SX_MAP_ENTMAX_LEARNED, 1.5f, 0), SX_EINVAL, "unknown pooling mapping 4", "backward learned alpha");
     CHECK(dw == 7.0f, "failed backward calls leave dw untouched");

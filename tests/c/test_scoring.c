@@ -243,7 +243,7 @@ static void test_errors(void) {
     expect(sx_attention_scores(s, q, k, NULL, 2, 2, 0, 3, 0, SX_SCORE_DOT), SX_EINVAL,
            "q_dim and k_dim must be >= 1 (got 0, 3)", "q_dim 0");
     expect(sx_attention_scores(s, q, k, NULL, 2, 2, 3, 3, 0, SX_SCORE_BILINEAR), SX_EINVAL,
-           "sx_attention_scores: null buffer", "bilinear without W");
+           "sx_attention_scores: null buffer (params)", "bilinear without W");
     q[4] = NAN;
     expect(sx_attention_scores(s, q, k, NULL, 2, 2, 3, 3, 0, SX_SCORE_SCALED), SX_ENONFINITE,
            "sx_attention_scores: q[4] must be finite (got NaN)", "q NaN");

@@ -59,9 +59,9 @@ static void test_errors(void) {
               "%s n=0: %s", fname(fw[f]), sx_last_error());
         CHECK(fw[f](out, x, -1, 6, 1, 1) == SX_EINVAL && !strcmp(sx_last_error(), "rows must be >= 0 (got -1)"),
               "%s rows=-1: %s", fname(fw[f]), sx_last_error());
-        CHECK(fw[f](NULL, x, 1, 6, 1, 1) == SX_EINVAL && !strcmp(sx_last_error(), "null buffer"), "%s", sx_last_error());
-        CHECK(fw[f](out, NULL, 1, 6, 1, 1) == SX_EINVAL && !strcmp(sx_last_error(), "null buffer"), "%s", sx_last_error());
-        CHECK(bw[f](out, x, NULL, 1, 6, 1, 1) == SX_EINVAL && !strcmp(sx_last_error(), "null buffer"), "%s", sx_last_error());
+        CHECK(fw[f](NULL, x, 1, 6, 1, 1) == SX_EINVAL && !strcmp(sx_last_error(), "null buffer (out)"), "%s", sx_last_error());
+        CHECK(fw[f](out, NULL, 1, 6, 1, 1) == SX_EINVAL && !strcmp(sx_last_error(), "null buffer (x)"), "%s", sx_last_error());
+        CHECK(bw[f](out, x, NULL, 1, 6, 1, 1) == SX_EINVAL && !strcmp(sx_last_error(), "null buffer (dy)"), "%s", sx_last_error());
         CHECK(fw[f](out, x, 1, 6, 1, 0) == SX_EINVAL &&
               !strcmp(sx_last_error(), "temperature must be finite and > 0 (got 0)"), "%s", sx_last_error());
         CHECK(fw[f](out, x, 1, 6, 1, NAN) == SX_EINVAL &&

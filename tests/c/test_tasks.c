@@ -467,7 +467,7 @@ static void test_errors(void) {
           err_is("max_len must be >= 13 for task after_marker (got 12)"), "gen max_len marker");
     CHECK(sx_task_generate(src, tgt, 0, 0, 1, 0, 100000000, 100) == SX_EINVAL &&
           err_is("count * max_len too large (100000000 * 100)"), "gen too large");
-    CHECK(sx_task_generate(NULL, tgt, 0, 0, 1, 0, 1, W) == SX_EINVAL && err_is("null buffer"), "gen null");
+    CHECK(sx_task_generate(NULL, tgt, 0, 0, 1, 0, 1, W) == SX_EINVAL && err_is("null buffer (src)"), "gen null");
     for (int k = 0; k < W; k++) src[k] = tgt[k] = -3;
     sx_task_generate(src, tgt, 0, 0, 1, 0, 1, 5);
     CHECK(src[0] == -3 && tgt[0] == -3, "a failed generate writes nothing");
@@ -488,7 +488,7 @@ static void test_errors(void) {
     CHECK(sx_task_encode(src, 0, "", 0) == SX_EINVAL && err_is("text of 0 characters needs max_len >= 1 (got 0)"),
           "encode max_len 0");
     CHECK(sx_task_encode(src, 7, "abc", W) == SX_EINVAL && err_is("task must be 0..3 (got 7)"), "encode task");
-    CHECK(sx_task_encode(src, 0, NULL, W) == SX_EINVAL && err_is("null buffer"), "encode null");
+    CHECK(sx_task_encode(src, 0, NULL, W) == SX_EINVAL && err_is("null buffer (text)"), "encode null");
 
     int bad_tok[4] = { 3, 20, SX_TOKEN_EOS, 0 };
     CHECK(sx_task_decode(text, 8, 0, bad_tok, 4) == SX_EINVAL &&
@@ -501,7 +501,7 @@ static void test_errors(void) {
     CHECK(sx_task_decode(text, 8, 0, abc, -1) == SX_EINVAL && err_is("n must be >= 0 (got -1)"), "decode n");
     CHECK(sx_task_decode(text, 0, 0, abc, 4) == SX_EINVAL && err_is("cap must be >= 1 (got 0)"), "decode cap 0");
     CHECK(sx_task_decode(text, 8, -1, abc, 4) == SX_EINVAL && err_is("task must be 0..3 (got -1)"), "decode task");
-    CHECK(sx_task_decode(NULL, 8, 0, abc, 4) == SX_EINVAL && err_is("null buffer"), "decode null");
+    CHECK(sx_task_decode(NULL, 8, 0, abc, 4) == SX_EINVAL && err_is("null buffer (text)"), "decode null");
 
     /* Malformed src rows for answer / split_of. */
     int no_eos[4] = { 3, 4, 5, 6 }, pad_first[4] = { 3, SX_TOKEN_PAD, SX_TOKEN_EOS, 0 };
@@ -521,7 +521,7 @@ static void test_errors(void) {
     CHECK(sx_task_answer(tgt, 0, abc, 1, 0) == SX_EINVAL && err_is("max_len must be >= 1 (got 0)"), "answer max_len");
     CHECK(sx_task_answer(tgt, 0, abc, 1, 300) == SX_EINVAL && err_is("max_len must be <= 240 (got 300)"),
           "answer max_len too big");
-    CHECK(sx_task_answer(NULL, 0, abc, 1, 4) == SX_EINVAL && err_is("null buffer"), "answer null");
+    CHECK(sx_task_answer(NULL, 0, abc, 1, 4) == SX_EINVAL && err_is("null buffer (tgt)"), "answer null");
     CHECK(sx_task_answer(tgt, 4, abc, 1, 4) == SX_EINVAL && err_is("task must be 0..3 (got 4)"), "answer task");
     CHECK(sx_task_answer(NULL, 0, NULL, 0, 4) == SX_OK, "answer count 0");
     CHECK(sx_task_split_of(&sp, 0, pad_first, 1, 4) == SX_EINVAL &&
@@ -529,7 +529,7 @@ static void test_errors(void) {
     CHECK(sx_task_split_of(&sp, 0, abc, 1, 300) == SX_EINVAL && err_is("max_len must be <= 256 (got 300)"),
           "split_of max_len");
     CHECK(sx_task_split_of(&sp, -2, abc, 1, 4) == SX_EINVAL && err_is("task must be 0..3 (got -2)"), "split_of task");
-    CHECK(sx_task_split_of(NULL, 0, abc, 1, 4) == SX_EINVAL && err_is("null buffer"), "split_of null");
+    CHECK(sx_task_split_of(NULL, 0, abc, 1, 4) == SX_EINVAL && err_is("null buffer (split)"), "split_of null");
 }
 
 int main(void) {

@@ -43,6 +43,10 @@
      every input finite and |.| <= 1e4 it must succeed; the backward fails exactly on a bad
      argument, else no gradient is NaN, all are finite for inputs |.| <= 1e4, and dot / scaled
      dq and dk match their double reference as the forward does.
+   Across all of them, the empty-call rule of simplexity.h's CONVENTIONS: a success whose outputs
+   have zero elements (rows = 0, positions = 0, nq nk = 0 ...) may have had NULL buffers (and, where
+   nothing is read, non-finite inputs); a success with elements implies every buffer with elements
+   was given (then the output is checked as above).
    A violation calls __builtin_trap(), which libFuzzer reports with the input. */
 #include <float.h>
 #include <math.h>
@@ -279,6 +283,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             return 0;
         }
         REQUIRE(cnt >= 0 && z >= 0.0f && isfinite(z) && ramp > 0.0f && isfinite(ramp));
+        if (cnt > 0) REQUIRE(o && xi); /* cnt = 0: an empty call, NULL buffers are fine */
         for (int i = 0; i < cnt; i++) {
             REQUIRE(x[i] >= 0.0f && isfinite(x[i]));
             REQUIRE(out[i] >= 0.0f && out[i] <= 1.0f);
@@ -302,7 +307,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         float w = rd_param(&rd);
         if (op == OP_POOL) {
             st = sx_nw_pooling(o, shape == 0xF6 ? NULL : att, xi, g, vals, nq, nk, w, mapping, par, loo);
-            if (st == SX_OK && nq > 0) {
+            if (st == SX_OK && nq > 0) { /* nq = 0: an empty call, NULL buffers are fine */
+                REQUIRE(o && xi && g);
                 double vmax = 0.0;
                 for (int j = 0; j < nk; j++) vmax = fmax(vmax, fabs((double)vals[j]));
                 for (int i = 0; i < nq; i++) {
@@ -342,7 +348,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             REQUIRE(sx_last_error()[0] != 0);
             return 0;
         }
-        REQUIRE(rows >= 0 && n >= 1 && o && xi);
+        REQUIRE(rows >= 0 && n >= 1);
+        if (rows > 0) REQUIRE(o && xi); /* rows = 0: an empty call, NULL buffers are fine */
         for (int r = 0; r < rows; r++) {
             REQUIRE(vlen[r] >= 0 && vlen[r] <= n);
             for (int j = 0; j < n; j++) {
@@ -362,7 +369,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             REQUIRE(sx_last_error()[0] != 0);
             return 0;
         }
-        REQUIRE(o && positions >= 0 && dim >= 2);
+        /* success: valid arguments; positions = 0 is an empty call (a NULL out is fine), else
+           out was given and every value is a sine or cosine */
+        REQUIRE(positions >= 0 && dim >= 2 && dim % 2 == 0 && par > 0.0f && isfinite(par));
+        if (positions == 0) return 0;
+        REQUIRE(o);
         for (size_t i = 0; i < (size_t)positions * dim; i++) REQUIRE(out[i] >= -1.0f && out[i] <= 1.0f);
         return 0;
     }
@@ -391,9 +402,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         float *so = shape == 0xF3 ? NULL : out;
         float *dq = (shape >> 4) & 1 ? NULL : jac, *dk = (shape >> 5) & 1 ? NULL : jac + 128;
         float *dpar = (shape >> 6) & 1 ? NULL : att;
-        const int args_ok = kind <= SX_SCORE_ADDITIVE && nq >= 0 && nk >= 0 && q_dim >= 1 && k_dim >= 1 &&
-                            (kind != SX_SCORE_ADDITIVE || hidden >= 1) &&
-                            (kind >= SX_SCORE_BILINEAR || q_dim == k_dim) && (kind < SX_SCORE_BILINEAR || params);
+        const int sizes_ok = kind <= SX_SCORE_ADDITIVE && nq >= 0 && nk >= 0 && q_dim >= 1 && k_dim >= 1 &&
+                             (kind != SX_SCORE_ADDITIVE || hidden >= 1) && (kind >= SX_SCORE_BILINEAR || q_dim == k_dim);
+        const int args_ok = sizes_ok && (kind < SX_SCORE_BILINEAR || params);
         const int finite = args_ok && within(x, nqv, FLT_MAX) && within(dy, nkv, FLT_MAX) && within(vals, np, FLT_MAX);
         const int moderate = finite && within(x, nqv, 1e4f) && within(dy, nkv, 1e4f) && within(vals, np, 1e4f);
 
@@ -404,6 +415,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
             REQUIRE(sx_last_error()[0] != 0);
             if (moderate && so) REQUIRE(st == SX_ENOMEM); /* valid, finite, no overflow possible */
+            REQUIRE(!(sizes_ok && !ns)); /* an empty call (no score) with valid sizes succeeds */
             if (st == SX_ENONFINITE && finite && so && ns) { /* an overflow: some score at float's edge */
                 int edge = 0;
                 for (int i = 0; i < nq && !edge; i++)
@@ -415,8 +427,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     }
                 REQUIRE(edge);
             }
+        } else if (!ns) {
+            REQUIRE(sizes_ok); /* an empty call: nothing read (NULL or non-finite inputs are fine) */
         } else {
-            REQUIRE(finite); /* bad arguments and non-finite inputs never pass */
+            REQUIRE(finite && so); /* bad arguments, non-finite inputs, NULL buffers never pass */
             for (int i = 0; i < nq; i++)
                 for (int j = 0; j < nk; j++) {
                     const float v = out[(size_t)i * nk + j];
@@ -510,7 +524,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             return 0;
         }
         REQUIRE(Tq >= 0 && Tk >= 0 && mapping != 4);
-        if (!nq) return 0;
+        if (!nq) return 0; /* an empty call: NULL buffers are fine */
+        REQUIRE(o && xi && (!nk || g));
         double vmax = 0.0;
         for (size_t i = 0; i < nk; i++) vmax = fmax(vmax, fabs((double)vals[i]));
         if (op == OP_ATTENTION && vmax <= 1e37 && (mapping != SX_MAP_ENTMAX || par <= 4.0f)) {
@@ -570,8 +585,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     /* success: the arguments were valid */
     REQUIRE(rows >= 0 && n >= 1);
-    if (!count) return 0;
+    if (!count) return 0; /* an empty call: NULL buffers are fine */
     REQUIRE(o && xi);
+    if (op == OP_ALPHA_GRAD || op == OP_GROUPMAX_B || (op >= OP_SOFTMAX_B && op <= OP_OSCARMAX_B) || op == OP_SIGMOID_B)
+        REQUIRE(g);
     if (op != OP_ENTROPY) REQUIRE(t > 0.0f && isfinite(t));
     else REQUIRE(par > 0.0f && isfinite(par));
     switch (op) {
