@@ -169,20 +169,20 @@ $(B)/fuzz/fuzz_core: tests/fuzz/fuzz_core.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/s
 	$(CLANG) $(WARN) $(NATIVE_INC) -I$(B)/inc -O1 -g -msse4.2 -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=all $< $(CORE_SRC) -o $@ -lm
 
-# The short run of make test: from the committed corpus (tests/fuzz/corpus/, read only; new
-# inputs go to build/fuzz/corpus/), a fresh seed each run (FUZZ_SEED=N repeats one: the seed is
-# printed). Quiet on success; on a crash, a timeout or a leak it prints the fuzzer's report and
+# The short run of make test: from the committed corpus (tests/fuzz/corpus/, and the inputs of
+# past crashes, tests/fuzz/regressions/, both read only; new inputs go to build/fuzz/corpus/), a
+# fresh seed each run (FUZZ_SEED=N repeats one: the seed is printed). Quiet on success; on a crash, a timeout or a leak it prints the fuzzer's report and
 # fails, with the input saved under build/fuzz/artifacts/ (never in the tree).
-FUZZ_RUNS ?= 60000
+FUZZ_RUNS ?= 200000
 FUZZ_SEED ?= 0
 FUZZ_BIN ?= $(B)/fuzz/fuzz_core
 FUZZ_DIR ?= $(B)/fuzz
 FUZZ_EXTRA ?=
 fuzz-short: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
-	@echo "fuzz-short: $(FUZZ_RUNS) runs from tests/fuzz/corpus/ ($$(ls tests/fuzz/corpus | wc -l) inputs) $(FUZZ_EXTRA)"
+	@echo "fuzz-short: $(FUZZ_RUNS) runs from tests/fuzz/corpus/ and regressions/ ($$(find tests/fuzz/corpus tests/fuzz/regressions -type f | wc -l) inputs) $(FUZZ_EXTRA)"
 	@$(FUZZ_BIN) -runs=$(FUZZ_RUNS) -max_len=2048 -seed=$(FUZZ_SEED) -timeout=20 \
-	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus tests/fuzz/corpus $(FUZZ_EXTRA) \
+	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus tests/fuzz/corpus tests/fuzz/regressions $(FUZZ_EXTRA) \
 	  > $(FUZZ_DIR)/short.log 2>&1; st=$$?; \
 	 grep -m1 'Seed:' $(FUZZ_DIR)/short.log; \
 	 if [ $$st -ne 0 ]; then tail -n 40 $(FUZZ_DIR)/short.log; \
@@ -213,14 +213,15 @@ fuzz-selftest: $(B)/fuzz/fuzz_selftest
 fuzz: $(B)/fuzz/fuzz_core
 	@mkdir -p $(B)/fuzz/corpus $(B)/fuzz/artifacts
 	$(B)/fuzz/fuzz_core -max_total_time=600 -max_len=4096 -artifact_prefix=$(B)/fuzz/artifacts/ \
-	  $(B)/fuzz/corpus tests/fuzz/corpus
+	  $(B)/fuzz/corpus tests/fuzz/corpus tests/fuzz/regressions
 
-# Folds what a fuzz run found into the committed corpus, minimised: only the inputs that add
-# coverage are kept (libFuzzer's -merge=1). Run it after `make fuzz`, then commit tests/fuzz/corpus/.
+# Folds what a fuzz run found into the committed corpus, minimised: a small set of inputs with the
+# same coverage is kept (libFuzzer's -set_cover_merge=1); tests/fuzz/regressions/ is left as it
+# is. Run it after `make fuzz`, then commit tests/fuzz/corpus/.
 fuzz-merge: $(B)/fuzz/fuzz_core
 	@mkdir -p $(B)/fuzz/merged
 	rm -rf $(B)/fuzz/merged/*
-	$(B)/fuzz/fuzz_core -merge=1 -max_len=4096 $(B)/fuzz/merged tests/fuzz/corpus $(B)/fuzz/corpus
+	$(B)/fuzz/fuzz_core -set_cover_merge=1 -max_len=4096 $(B)/fuzz/merged tests/fuzz/corpus $(B)/fuzz/corpus
 	rm -f tests/fuzz/corpus/*
 	cp $(B)/fuzz/merged/* tests/fuzz/corpus/
 	@echo "fuzz-merge: $$(ls tests/fuzz/corpus | wc -l) inputs in tests/fuzz/corpus/"

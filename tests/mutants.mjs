@@ -15,7 +15,7 @@ const browser = (file) => `make -s all > /dev/null && node tests/browser/${file}
 export const PREPARE = [
   "make -s all > /dev/null",
   "make -s build/native/test_dense build/native/test_attention build/native/test_model build/native/test_positions " +
-    "build/native/test_entmax build/native/test_pooling build/native/test_structured",
+    "build/native/test_entmax build/native/test_pooling build/native/test_structured build/native/test_empty",
 ];
 
 export const MUTANTS = [
@@ -71,6 +71,12 @@ export const MUTANTS = [
     from: "if (lambda < 0.0f) return sx__fail(", to: "if (lambda < -1.0f) return sx__fail(",
     why: "a negative lambda in (-1, 0) is accepted", run: [c("test_structured")],
   },
+  {
+    id: "empty-call-null-output", file: "core/src/positions.c",
+    from: "    if (positions == 0) return SX_OK;\n    if (!out) return sx__null(\"out\");",
+    to: "    if (!out) return sx__null(\"out\");\n    if (positions == 0) return SX_OK;",
+    why: "an empty call with a NULL output is refused (the rule of simplexity.h)", run: [c("test_empty")],
+  },
   // ---------------------------------------------------------------- the library (JS)
   {
     id: "js-alpha-grad-temperature", file: "web/lib/mappings.js",
@@ -97,6 +103,17 @@ export const MUTANTS = [
     id: "js-jsd-lengths", file: "web/lib/explain.js",
     from: "if (p.length !== q.length) throw new RangeError(", to: "if (false) throw new RangeError(",
     why: "jsd / totalVariation accept unequal lengths", run: [js("experiments.test.mjs")],
+  },
+  {
+    id: "js-splitof-argument-name", file: "web/lib/model/tasks.js",
+    from: "textLength(fn, \"text\", src, 255);\n      const row = typeof src === \"string\" ? encodeRow(fn, task, src, Math.max(2, src.length + 1), \"text\")",
+    to: "textLength(fn, \"text\", src, 255);\n      const row = typeof src === \"string\" ? encodeRow(fn, task, src, Math.max(2, src.length + 1), \"src\")",
+    why: "tasks.splitOf's error names src[0] where the caller passed text", run: [js("model.test.mjs", "reliability.test.mjs")],
+  },
+  {
+    id: "trainer-accuracy", file: "web/widgets/runtime/trainer.js",
+    from: "this.rows += c;", to: "this.rows += c - 1;",
+    why: "the trainer's held-out accuracy counts one row too few per batch", run: [js("train-session.test.mjs")],
   },
   // ---------------------------------------------------------------- the widgets (drawings)
   {
