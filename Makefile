@@ -258,6 +258,8 @@ test-browser: all
 	$(NODE) tests/browser/readme.mjs
 	$(NODE) tests/browser/single-file.mjs
 	$(NODE) tests/browser/a11y.mjs
+	$(NODE) tests/browser/hostile.mjs
+	$(NODE) tests/browser/keyboard.mjs
 
 # The npm package as users get it: `npm pack`, the tarball installed into one small app per
 # toolchain (tests/package/apps/: Vite build and dev server, webpack, Rollup, esbuild, Parcel,

@@ -1,6 +1,7 @@
 // The README's blog-author snippet, exactly as printed, in real Chromium: the library copied to
 // /simplexity/ of a host, the snippet as the host's page. Every widget must render an SVG and
-// show no message (a message means an attribute in the README fell back to its default).
+// show no message (a message means an attribute in the README fell back to its default). Then
+// the README's file lists, followed word for word, and a page missing one of the files.
 import fs from "node:fs/promises";
 import path from "node:path";
 import { startServer } from "../../web/site/serve.mjs";
@@ -65,6 +66,77 @@ async function onlyTheWidgetsUsed(browser, server) {
   await page.close();
 }
 
+// The README's file lists for a page without a bundler (between <!-- files:start --> and
+// <!-- files:end -->), followed word for word: each line's backticked names (a name ending in /
+// is a folder), copied from dist/site/ to a host of their own, the first line alone for every
+// widget but the three that need more, the first line and another line for the widget it names.
+// Every widget must render with no message and no console error (a 404 is one).
+const filesSection = readme.slice(readme.indexOf("<!-- files:start -->"), readme.indexOf("<!-- files:end -->"));
+const fileLines = filesSection.split("\n").filter((l) => l.startsWith("- ")).map((l) => ({
+  tag: (/^- `<(sx-[a-z-]+)(?: ([a-z-]+))?>`/.exec(l) || [])[1] || null,
+  attr: (/^- `<sx-[a-z-]+ ([a-z-]+)>`/.exec(l) || [])[1] || null,
+  files: [...l.slice(l.indexOf(":") + 1).matchAll(/`([^`<>]+)`/g)].map((m) => m[1]),
+}));
+async function fileLists(browser) {
+  check(fileLines.length >= 4 && fileLines[0].tag === null && fileLines[0].files.includes("mappings.js"),
+    `README has the file lists, the first for every widget (got ${JSON.stringify(fileLines.map((l) => [l.tag, l.files.length]))})`);
+  const TAGS = (await import(path.join(ROOT, "dist/site/widgets.js"))).TAGS;
+  const needMore = fileLines.slice(1).filter((l) => !l.attr).map((l) => l.tag);
+  const pages = [
+    { files: fileLines[0].files, body: TAGS.filter((t) => !needMore.includes(t)).map((t) => `<${t}></${t}>`).join("\n"), what: "the first list" },
+    ...fileLines.slice(1).map((l) => ({ files: [...fileLines[0].files, ...l.files], body: l.attr ? `<${l.tag} ${l.attr}="reverse"></${l.tag}>` : `<${l.tag}></${l.tag}>`,
+      what: `the first list and <${l.tag}${l.attr ? " " + l.attr : ""}>'s` })),
+  ];
+  for (const pg of pages) {
+    const host = path.join(ROOT, "build/readme-files");
+    await fs.rm(host, { recursive: true, force: true });
+    await fs.mkdir(path.join(host, "simplexity"), { recursive: true });
+    for (const f of pg.files) await fs.cp(path.join(ROOT, "dist/site", f), path.join(host, "simplexity", f), { recursive: true });
+    await fs.writeFile(path.join(host, "index.html"), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Files</title>` +
+      `<link rel="icon" href="data:,"><script type="module" src="/simplexity/widgets.js"></script></head><body>\n${pg.body}\n</body></html>\n`);
+    const srv = await startServer({ root: host });
+    try {
+      const { page, log } = await open(browser, srv.url, srv.url, { local: ["data:", "blob:"] });
+      const tags = [...pg.body.matchAll(/<(sx-[a-z-]+)/g)].map((m) => m[1]);
+      for (const t of tags) {
+        const ok = await page.waitForFunction((x) => {
+          const el = document.querySelector(x);
+          el.scrollIntoView();
+          const svg = el.shadowRoot && el.shadowRoot.querySelector("svg");
+          if (!svg || !(el.lastRenderMs > 0)) return false;
+          if (x === "sx-attention") return el.shadowRoot.querySelectorAll("svg.maps .panel").length > 0;
+          if (x === "sx-explain") return el.shadowRoot.querySelectorAll("[role=radio]").length > 0;
+          if (el.hasAttribute("model")) return el.shadowRoot.querySelectorAll("[role=button]").length > 0;
+          return true;
+        }, t, { timeout: 30000 }).then(() => true, () => false);
+        const msg = await page.evaluate((x) => { const m = document.querySelector(x).shadowRoot?.querySelector("[part=message]"); return m && !m.hidden ? m.textContent : ""; }, t);
+        check(ok && msg === "", `${pg.what} (${pg.files.length} names): <${t}> renders, no message (got ${ok}, "${msg}")`);
+      }
+      check(log.errors.length === 0, `${pg.what}: zero console errors (got ${JSON.stringify(log.errors)})`);
+      await page.close();
+    } finally {
+      await srv.close();
+    }
+  }
+}
+
+// A page served without one of the library's files: each widget says, in the page, which file it
+// could not fetch (not a 0 px element and a 404 on the console alone).
+async function missingFile(browser, server, file, tags) {
+  const { page } = await open(browser, server.url + "two.html", server.url, {
+    before: (p) => p.route(`**/simplexity/${file}`, (route) => route.fulfill({ status: 404, body: "not here" })),
+  });
+  for (const t of tags) {
+    const text = await page.waitForFunction((x) => {
+      const el = document.querySelector(x), r = el && el.shadowRoot;
+      const m = r && (r.querySelector("[part=message]:not([hidden])") || r.querySelector("p[role=status]"));
+      return m && m.textContent && el.getBoundingClientRect().height > 20 ? m.textContent : null;
+    }, t, { timeout: 15000 }).then((h) => h.jsonValue(), () => "");
+    check(text.includes(file), `without ${file}: <${t}> shows a message naming it (got "${text}")`);
+  }
+  await page.close();
+}
+
 let server, browser;
 try {
   check(snippet.includes('src="/simplexity/widgets.js"') && tags.length >= 5,
@@ -95,6 +167,13 @@ try {
   check(foreign.length === 0, `no request outside the host (got ${JSON.stringify(foreign)})`);
   await page.close();
   await onlyTheWidgetsUsed(browser, server);
+  await fs.writeFile(path.join(HOST, "two.html"), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Two</title>` +
+    `<link rel="icon" href="data:,"><script type="module" src="/simplexity/widgets.js"></script></head>` +
+    `<body>\n<sx-two-choice></sx-two-choice>\n<sx-pooling></sx-pooling>\n</body></html>\n`);
+  await missingFile(browser, server, "mappings.js", ["sx-two-choice", "sx-pooling"]);
+  await missingFile(browser, server, "model.js", ["sx-pooling"]);
+  await missingFile(browser, server, "simplexity-simd.wasm", ["sx-two-choice", "sx-pooling"]); // the page holds a full-core widget: one core
+  await fileLists(browser);
 } catch (err) {
   fail(err);
 } finally {

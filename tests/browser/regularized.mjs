@@ -103,18 +103,17 @@ async function checkOwnPage(browser, server) {
   checkDrawn(one, "view=max");
   check(one.shown.join() === "max", `view="max" shows the plane alone (${one.shown})`);
 
-  // ---- keyboard: Tab from the button before: the toolbar, then the score point
+  // ---- keyboard: Tab from the button before: the score point first (the export buttons come last)
   const events = [];
   await page.exposeFunction("__regEvent", (d) => events.push(d));
   await page.evaluate(() => document.addEventListener("sx-regularized-change", (e) => window.__regEvent(e.detail)));
   await page.focus("#before");
   const tabbed = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 1; i++) {
     await page.keyboard.press("Tab");
     tabbed.push(await page.evaluate(() => { const a = document.activeElement, f = a.shadowRoot && a.shadowRoot.activeElement; return a.id + " " + (f ? (f.getAttribute("aria-label") || "") : "none"); }));
   }
-  check(tabbed[0] === "a Export this picture as SVG" && tabbed[1] === "a Export this picture as PNG" && tabbed[2].startsWith("a scores z₁ = 1.50, z₂ = 0.00"),
-    `Tab reaches the score point after the toolbar (got ${tabbed})`);
+  check(tabbed[0].startsWith("a scores z₁ = 1.50, z₂ = 0.00"), `Tab reaches the score point first (got ${tabbed})`);
   const ring = await page.$eval("#a", (e) => getComputedStyle(e.shadowRoot.activeElement.querySelector(".ring")).stroke);
   check(ring && ring !== "none" && !/rgba\(0, 0, 0, 0\)|transparent/.test(ring), `the focused score point shows a focus ring (stroke ${ring})`);
   await page.keyboard.press("ArrowRight");

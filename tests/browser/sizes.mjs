@@ -55,10 +55,11 @@ function closure(file, seen = new Set()) {
   }
   return seen;
 }
-/** widgets.js's dynamic imports: tag -> module file (the module defines the tag it is named after). */
+/** widgets.js's dynamic imports of widgets: tag -> module file (the module defines the tag it is
+ * named after; its other dynamic imports, base.js and load-error.js, are no widget's). */
 const widgetModules = new Map(Object.entries(graph("widgets.js")).filter(([i]) => rel(i) === "widgets.js")
   .flatMap(([, v]) => v.imports.filter((imp) => imp.kind === "dynamic-import").map((imp) => rel(imp.path)))
-  .map((f) => [path.basename(f, ".js"), f]));
+  .filter((f) => /^widgets\/sx-[a-z-]+\.js$/.test(f)).map((f) => [path.basename(f, ".js"), f]));
 
 const html = read("index.html").toString("utf8");
 const scripts = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);

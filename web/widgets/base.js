@@ -86,10 +86,14 @@ export function sheet(css) {
   return s;
 }
 
+// `all: initial` on :host: nothing the host page sets is inherited (a serif font, letter- and
+// word-spacing, text-indent, text-align: justify, line-height: a widget wrapped in a Markdown <p>
+// inherits that paragraph's); custom properties still are (--sx-*). Sizes are px or em, never rem
+// (the host page's root font size: `html { font-size: 62.5% }` is common).
 export const BASE_SHEET = sheet(`
-:host { display: block; position: relative; ${vars(LIGHT)} color: var(--_fg); background: var(--_bg);
+:host { all: initial; display: block; position: relative; ${vars(LIGHT)} color: var(--_fg); background: var(--_bg);
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; border-radius: 10px;
-  padding: 0.75rem 0.75rem 2.4rem; margin: 1rem 0; box-sizing: border-box; color-scheme: light; }
+  padding: 12px 12px 38.4px; margin: 16px 0; box-sizing: border-box; color-scheme: light; }
 @media (prefers-color-scheme: dark) { :host(:not([theme="light"])) { ${vars(DARK)} color-scheme: dark; } }
 :host([theme="dark"]) { ${vars(DARK)} color-scheme: dark; }
 :host([hidden]) { display: none; }
@@ -101,21 +105,21 @@ svg .axis { stroke: var(--_grid); fill: none; }
 svg .edge { stroke: var(--_muted); stroke-width: 1.2; fill: none; }
 [role="slider"]:focus, .focusable:focus { outline: none; }
 [role="slider"]:focus-visible .ring, .focusable:focus-visible .ring { stroke: var(--_accent); stroke-width: 3; }
-.toolbar { position: absolute; bottom: 0.5rem; right: 0.6rem; display: flex; gap: 0.25rem; z-index: 1; }
+.toolbar { position: absolute; bottom: 8px; right: 9.6px; display: flex; gap: 4px; z-index: 1; }
 button { font: inherit; font-size: 12px; color: var(--_muted); background: transparent; border: 1px solid var(--_grid);
-  border-radius: 6px; padding: 0.1rem 0.45rem; cursor: pointer; }
+  border-radius: 6px; padding: 1.6px 7.2px; cursor: pointer; }
 button:hover, button:focus-visible { color: var(--_fg); border-color: var(--_muted); }
-.msg { margin: 0.4rem 0 0; padding: 0.3rem 0.6rem; border-left: 3px solid var(--_accent); color: var(--_fg);
+.msg { margin: 6.4px 0 0; padding: 4.8px 9.6px; border-left: 3px solid var(--_accent); color: var(--_fg);
   background: var(--_panel); font-size: 13px; }
 .msg[hidden] { display: none; }
-.title { font-weight: 600; margin: 0 5rem 0.4rem 0; }
-.controls { display: grid; gap: 0.35rem; align-content: start; }
-.controls label { display: grid; grid-template-columns: 7.5rem minmax(6rem, 1fr) 3.4rem; align-items: center; gap: 0.5rem; }
+.title { font-weight: 600; margin: 0 80px 6.4px 0; }
+.controls { display: grid; gap: 5.6px; align-content: start; }
+.controls label { display: grid; grid-template-columns: 120px minmax(96px, 1fr) 54.4px; align-items: center; gap: 8px; }
 .controls output { font-variant-numeric: tabular-nums; text-align: right; }
-input[type="range"] { width: 100%; accent-color: var(--_accent); margin: 0; height: 1.4rem; }
-select { font: inherit; color: var(--_fg); background: var(--_bg); border: 1px solid var(--_grid); border-radius: 6px; padding: 0.1rem 0.3rem; }
+input[type="range"] { width: 100%; accent-color: var(--_accent); margin: 0; height: 22.4px; }
+select { font: inherit; color: var(--_fg); background: var(--_bg); border: 1px solid var(--_grid); border-radius: 6px; padding: 1.6px 4.8px; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
-th, td { padding: 0.15rem 0.6rem; text-align: right; border-bottom: 1px solid var(--_grid); }
+th, td { padding: 2.4px 9.6px; text-align: right; border-bottom: 1px solid var(--_grid); }
 th:first-child, td:first-child { text-align: left; }
 td.zero { color: var(--_accent); font-weight: 700; }
 .swatch { display: inline-block; width: 0.75em; height: 0.75em; border-radius: 50%; margin-right: 0.4em; vertical-align: -0.05em; }
@@ -276,14 +280,15 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
       this._built = true;
       this._upgradeProperties();
       const root = this.shadowRoot;
+      this._body = htmlEl("div", { class: "body", part: "body" }, root);
+      this._msg = htmlEl("p", { class: "msg", part: "message", role: "status" }, root);
+      this._msg.hidden = true;
+      // the export buttons, drawn bottom right, come last in the tab order too
       const bar = htmlEl("div", { class: "toolbar", part: "toolbar" }, root);
       for (const f of ["SVG", "PNG"]) {
         const b = htmlEl("button", { type: "button", part: "button", "aria-label": `Export this picture as ${f}`, text: f }, bar);
         b.addEventListener("click", () => this.exportAs(f.toLowerCase()));
       }
-      this._body = htmlEl("div", { class: "body", part: "body" }, root);
-      this._msg = htmlEl("p", { class: "msg", part: "message", role: "status" }, root);
-      this._msg.hidden = true;
       try { this.build(this._body); } catch (err) { this.fail(err); return; }
       ready(this.constructor.core).then(() => { this._ready = true; this.invalidate(); },
         (err) => this.fail(new Error(`could not load the WebAssembly core: ${err.message}`)));

@@ -173,17 +173,17 @@ function decodeWork(t, { ns, layers, heads }) {
 }
 
 const CSS = sheet(`
-.row { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0 0 0.5rem; }
-.row label { display: inline-flex; gap: 0.4rem; align-items: center; }
+.row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
+.row label { display: inline-flex; gap: 6.4px; align-items: center; }
 input[type="text"] { font: 14px/1.3 ui-monospace, "SF Mono", Menlo, Consolas, monospace; color: var(--_fg); background: var(--_bg);
-  border: 1px solid var(--_grid); border-radius: 6px; padding: 0.15rem 0.4rem; width: 11rem; }
+  border: 1px solid var(--_grid); border-radius: 6px; padding: 2.4px 6.4px; width: 176px; }
 input[type="text"]:focus-visible, select:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
-.io { margin: 0.2rem 0 0.4rem; font-variant-numeric: tabular-nums; }
-.io code { font: 14px ui-monospace, "SF Mono", Menlo, Consolas, monospace; background: var(--_panel); padding: 0 0.25rem; border-radius: 4px; }
+.io { margin: 3.2px 0 6.4px; font-variant-numeric: tabular-nums; }
+.io code { font: 14px ui-monospace, "SF Mono", Menlo, Consolas, monospace; background: var(--_panel); padding: 0 4px; border-radius: 4px; }
 .io .ok { color: var(--_entmax15); font-weight: 600; }
 .io .bad { color: var(--_accent); font-weight: 600; }
 .io .muted { color: var(--_muted); }
-.source { color: var(--_muted); font-size: 13px; margin: 0 0 0.3rem; }
+.source { color: var(--_muted); font-size: 13px; margin: 0 0 4.8px; }
 svg.picture.maps { max-width: 940px; }
 svg .cell { fill: var(--sx-heat, var(--_softmax)); stroke: none; }
 svg .zeros { stroke: var(--_muted); stroke-linecap: round; fill: none; }
@@ -196,20 +196,20 @@ svg .panel:focus { outline: none; }
 svg .panel:focus-visible .frame { stroke: var(--_accent); stroke-width: 2; }
 svg .cursor { fill: none; stroke: var(--_accent); stroke-width: 2; pointer-events: none; }
 svg .legend text { font-size: 11px; }
-.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; min-height: 1.4em; }
-details { margin: 0.4rem 0 0; }
+.readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; min-height: 1.4em; }
+details { margin: 6.4px 0 0; }
 summary { cursor: pointer; color: var(--_muted); }
 .scroll { overflow-x: auto; max-width: 100%; }
-.train { margin: 0.8rem 0 0; padding: 0.6rem 0 0; border-top: 1px solid var(--_grid); }
+.train { margin: 12.8px 0 0; padding: 9.6px 0 0; border-top: 1px solid var(--_grid); }
 .train[hidden], .train [hidden] { display: none; }
-progress { width: 12rem; height: 0.9rem; accent-color: var(--_accent); }
+progress { width: 192px; height: 14.4px; accent-color: var(--_accent); }
 .tstatus { font-variant-numeric: tabular-nums; font-size: 13px; }
 .tstatus.error { color: var(--_accent); font-weight: 600; }
 .keep { color: var(--_muted); font-size: 13px; }
-.keep button { margin-left: 0.4rem; }
+.keep button { margin-left: 6.4px; }
 .keep.warn { color: var(--_accent); }
 .body.drop { outline: 2px dashed var(--_accent); outline-offset: 4px; border-radius: 6px; }
-svg.picture.loss { max-width: 720px; margin-top: 0.4rem; }
+svg.picture.loss { max-width: 720px; margin-top: 6.4px; }
 svg.picture.off { display: none; }
 svg .loss-raw { fill: none; stroke: var(--_softmax); stroke-opacity: 0.35; stroke-width: 1; }
 svg .loss-smooth { fill: none; stroke: var(--_softmax); stroke-width: 2; }
@@ -217,11 +217,11 @@ svg .acc { fill: var(--_entmax15); stroke: var(--_bg); stroke-width: 1; }
 svg .acc-confirm { fill: none; stroke: var(--_entmax15); stroke-width: 1.5; }
 svg .acc-line { fill: none; stroke: var(--_entmax15); stroke-width: 1.2; }
 svg .target { stroke: var(--_entmax15); stroke-dasharray: 4 3; stroke-opacity: 0.7; }
-.decode .row output { font-variant-numeric: tabular-nums; min-width: 6.5rem; }
-.decode input[type="range"] { width: 12rem; height: 24px; margin: 0; accent-color: var(--_accent); }
+.decode .row output { font-variant-numeric: tabular-nums; min-width: 104px; }
+.decode input[type="range"] { width: 192px; height: 24px; margin: 0; accent-color: var(--_accent); }
 .decode button { min-height: 24px; min-width: 24px; }
-.dio { margin: 0.2rem 0 0.4rem; font-variant-numeric: tabular-nums; min-height: 1.4em; }
-.dio code { font: 14px ui-monospace, "SF Mono", Menlo, Consolas, monospace; background: var(--_panel); padding: 0 0.25rem; border-radius: 4px; }
+.dio { margin: 3.2px 0 6.4px; font-variant-numeric: tabular-nums; min-height: 1.4em; }
+.dio code { font: 14px ui-monospace, "SF Mono", Menlo, Consolas, monospace; background: var(--_panel); padding: 0 4px; border-radius: 4px; }
 .dio .chosen { color: var(--_accent); font-weight: 600; }
 svg.picture.decode { max-width: 940px; }
 svg .slot { stroke-width: 1; }
@@ -229,8 +229,8 @@ svg .slot.filled { fill: var(--_muted); fill-opacity: 0.45; stroke: var(--_muted
 svg .slot.new { stroke: var(--_accent); stroke-width: 2; }
 svg .slot.empty { fill: none; stroke: var(--_grid); }
 svg .slot.cross { fill: var(--_softmax); fill-opacity: 0.3; stroke: var(--_softmax); stroke-opacity: 0.6; }
-ul.work { margin: 0.3rem 0 0; padding-left: 1.2rem; font-variant-numeric: tabular-nums; }
-ul.work li { margin: 0.1rem 0; }
+ul.work { margin: 4.8px 0 0; padding-left: 19.2px; font-variant-numeric: tabular-nums; }
+ul.work li { margin: 1.6px 0; }
 `);
 
 export class SxAttention extends SxElement {

@@ -13,8 +13,8 @@ const CSS = sheet(`
 .isolines path { stroke: var(--_bg); stroke-opacity: 0.55; stroke-width: 0.7; fill: none; }
 .pt { stroke: var(--_bg); stroke-width: 1.5; }
 .cursor { fill: none; stroke: var(--_fg); stroke-width: 1.5; }
-.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; min-height: 1.4em; }
-.controls { max-width: 28rem; }
+.readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; min-height: 1.4em; }
+.controls { max-width: 448px; }
 svg.picture { max-width: 680px; margin: 0 auto; }
 .bar rect { stroke: none; }
 `);

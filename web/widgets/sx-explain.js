@@ -63,28 +63,28 @@ const CSS = sheet(`
 :host { --_pos: var(--sx-positive, #c0392b); --_neg: var(--sx-negative, #2f6db5); }
 @media (prefers-color-scheme: dark) { :host(:not([theme="light"])) { --_pos: var(--sx-positive, #ff7b6b); --_neg: var(--sx-negative, #7fa8e8); } }
 :host([theme="dark"]) { --_pos: var(--sx-positive, #ff7b6b); --_neg: var(--sx-negative, #7fa8e8); }
-.row { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0 0 0.5rem; }
-.row label { display: inline-flex; gap: 0.4rem; align-items: center; }
+.row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
+.row label { display: inline-flex; gap: 6.4px; align-items: center; }
 input[type="text"] { font: 14px/1.3 ui-monospace, "SF Mono", Menlo, Consolas, monospace; color: var(--_fg); background: var(--_bg);
-  border: 1px solid var(--_grid); border-radius: 6px; padding: 0.15rem 0.4rem; width: 11rem; }
+  border: 1px solid var(--_grid); border-radius: 6px; padding: 2.4px 6.4px; width: 176px; }
 input[type="text"][aria-invalid="true"] { border-color: var(--_accent); }
 input:focus-visible, select:focus-visible, button:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
 .invalid { color: var(--_accent); font-size: 13px; font-weight: 600; }
 .invalid:empty { display: none; }
-.io { margin: 0.2rem 0 0.4rem; display: flex; flex-wrap: wrap; gap: 0.3rem 0.8rem; align-items: baseline; }
+.io { margin: 3.2px 0 6.4px; display: flex; flex-wrap: wrap; gap: 4.8px 12.8px; align-items: baseline; }
 .mono, .tok-out { font: 15px ui-monospace, "SF Mono", Menlo, Consolas, monospace; }
 .outs { display: inline-flex; gap: 2px; }
-.tok-out { padding: 0.05rem 0.3rem; border-radius: 4px; border: 1px solid var(--_grid); cursor: pointer; background: var(--_bg); }
+.tok-out { padding: 0.8px 4.8px; border-radius: 4px; border: 1px solid var(--_grid); cursor: pointer; background: var(--_bg); }
 .tok-out[aria-checked="true"] { background: var(--_accent); color: var(--_bg); border-color: var(--_accent); }
 .tok-out:focus-visible { outline: 2px solid var(--_accent); outline-offset: 2px; }
 .muted { color: var(--_muted); }
 .changed { background: var(--_accent); color: var(--_bg); border-radius: 3px; padding: 0 1px; font-weight: 700; }
 .erased-out { font-variant-numeric: tabular-nums; }
-.views { display: flex; flex-wrap: wrap; gap: 0.6rem 1.2rem; align-items: flex-start; margin: 0.3rem 0; }
-.views > svg, .views > .tables { flex: 3 1 30rem; min-width: 0; }
-.note { flex: 1 1 14rem; margin: 0; font-size: 13px; color: var(--_fg); }
+.views { display: flex; flex-wrap: wrap; gap: 9.6px 19.2px; align-items: flex-start; margin: 4.8px 0; }
+.views > svg, .views > .tables { flex: 3 1 480px; min-width: 0; }
+.note { flex: 1 1 224px; margin: 0; font-size: 13px; color: var(--_fg); }
 .note b { font-weight: 600; }
-.note .here { display: block; margin-top: 0.3rem; }
+.note .here { display: block; margin-top: 4.8px; }
 svg.picture.bars { max-width: 820px; }
 svg.picture.curves { max-width: 640px; }
 svg.picture.off { display: none; }
@@ -112,18 +112,18 @@ svg .k-softmax { stroke: var(--_softmax); }
 svg .k-entmax15 { stroke: var(--_entmax15); }
 svg .k-alpha { stroke: var(--_entmax); }
 svg .legend text { font-size: 11.5px; }
-.exp { margin: 0.9rem 0 0; padding: 0.6rem 0 0; border-top: 1px solid var(--_grid); }
-.progress { display: inline-block; width: 12rem; height: 0.9rem; border: 1px solid var(--_grid); border-radius: 4px; overflow: hidden; vertical-align: middle; }
+.exp { margin: 14.4px 0 0; padding: 9.6px 0 0; border-top: 1px solid var(--_grid); }
+.progress { display: inline-block; width: 192px; height: 14.4px; border: 1px solid var(--_grid); border-radius: 4px; overflow: hidden; vertical-align: middle; }
 .progress svg { width: 100%; height: 100%; display: block; }
 .progress rect { fill: var(--_accent); }
 .estatus { font-variant-numeric: tabular-nums; font-size: 13px; }
 .estatus.error { color: var(--_accent); font-weight: 600; }
-.tables { display: flex; flex-wrap: wrap; gap: 0.6rem 1rem; }
+.tables { display: flex; flex-wrap: wrap; gap: 9.6px 16px; }
 .tables[hidden], .views[hidden] { display: none; }
 .tables table { font-size: 12.5px; }
-.tables caption { text-align: left; font-weight: 600; padding-bottom: 0.2rem; }
+.tables caption { text-align: left; font-weight: 600; padding-bottom: 3.2px; }
 .tables th[scope="row"] { font-weight: 400; text-align: left; }
-.tables th[scope="rowgroup"] { text-align: left; color: var(--_muted); font-weight: 400; padding-top: 0.35rem; }
+.tables th[scope="rowgroup"] { text-align: left; color: var(--_muted); font-weight: 400; padding-top: 5.6px; }
 `);
 
 export class SxExplain extends SxElement {
@@ -383,7 +383,12 @@ export class SxExplain extends SxElement {
   }
 
   // ------------------------------------------------------------------ render
+  // what a render found wrong that depends on the model (a head it does not have, a bad models
+  // folder): shown after the attributes' own messages, which renderNow() sets once render() returns
+  showMessage(lines) { super.showMessage([...lines, ...(this._notes || [])]); }
+
   render(s) {
+    this._notes = [];
     this._taskSel.value = s.task;
     this._kindSel.value = s.kind;
     this._objSel.value = s.objective;
@@ -404,7 +409,7 @@ export class SxExplain extends SxElement {
     if (erasedFor !== this._erasedFor) { this._erasedFor = erasedFor; this._erased.clear(); this._tokFocus = 0; }
 
     let url;
-    try { url = checkpointUrl(s.task, s.kind, s.models); } catch (err) { this.showMessage([err.message]); return; }
+    try { url = checkpointUrl(s.task, s.kind, s.models); } catch (err) { this._notes.push(err.message); return; }
     if (this._failed && this._failed.key !== url.href) this._failed = null;
     if (!this._model || this._model.key !== url.href) {
       if (this._seen) this._load(url);
@@ -421,7 +426,7 @@ export class SxExplain extends SxElement {
     const c = this._cache.c;
     this._last = c;
     this._fillHeads(c);
-    if (c.headError) this.showMessage([c.headError]);
+    if (c.headError) this._notes.push(c.headError);
     this._drawOutputs(c);
     this._drawBars(c, s);
     this._drawErasure(c);

@@ -7,6 +7,7 @@
 //             groups="3 3 2 2" group-lambda="0.3"></sx-fused>
 // Events: sx-fused-change { scores, lambda, beta, groupLambda }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { handleRow } from "./handle-row.js";
 import { groupmax, sigmoid } from "../lib/mappings.js";
 import { linear } from "./viz/scale.js";
 import { fusedRuns } from "./viz/runs.js";
@@ -39,8 +40,8 @@ svg.picture { max-width: 720px; }
 .one-line { stroke: var(--_softmax); stroke-dasharray: 4 3; }
 .zero-line { stroke: var(--_muted); }
 .label { font-weight: 600; stroke: none; }
-.controls { max-width: 28rem; }
-.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; }
+.controls { max-width: 448px; }
+.readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
 `);
 
 export class SxFused extends SxElement {
@@ -110,15 +111,16 @@ export class SxFused extends SxElement {
       svgEl("line", { class: "zero-line", x1: L, x2: W - R, y1: ys(0), y2: ys(0) }, svg);
       this._bars = z.map((_, i) => {
         const bar = svgEl("rect", { class: "bar", x: x0(i) + bw * 0.15, width: bw * 0.7 }, svg);
-        const h = svgEl("g", { role: "slider", tabindex: 0, "aria-label": `score ${i + 1}`, "aria-valuemin": -ZR, "aria-valuemax": ZR, "aria-orientation": "vertical" }, svg);
+        const h = svgEl("g", { role: "slider", "aria-label": `score ${i + 1}`, "aria-valuemin": -ZR, "aria-valuemax": ZR, "aria-orientation": "vertical" }, svg);
         svgEl("circle", { class: "ring", r: 10, cx: x0(i) + bw / 2 }, h);
         svgEl("circle", { class: "knob", r: 6, cx: x0(i) + bw / 2 }, h);
-        h.addEventListener("keydown", (e) => {
-          const v = sliderKey(e.key, this.scores[i], { min: -ZR, max: ZR, step: 0.05, page: 0.5 });
-          if (v !== null) { e.preventDefault(); this._setScore(i, v); }
-        });
         return { bar, h };
       });
+      // one tab stop for the row: ←/→ pick a bar, ↑/↓ (Page Up/Down, Home/End) change its score
+      this._row = handleRow(this._bars.map((b) => b.h), (e, i) => {
+        const v = sliderKey(e.key, this.scores[i], { min: -ZR, max: ZR, step: 0.05, page: 0.5 });
+        if (v !== null) { e.preventDefault(); this._setScore(i, v); }
+      }, this._row ? this._row.at : 0);
       this._out = svgEl("g", {}, svg);
     }
     this._bars.forEach(({ bar, h }, i) => {

@@ -10,6 +10,7 @@
 // library's jacobian(); the line below them is the closed form (diag(s) - s s^T / sum s) / T,
 // s = p^(2 - alpha) on the support. Events: sx-jacobian-change { scores, mapping, t, p, jacobian }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { handleRow } from "./handle-row.js";
 import { jacobian } from "../lib/mappings.js";
 import { parseAttr } from "./viz/parse-attr.js";
 import { linear } from "./viz/scale.js";
@@ -34,9 +35,9 @@ const CSS = sheet(`
 :host { container: sxj / inline-size; --_pos: var(--sx-positive, #c0392b); --_neg: var(--sx-negative, #2f6db5); }
 @media (prefers-color-scheme: dark) { :host(:not([theme="light"])) { --_pos: var(--sx-positive, #ff7b6b); --_neg: var(--sx-negative, #7fa8e8); } }
 :host([theme="dark"]) { --_pos: var(--sx-positive, #ff7b6b); --_neg: var(--sx-negative, #7fa8e8); }
-.grid { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 7fr); gap: 0.75rem; align-items: start; }
-.right { display: grid; gap: 0.5rem; justify-items: center; }
-.lower { display: grid; grid-template-columns: minmax(0, 23rem) minmax(0, 1fr); gap: 1rem; align-items: start; margin-top: 0.5rem; }
+.grid { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 7fr); gap: 12px; align-items: start; }
+.right { display: grid; gap: 8px; justify-items: center; }
+.lower { display: grid; grid-template-columns: minmax(0, 368px) minmax(0, 1fr); gap: 16px; align-items: start; margin-top: 8px; }
 @container sxj (max-width: 640px) { .grid, .lower { grid-template-columns: minmax(0, 1fr); } }
 svg.bars { max-width: 360px; }
 svg.jac { max-width: 560px; }
@@ -60,7 +61,7 @@ text.val.zero { fill: var(--_muted); }
 .tri .edge.hot { stroke: var(--_accent); stroke-width: 3; }
 .fpath { fill: none; stroke-width: 2; stroke-opacity: 0.75; }
 .pt { stroke: var(--_bg); stroke-width: 1.5; }
-.readout, .formula, .face, .note { margin: 0.3rem 0 0; font-variant-numeric: tabular-nums; }
+.readout, .formula, .face, .note { margin: 4.8px 0 0; font-variant-numeric: tabular-nums; }
 .note { color: var(--_muted); font-size: 13px; }
 `);
 
@@ -248,13 +249,9 @@ export class SxJacobian extends SxElement {
     this._cols = Array.from({ length: n }, (_, i) => {
       const cx = BL + (i + 0.5) * bw, w = Math.min(34, bw * 0.6);
       const bar = svgEl("rect", { class: "bar", x: cx - w / 2, width: w }, svg);
-      const h = svgEl("g", { role: "slider", tabindex: 0, "aria-label": `score z${i + 1}`, "aria-valuemin": -ZMAX, "aria-valuemax": ZMAX, "aria-orientation": "vertical" }, svg);
+      const h = svgEl("g", { role: "slider", "aria-label": `score z${i + 1}`, "aria-valuemin": -ZMAX, "aria-valuemax": ZMAX, "aria-orientation": "vertical" }, svg);
       svgEl("circle", { class: "ring", r: 11, cx }, h);
       svgEl("circle", { class: "knob", r: 7, cx }, h);
-      h.addEventListener("keydown", (e) => {
-        const v = sliderKey(e.key, this.scores[i], { min: -ZMAX, max: ZMAX, step: 0.05, page: 0.5 });
-        if (v !== null) { e.preventDefault(); this._setScore(i, v); }
-      });
       const zval = svgEl("text", { x: cx, "text-anchor": "middle", class: "muted" }, svg);
       svgEl("text", { x: cx, y: 168, "text-anchor": "middle" }, svg).textContent = `z${sub(i + 1)}`;
       const pbar = svgEl("rect", { class: "pbar", x: cx - w / 2, width: w }, svg);
@@ -263,6 +260,11 @@ export class SxJacobian extends SxElement {
       svgEl("text", { x: cx, y: BH - 6, "text-anchor": "middle" }, svg).textContent = `p${sub(i + 1)}`;
       return { bar, h, zval, pbar, ptitle, pval };
     });
+    // one tab stop for the scores: ←/→ pick one, ↑/↓ (Page Up/Down, Home/End) change it
+    this._row = handleRow(this._cols.map((c) => c.h), (e, i) => {
+      const v = sliderKey(e.key, this.scores[i], { min: -ZMAX, max: ZMAX, step: 0.05, page: 0.5 });
+      if (v !== null) { e.preventDefault(); this._setScore(i, v); }
+    }, this._row ? this._row.at : 0);
   }
 
   _drawBars(s, main) {

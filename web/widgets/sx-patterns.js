@@ -22,9 +22,9 @@ const LEVELS = Array.from({ length: 8 }, (_, b) => Number(((b + 0.5) / 8).toFixe
 
 const CSS = sheet(`
 :host { container-type: inline-size; }
-.panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); gap: 0.5rem 1rem; max-width: 44rem; }
+.panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(152px, 1fr)); gap: 8px 16px; max-width: 704px; }
 .panels svg.picture { min-width: 0; }
-svg.lsh { max-width: 44rem; margin-top: 0.4rem; }
+svg.lsh { max-width: 704px; margin-top: 6.4px; }
 .cell { fill: var(--_accent); stroke: none; }
 .m-entmax15 .cell { fill: var(--_entmax15); }
 .m-sparsemax .cell { fill: var(--_sparsemax); }
@@ -32,16 +32,16 @@ svg.lsh { max-width: 44rem; margin-top: 0.4rem; }
 .small { font-size: 11px; }
 .label { font-weight: 600; }
 .chunk { stroke: var(--_fg); stroke-width: 1; }
-.controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; align-items: center; max-width: 44rem; margin-bottom: 0.5rem; }
-.controls label.pick { display: flex; gap: 0.5rem; align-items: center; }
-.controls label.n { grid-template-columns: auto minmax(8rem, 14rem) 3rem; }
+.controls { display: flex; flex-wrap: wrap; gap: 6.4px 19.2px; align-items: center; max-width: 704px; margin-bottom: 8px; }
+.controls label.pick { display: flex; gap: 8px; align-items: center; }
+.controls label.n { grid-template-columns: auto minmax(128px, 224px) 48px; }
 select:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
-.axes { color: var(--_muted); font-size: 12px; margin: 0.2rem 0 0; }
+.axes { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
-table { margin-top: 0.4rem; }
+table { margin-top: 6.4px; }
 tr.current td:first-child { font-weight: 600; }
-@container (max-width: 30rem) { th, td { padding: 0.15rem 0.3rem; } table { font-size: 12px; } }
-.readout { font-variant-numeric: tabular-nums; margin: 0.4rem 0 0; }
+@container (max-width: 480px) { th, td { padding: 2.4px 4.8px; } table { font-size: 12px; } }
+.readout { font-variant-numeric: tabular-nums; margin: 6.4px 0 0; }
 `);
 
 export class SxPatterns extends SxElement {

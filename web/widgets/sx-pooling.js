@@ -26,14 +26,14 @@ svg.picture { max-width: 720px; }
 .hm-bg { fill: var(--_panel); stroke: var(--_grid); }
 .label { font-weight: 600; stroke: none; }
 .small { font-size: 11px; }
-.controls { max-width: 30rem; }
-.actions { display: flex; gap: 0.5rem; align-items: center; margin: 0.35rem 0; flex-wrap: wrap; }
-.actions button { font-size: 13px; color: var(--_fg); padding: 0.2rem 0.7rem; }
+.controls { max-width: 480px; }
+.actions { display: flex; gap: 8px; align-items: center; margin: 5.6px 0; flex-wrap: wrap; }
+.actions button { font-size: 13px; color: var(--_fg); padding: 3.2px 11.2px; }
 .actions button.primary { border-color: var(--_accent); }
-progress { width: 9rem; accent-color: var(--_accent); }
+progress { width: 144px; accent-color: var(--_accent); }
 .status { font-variant-numeric: tabular-nums; color: var(--_muted); font-size: 13px; }
-.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; }
-table { margin-top: 0.3rem; }
+.readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
+table { margin-top: 4.8px; }
 `);
 
 export class SxPooling extends SxElement {

@@ -26,7 +26,7 @@ const N_REL = 9; // queries and keys of the relative panels
 const num = (v, d = 2) => fmt(v, d).replace("-", "−");
 
 const CSS = sheet(`
-svg.picture { max-width: 760px; margin: 0 auto 0.4rem; }
+svg.picture { max-width: 760px; margin: 0 auto 6.4px; }
 .pos { fill: var(--sx-pos, var(--_softmax)); }
 .neg { fill: var(--sx-neg, var(--_sparsemax)); }
 .bit1 { fill: var(--_fg); fill-opacity: 0.75; }
@@ -43,10 +43,10 @@ svg.picture { max-width: 760px; margin: 0 auto 0.4rem; }
 .pk { fill: var(--_accent); stroke: var(--_bg); stroke-width: 1.5; }
 .arc { fill: none; stroke: var(--_accent); stroke-width: 1.8; }
 .ray { stroke: var(--_muted); stroke-width: 1; }
-.controls { grid-template-columns: repeat(auto-fit, minmax(17rem, 1fr)); max-width: 46rem; }
+.controls { grid-template-columns: repeat(auto-fit, minmax(272px, 1fr)); max-width: 736px; }
 svg text.mono { white-space: pre; font-family: ui-monospace, monospace; }
-.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; }
-.hint { color: var(--_muted); font-size: 12px; margin: 0.2rem 0 0; }
+.readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
+.hint { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
 `);
 
 export class SxPositions extends SxElement {

@@ -35,10 +35,10 @@ const num = (v, d = 2) => fmt(v, d).replace("-", "−");
 
 const CSS = sheet(`
 :host { container: sxr / inline-size; }
-.views { display: grid; grid-template-columns: repeat(auto-fit, minmax(0, 1fr)); gap: 0.6rem; align-items: start; }
+.views { display: grid; grid-template-columns: repeat(auto-fit, minmax(0, 1fr)); gap: 9.6px; align-items: start; }
 @container sxr (max-width: 680px) { .views { grid-template-columns: minmax(0, 1fr); justify-items: center; } .views svg { max-width: 340px; } }
 .views svg[hidden] { display: none; }
-.lower { display: grid; grid-template-columns: minmax(0, 22rem) minmax(0, 1fr); gap: 1rem; align-items: start; margin-top: 0.5rem; }
+.lower { display: grid; grid-template-columns: minmax(0, 352px) minmax(0, 1fr); gap: 16px; align-items: start; margin-top: 8px; }
 @container sxr (max-width: 680px) { .lower { grid-template-columns: minmax(0, 1fr); } }
 text.head { font-weight: 600; }
 .level { stroke: var(--_muted); stroke-width: 0.9; stroke-opacity: 0.7; fill: none; }
@@ -56,7 +56,7 @@ text.head { font-weight: 600; }
 .handle .knob { fill: var(--_bg); stroke: var(--_fg); stroke-width: 2; }
 .ring { fill: none; stroke: transparent; }
 .plane-hit { fill: transparent; cursor: crosshair; }
-.readout, .formula { margin: 0.3rem 0 0; font-variant-numeric: tabular-nums; }
+.readout, .formula { margin: 4.8px 0 0; font-variant-numeric: tabular-nums; }
 .formula { color: var(--_muted); font-size: 13px; }
 `);
 

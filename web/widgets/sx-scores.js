@@ -20,7 +20,7 @@ const PW = 300, PH = 300, R = 2; // the plane: [-R, R]^2
 const HW = 300, HH = 200, BINS = 20, TRIALS = 300, NK = 8;
 
 const CSS = sheet(`
-.layout { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
+.layout { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
 .layout > div { flex: 1 1 280px; min-width: 0; }
 svg.picture { max-width: 360px; touch-action: none; }
 .key { stroke: var(--_fg); stroke-width: 1; fill: var(--_accent); fill-opacity: 0.75; }
@@ -32,13 +32,13 @@ svg.picture { max-width: 360px; touch-action: none; }
 .bar-scaled { fill: var(--_softmax); fill-opacity: 0.7; }
 .bar-dot { fill: var(--_sparsemax); fill-opacity: 0.55; }
 .small { font-size: 11px; }
-table { font-variant-numeric: tabular-nums; margin-top: 0.3rem; }
+table { font-variant-numeric: tabular-nums; margin-top: 4.8px; }
 td.zero { color: var(--_accent); font-weight: 600; }
-.pick { display: flex; gap: 0.6rem; flex-wrap: wrap; margin: 0.3rem 0; align-items: center; }
-.params { display: grid; grid-template-columns: repeat(3, max-content); gap: 0.2rem 0.4rem; align-items: center; font-size: 13px; }
-.params input { width: 4.2rem; }
+.pick { display: flex; gap: 9.6px; flex-wrap: wrap; margin: 4.8px 0; align-items: center; }
+.params { display: grid; grid-template-columns: repeat(3, max-content); gap: 3.2px 6.4px; align-items: center; font-size: 13px; }
+.params input { width: 67.2px; }
 .params[hidden] { display: none; }
-.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; font-size: 13px; }
+.readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; font-size: 13px; }
 `);
 
 export class SxScores extends SxElement {

@@ -6,6 +6,7 @@
 // drawn in the plane of the simplex, so sparsemax is its nearest point in the triangle), and every
 // mapping moves. Events: sx-simplex-change { scores, alpha, lambda, temperature }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { handleRow } from "./handle-row.js";
 import { ternaryCorners, ternaryXY, ternaryFromXY } from "./viz/ternary.js";
 import { randomScores } from "./viz/random-scores.js";
 import { project3d } from "./viz/project3d.js";
@@ -18,9 +19,9 @@ const S = 280, OX = 60, OY = 46, W = 400, HT = 350; // triangle side and offset 
 const ZMAX = 3;
 
 const CSS = sheet(`
-.grid { display: grid; grid-template-columns: 4fr 3fr; gap: 0.75rem; align-items: start; }
-.grid.single { grid-template-columns: minmax(0, 30rem); justify-content: center; }
-.lower { display: grid; grid-template-columns: 15rem 1fr; gap: 1rem; align-items: start; margin-top: 0.5rem; }
+.grid { display: grid; grid-template-columns: 4fr 3fr; gap: 12px; align-items: start; }
+.grid.single { grid-template-columns: minmax(0, 480px); justify-content: center; }
+.lower { display: grid; grid-template-columns: 240px 1fr; gap: 16px; align-items: start; margin-top: 8px; }
 @container sx (max-width: 620px) { .grid, .lower { grid-template-columns: 1fr; } }
 :host { container: sx / inline-size; }
 svg.v3 { overflow: hidden; cursor: grab; border-radius: 8px; }
@@ -41,7 +42,7 @@ svg.v3:active { cursor: grabbing; }
 .bars .knob { fill: var(--_accent); stroke: var(--_bg); stroke-width: 2; cursor: ns-resize; }
 .bars .ring { fill: none; stroke: transparent; }
 .bars .zero { stroke: var(--_muted); }
-.hint { color: var(--_muted); font-size: 12px; margin: 0.2rem 0 0; }
+.hint { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
 `);
 
 export class SxSimplex extends SxElement {
@@ -107,18 +108,19 @@ export class SxSimplex extends SxElement {
       const bar = svgEl("rect", { class: "bar", x: x - 18, width: 36 }, bars);
       const value = svgEl("text", { x, "text-anchor": "middle" }, bars);
       svgEl("text", { x, y: 172, "text-anchor": "middle", "font-weight": 600 }, bars).textContent = `z${"ABC"[i]}`;
-      const h = svgEl("g", { role: "slider", tabindex: 0, "aria-label": `score of ${name}`, "aria-valuemin": -ZMAX, "aria-valuemax": ZMAX, "aria-orientation": "vertical" }, bars);
+      const h = svgEl("g", { role: "slider", "aria-label": `score of ${name}`, "aria-valuemin": -ZMAX, "aria-valuemax": ZMAX, "aria-orientation": "vertical" }, bars);
       svgEl("circle", { class: "ring", r: 12, cx: x }, h);
       svgEl("circle", { class: "knob", r: 8, cx: x }, h);
       const hit = svgEl("rect", { x: x - 30, y: 0, width: 60, height: 165, fill: "transparent" }, bars);
       bars.insertBefore(hit, bars.firstChild);
       const setFrom = (e) => { const [, y] = svgPoint(bars, e); this._setScore(i, this._ys.invert(y)); };
       draggable(hit, setFrom); draggable(h, setFrom);
-      h.addEventListener("keydown", (e) => {
-        const v = sliderKey(e.key, this.scores[i], { min: -ZMAX, max: ZMAX, step: 0.05, page: 0.5 });
-        if (v !== null) { e.preventDefault(); this._setScore(i, v); }
-      });
       return { bar, value, h, x };
+    });
+    // one tab stop for the three bars: ←/→ pick a bar, ↑/↓ (Page Up/Down, Home/End) change its score
+    handleRow(this._barEls.map((b) => b.h), (e, i) => {
+      const v = sliderKey(e.key, this.scores[i], { min: -ZMAX, max: ZMAX, step: 0.05, page: 0.5 });
+      if (v !== null) { e.preventDefault(); this._setScore(i, v); }
     });
     const ctl = htmlEl("div", { class: "controls", part: "controls" }, lower);
     this._alpha = rangeControl(ctl, { label: "α (α-entmax)", min: 1, max: 4, step: 0.01, value: 1.25, format: (v) => fmt(v) });

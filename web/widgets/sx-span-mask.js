@@ -9,6 +9,7 @@
 //   <sx-span-mask scores="0.4 1.6 -0.3 0.9 2.1 0.2" mapping="entmax15" z="2" ramp="2"></sx-span-mask>
 // Events: sx-span-mask-change { z, ramp, mapping }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { handleRow } from "./handle-row.js";
 import { spanMask, Model } from "../lib/simplexity.js";
 import { checkpointUrl } from "./runtime/checkpoints.js";
 import { linear } from "./viz/scale.js";
@@ -67,9 +68,9 @@ svg.picture { max-width: 720px; }
 .head:focus-visible .hit { stroke: var(--_accent); stroke-width: 2; }
 .span-bar { fill: var(--_accent); fill-opacity: 0.75; }
 .span-ramp { fill: var(--_accent); fill-opacity: 0.3; }
-.controls { max-width: 30rem; }
-.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; }
-.hint { color: var(--_muted); font-size: 12px; margin: 0.2rem 0 0; }
+.controls { max-width: 480px; }
+.readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
+.hint { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
 `);
 
 export class SxSpanMask extends SxElement {
@@ -291,6 +292,7 @@ export class SxSpanMask extends SxElement {
     }
     const RH = 17, top = 30, H = top + rows.length * RH + 26, x0 = 150;
     const xs = linear([0, data.L + data.R], [x0, W - 20]);
+    const focused = box.contains(this.shadowRoot.activeElement); // a head applied by key keeps the focus
     box.replaceChildren();
     const svg = svgEl("svg", { class: "picture", viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": `learned spans per head of ${data.task}-alpha-span` }, box);
     svgEl("text", { x: 4, y: 16, class: "label" }, svg).textContent = `learned spans: ${data.task}-alpha-span.sxm`;
@@ -299,11 +301,11 @@ export class SxSpanMask extends SxElement {
       svgEl("line", { class: "axis", x1: xs(t), x2: xs(t), y1: top - 4, y2: top + rows.length * RH }, svg);
       svgEl("text", { x: xs(t), y: top + rows.length * RH + 14, "text-anchor": "middle", class: "muted small" }, svg).textContent = String(t);
     }
-    rows.forEach((r, i) => {
+    const heads = rows.map((r, i) => {
       const y = top + i * RH, on = Math.abs(r.span - s.z) < 0.005 && Math.abs(data.R - s.ramp) < 0.005;
       const label = `${r.kind === "encoder" ? "encoder" : "decoder"} layer ${r.l + 1} head ${r.h + 1}`;
       const short = `${r.kind === "encoder" ? "enc" : "dec"} L${r.l + 1} h${r.h + 1}`; // what the row shows
-      const g = svgEl("g", { class: `head${on ? " on" : ""}`, role: "button", tabindex: 0, "aria-pressed": String(on), "aria-label": `${short} ${fmt(r.span, 1)}: ${label}, span ${fmt(r.span)} positions; apply it to the row` }, svg);
+      const g = svgEl("g", { class: `head${on ? " on" : ""}`, role: "button", "aria-pressed": String(on), "aria-label": `${short} ${fmt(r.span, 1)}: ${label}, span ${fmt(r.span)} positions; apply it to the row` }, svg);
       svgEl("rect", { class: "hit", x: 2, y: y, width: W - 14, height: RH - 1, rx: 3 }, g);
       // the row's words sit beside the button, not in it: its name (which starts with them) is its
       // aria-label alone, not the labels run together ("enc L1 h17.4")
@@ -312,10 +314,13 @@ export class SxSpanMask extends SxElement {
       const b = y + 3, hh = RH - 7;
       svgEl("rect", { class: "span-bar", x: xs(0), y: b, width: Math.max(0, xs(r.span) - xs(0)), height: hh }, g);
       svgEl("path", { class: "span-ramp", d: `M${xs(r.span).toFixed(1)},${b}L${xs(r.span + data.R).toFixed(1)},${b + hh}L${xs(r.span).toFixed(1)},${b + hh}Z` }, g);
-      const apply = () => this._user({ z: round2(r.span), ramp: data.R });
-      g.addEventListener("click", apply);
-      g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); apply(); } });
+      g.addEventListener("click", () => this._user({ z: round2(r.span), ramp: data.R }));
+      return g;
     });
+    // the heads are one tab stop: ↑/↓ move along them, Enter or Space applies one
+    this._heads = handleRow(heads, (e, i) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); heads[i].dispatchEvent(new Event("click")); } },
+      this._heads ? this._heads.at : 0, ["ArrowUp", "ArrowDown"]);
+    if (focused && heads.length) heads[this._heads.at].focus();
     const all = rows.map((r) => r.span), enc = rows.filter((r) => r.kind === "encoder").map((r) => r.span), dec = rows.filter((r) => r.kind === "decoder").map((r) => r.span);
     const range = (v) => `${fmt(Math.min(...v), 1)}–${fmt(Math.max(...v), 1)}`;
     htmlEl("p", { class: "readout", part: "model-readout", text: `${rows.length} self-attention heads: encoder spans ${range(enc)}, decoder spans ${range(dec)} positions (mean ${fmt(all.reduce((a, v) => a + v, 0) / all.length, 1)} of ${data.L}).` }, box);

@@ -44,13 +44,13 @@ svg.picture { max-width: 760px; }
 .p-label.zero { fill: var(--_accent); font-weight: 700; }
 .label { font-weight: 600; }
 .note { font-size: 12px; }
-.controls { max-width: 30rem; }
-.row { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0.35rem 0 0; }
-.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; }
-.steps { margin: 0.5rem 0 0; }
+.controls { max-width: 480px; }
+.row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 5.6px 0 0; }
+.readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
+.steps { margin: 8px 0 0; }
 .steps[hidden], .steps [hidden] { display: none; }
-.steps p { margin: 0.3rem 0; max-width: 46rem; }
-.table-wrap { max-height: 17rem; overflow: auto; display: inline-block; border: 1px solid var(--_grid); border-radius: 6px; }
+.steps p { margin: 4.8px 0; max-width: 736px; }
+.table-wrap { max-height: 272px; overflow: auto; display: inline-block; border: 1px solid var(--_grid); border-radius: 6px; }
 .table-wrap:focus-visible { outline: 2px solid var(--_accent); }
 tr.current td { background: var(--_panel); }
 tr.chosen td { font-weight: 700; }

@@ -11,7 +11,7 @@ const NAMES = ["softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarm
 const S = 280, OX = 40, OY = 40, SAMPLES = 400, TMIN = 0.01;
 
 const CSS = sheet(`
-.layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(14rem, 1fr); gap: 1rem; align-items: start; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(224px, 1fr); gap: 16px; align-items: start; }
 @container sx (max-width: 620px) { .layout { grid-template-columns: 1fr; } }
 :host { container: sx / inline-size; }
 svg.picture { max-width: 440px; }
@@ -20,7 +20,7 @@ svg.picture { max-width: 440px; }
 .change-label { font-size: 10.5px; stroke: none; }
 .dot { stroke: var(--_fg); stroke-width: 2; }
 .limit { fill: none; stroke: var(--_fg); stroke-dasharray: 2 2; }
-.side p { margin: 0.2rem 0; }
+.side p { margin: 3.2px 0; }
 td.supp { text-align: left; }
 `);
 

@@ -20,8 +20,8 @@ svg.picture { max-width: 620px; }
 .cursor .hit { fill: transparent; cursor: ew-resize; }
 .mark { stroke: var(--_bg); stroke-width: 1.2; }
 .mark.hi { fill: var(--_accent); }
-.controls { max-width: 28rem; }
-.readout { font-variant-numeric: tabular-nums; margin: 0.3rem 0 0; }
+.controls { max-width: 448px; }
+.readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
 `);
 
 export class SxTwoChoice extends SxElement {

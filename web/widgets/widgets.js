@@ -15,7 +15,11 @@
 // `static core = "mappings"`) compute with the small mappings core; as soon as a tag that needs
 // the full core is seen, the full core is asked for, before any widget module has loaded, so a
 // page holding both kinds fetches one .wasm (widgets/base.js ready()).
-import { ready, WIDGETS_URL } from "./base.js";
+// base.js (and through it the library) is imported dynamically: a static import that fails (a
+// folder copied without mappings.js) would stop this module too, and with it every message.
+// where.js has no import: it says where the widgets' modules are even then.
+import { WIDGETS_URL } from "./where.js";
+const ready = (core) => import("./base.js").then((m) => m.ready(core));
 
 // Literal specifiers: the browser resolves them against this module's URL, and esbuild inlines
 // them into the single-file build (tools/bundle.mjs), which then fetches none of them.
@@ -60,6 +64,8 @@ export function load(tag) {
       // (a build warning and an empty context module that throws here)
       const url = new URL(`${tag}.js`, WIDGETS_URL).href;
       console.error(`widgets.js: <${tag}> could not be loaded from ${url}: ${err.message}`);
+      failed.set(tag, [url, err]);
+      if (typeof document !== "undefined") report(tag);
       throw new Error(`load: <${tag}> could not be loaded from ${url}: ${err.message}`, { cause: err });
     });
     loading.set(tag, p);
@@ -67,8 +73,17 @@ export function load(tag) {
   return p;
 }
 
+// ------------------------------------------------------------------ a module that cannot load
+// Each element of the tag then shows which file could not be fetched (widgets/load-error.js,
+// fetched only then; if it cannot load either, widgets/ is missing: the message names the
+// widget's module).
+const failed = new Map(); // tag -> [the module's URL, the error]
+const report = (tag) => import("./load-error.js").then((m) => m.report(tag, ...failed.get(tag)), () => {
+  for (const el of document.getElementsByTagName(tag)) el.textContent ||= `<${tag}> could not be loaded from ${failed.get(tag)[0]}`;
+});
+
 // ------------------------------------------------------------------ tags in the document
-// The page's own use: a failure is already on the console, nothing else is left to tell.
+// The page's own use: a failure is on the console and in each element of the tag (above).
 // A failure to load the core is each element's own message.
 const use = (tag) => {
   if (loading.has(tag)) return;
@@ -79,7 +94,9 @@ const use = (tag) => {
 /** Load every widget whose tag is `el` or inside it. */
 function scan(el) {
   for (const tag of TAGS) {
-    if (!loading.has(tag) && (el.localName === tag || (el.firstElementChild && el.getElementsByTagName(tag).length))) use(tag);
+    if ((!loading.has(tag) || failed.has(tag)) && (el.localName === tag || (el.firstElementChild && el.getElementsByTagName(tag).length))) {
+      if (failed.has(tag)) report(tag); else use(tag);
+    }
   }
 }
 
