@@ -156,9 +156,22 @@ check-simd: $(WASM)
 	 test $$n -gt 50 && test $$s -eq 0
 
 # Native tests: every tests/c/test_*.c, linked with the core and the shared support files.
-$(B)/native/%: tests/c/%.c $(TEST_SUPPORT) $(CORE_SRC) $(CORE_HDR) tests/c/check.h tests/c/prng.h
+# The core and the test support are compiled once (sanitized objects in build/native/obj/), then
+# linked into each program: a tenth of the compile time of building every source per program.
+SAN_OBJ := $(patsubst core/src/%.c,$(B)/native/obj/%.o,$(CORE_SRC)) \
+           $(patsubst tests/c/%.c,$(B)/native/obj/%.o,$(TEST_SUPPORT))
+
+$(B)/native/obj/%.o: core/src/%.c $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -I$(B)/inc -c $< -o $@
+
+$(B)/native/obj/%.o: tests/c/%.c $(CORE_HDR) $(wildcard tests/c/*.h) | $(B)/inc/simde
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -I$(B)/inc -Itests/c -c $< -o $@
+
+$(B)/native/%: tests/c/%.c $(SAN_OBJ) $(CORE_HDR) tests/c/check.h tests/c/prng.h
 	@mkdir -p $(B)/native
-	$(CC) $(SAN_CFLAGS) -I$(B)/inc -Itests/c $< $(TEST_SUPPORT) $(CORE_SRC) -o $@ -lm
+	$(CC) $(SAN_CFLAGS) -I$(B)/inc -Itests/c $< $(SAN_OBJ) -o $@ -lm
 
 test-c: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t; done
