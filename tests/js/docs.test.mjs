@@ -22,11 +22,11 @@ const blocks = [...section.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1
 const examples = (await readdir(new URL("examples/", ROOT))).filter((f) => f.endsWith(".mjs")).sort();
 
 // ---- the blog author's reference (README "Widgets for a blog post"), checked against the code
-// Every widget's attributes, from web/widgets.d.ts's SxWidgetAttributes (the JSX props, which
+// Every widget's attributes, from web/widgets/widgets.d.ts's SxWidgetAttributes (the JSX props, which
 // tests/js/declarations.test.mjs holds to the widgets' JS), against the README's tables: each
 // table follows a <!-- attributes: tag ... --> line; a table with a "widget" column names the
 // widget in its first cell. `theme`, every widget's, is documented once (the Theme paragraph).
-const dts = await readFile(new URL("web/widgets.d.ts", ROOT), "utf8");
+const dts = await readFile(new URL("web/widgets/widgets.d.ts", ROOT), "utf8");
 const declared = new Map([...dts.matchAll(/^  "(sx-[a-z-]+)": SxEventProps<"\1"> & \{([\s\S]*?)\};$/gm)]
   .map(([, tag, body]) => [tag, [...body.matchAll(/(?:^|[;{\s])"?([a-z][a-z-]*)"?\?:/g)].map((m) => m[1])]));
 const documented = new Map();
@@ -73,7 +73,7 @@ describe("docs", () => {
   }
 
   test("widgets.d.ts declares the attributes of all fifteen widgets", () => {
-    assert.equal(declared.size, 15, `SxWidgetAttributes in web/widgets.d.ts: ${[...declared.keys()]}`);
+    assert.equal(declared.size, 15, `SxWidgetAttributes in web/widgets/widgets.d.ts: ${[...declared.keys()]}`);
     for (const [tag, names] of declared) assert.ok(names.includes("theme") && names.length > 1, `${tag}: ${names}`);
   });
 
