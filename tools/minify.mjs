@@ -35,7 +35,7 @@ async function main() {
       loader: "js", format: "esm", target: "es2022", minify: true, legalComments: "none",
       sourcefile: rel,
     });
-    const text = `// Simplexity ${rel} (minified by tools/minify.mjs; the source is in the repository)\n${out.code}`;
+    const text = `// Simplexity ${rel}, minified\n${out.code}`;
     await fs.writeFile(file, text);
     before += code.length; after += text.length; files++;
   }

@@ -99,7 +99,8 @@ test("the asset literals come out in the exact form bundlers and the README rely
   const session = readFileSync(path.join(DIST, "train-session.js"), "utf8");
   assert.ok(session.includes('new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" })'));
   const widgets = readFileSync(path.join(DIST, "widgets.js"), "utf8");
-  assert.ok(widgets.includes('import("./widgets/sx-simplex.js")') && widgets.includes('from "./widgets/base.js"'));
+  assert.ok(widgets.includes('import("./widgets/sx-simplex.js")') && widgets.includes('import("./widgets/base.js")') &&
+    widgets.includes('from "./widgets/where.js"'));
   // the source names the same files where they are in web/
   const src = readFileSync(path.join(WEB, "widgets/runtime/checkpoints.js"), "utf8");
   assert.match(src, /new URL\("\.\.\/\.\.\/models\/date-alpha\.sxm", import\.meta\.url\)/);
