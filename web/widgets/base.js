@@ -254,20 +254,13 @@ export function serializeSVG(svgs, background) {
 }
 
 // ------------------------------------------------------------------ the element
-// Off screen an element does not draw: invalidate() marks it dirty and it renders once when it
-// comes back into view (one observer for every element; its first report comes after the first
-// frame, so every element draws once wherever it is).
-let viewObserver = null;
-const watchView = (el) => {
-  if (typeof IntersectionObserver !== "function") return;
-  viewObserver ??= new IntersectionObserver((entries) => {
-    for (const { target: t, isIntersecting: on } of entries) {
-      t._offscreen = !on;
-      if (on && t._dirty) { t._dirty = false; t.invalidate(); }
-    }
-  }, { rootMargin: "100px" });
-  viewObserver.observe(el);
-};
+// Off screen, invalidate() marks an element dirty; it renders once back in view.
+const view = typeof IntersectionObserver == "function" && new IntersectionObserver((entries) => {
+  for (const { target: t, isIntersecting: on } of entries) {
+    t._off = !on;
+    if (on && t._dirty) { t._dirty = false; t.invalidate(); }
+  }
+}, { rootMargin: "99px" });
 
 // Subclasses declare `static spec = { name: { type, default, ... } }` (see viz/parse-attr.js),
 // `static sheets = [...]`, build() once (DOM), render(settings) per frame, pictures() the <svg>s
@@ -308,7 +301,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
       ready(this.constructor.core).then(() => { this._ready = true; this.invalidate(); },
         (err) => this.fail(new Error(`could not load the WebAssembly core: ${err.message}`)));
     } else this.invalidate();
-    watchView(this);
+    view?.observe(this);
   }
 
   // A property a script set before the element's module defined it (widgets.js loads each
@@ -326,18 +319,16 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
   }
 
   disconnectedCallback() {
-    viewObserver?.unobserve(this);
-    this._offscreen = false;
+    view?.unobserve(this);
     if (this._frame) cancelAnimationFrame(this._frame);
     this._frame = 0;
   }
 
   attributeChangedCallback() { this.invalidate(); }
 
-  // Ask for a render in the next animation frame; many changes in one frame render once; off
-  // screen, once back in view.
+  // Ask for a render in the next animation frame; many changes in one frame render once.
   invalidate() {
-    if (this._offscreen) { this._dirty = true; return; }
+    if (this._off) { this._dirty = true; return; }
     if (!this._frame && this.isConnected) {
       this._frame = requestAnimationFrame(() => { this._frame = 0; this.renderNow(); });
     }
@@ -389,7 +380,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
   pictures() { return [...this._body.querySelectorAll("svg.picture")]; }
 
   toSVG() {
-    if (this._dirty) { this._dirty = false; this.renderNow(); } // off screen since a change
+    if (this._dirty) { this._dirty = false; this.renderNow(); } // changed off screen
     return serializeSVG(this.pictures(), getComputedStyle(this).getPropertyValue("--_bg").trim() || "#ffffff");
   }
 

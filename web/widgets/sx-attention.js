@@ -1298,7 +1298,7 @@ export class SxAttention extends SxElement {
       this._trainFrame = requestAnimationFrame(() => {
         this._trainFrame = 0;
         this._trainAt = performance.now();
-        if (this._offscreen) { this._dirty = this._trainDirty = true; return; }
+        if (this._off) { this._dirty = this._trainDirty = true; return; }
         this._drawTraining();
         if (this._trainMaps) { this._trainMaps = false; this.renderNow(); }
       });
