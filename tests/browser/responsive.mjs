@@ -132,9 +132,10 @@ async function sliders(page) {
   await page.locator("#positions").scrollIntoViewIfNeeded();
   await frames(page, 2);
   // [slider, its place among the controls, keys]; the position slider before the offset's (its
-  // range is what the offset leaves)
+  // range is what the offset leaves); base down from its top (below base 10 the slider, in steps
+  // of 0.05 of log10(base) snapped to integer bases, sticks at 4)
   const pos = [
-    ["base", 1, ["Home", ...right(110)]], ["dim", 2, ["Home", ...right(31)]], ["positions", 3, ["Home", ...right(88)]],
+    ["base", 1, ["End", ...left(100)]], ["dim", 2, ["Home", ...right(31)]], ["positions", 3, ["Home", ...right(88)]],
     ["pair", 5, ["Home", ...right(31)]], ["position", 6, ["Home", ...right(95)]], ["offset", 4, ["Home", ...right(95)]], ["clip", 7, ["Home", ...right(8)]],
   ];
   const all = [];
@@ -148,7 +149,7 @@ async function sliders(page) {
   // a sequence back down the middle of the ranges, then the cache check
   await drive(page, "positions", ".controls label:nth-of-type(2) input", left(10));
   await drive(page, "positions", ".controls label:nth-of-type(4) input", left(40));
-  await drive(page, "positions", ".controls label:nth-of-type(1) input", left(30));
+  await drive(page, "positions", ".controls label:nth-of-type(1) input", ["End", ...left(7)]); // base alone: the matrix must follow
   let r = await sameAsFresh(page, "positions", "sx-positions");
   check(r.same && r.readout && r.pictures === 4, `sx-positions after the key steps draws what a fresh widget draws at ${r.attrs} (picture ${r.diff}, readout ${r.readout})`);
 
