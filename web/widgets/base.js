@@ -254,7 +254,8 @@ export function serializeSVG(svgs, background) {
 }
 
 // ------------------------------------------------------------------ the element
-// Off screen, invalidate() marks an element dirty; it renders once back in view.
+// Off screen, invalidate() marks an element of a class with `static lazy = true` dirty; it
+// renders once back in view (opt-in: a page's linked sections and its tests read off-screen ones).
 const view = typeof IntersectionObserver == "function" && new IntersectionObserver((entries) => {
   for (const { target: t, isIntersecting: on } of entries) {
     t._off = !on;
@@ -301,7 +302,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
       ready(this.constructor.core).then(() => { this._ready = true; this.invalidate(); },
         (err) => this.fail(new Error(`could not load the WebAssembly core: ${err.message}`)));
     } else this.invalidate();
-    view?.observe(this);
+    if (this.constructor.lazy) view?.observe(this);
   }
 
   // A property a script set before the element's module defined it (widgets.js loads each

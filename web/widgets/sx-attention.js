@@ -243,6 +243,7 @@ export class SxAttention extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
   // input, models and model-src are free text, checked in settings() (parse-attr has no string type)
   static get observedAttributes() { return [...Object.keys(this.spec), "input", "models", "model-src"]; }
 
