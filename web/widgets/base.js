@@ -254,6 +254,15 @@ export function serializeSVG(svgs, background) {
 }
 
 // ------------------------------------------------------------------ the element
+// Off screen, invalidate() marks an element of a class with `static lazy = true` dirty; it
+// renders once back in view (opt-in: a page's linked sections and its tests read off-screen ones).
+const view = typeof IntersectionObserver == "function" && new IntersectionObserver((entries) => {
+  for (const { target: t, isIntersecting: on } of entries) {
+    t._off = !on;
+    if (on && t._dirty) { t._dirty = false; t.invalidate(); }
+  }
+}, { rootMargin: "99px" });
+
 // Subclasses declare `static spec = { name: { type, default, ... } }` (see viz/parse-attr.js),
 // `static sheets = [...]`, build() once (DOM), render(settings) per frame, pictures() the <svg>s
 // to export. defineAttributes(Class) installs a typed getter/setter per attribute.
@@ -293,6 +302,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
       ready(this.constructor.core).then(() => { this._ready = true; this.invalidate(); },
         (err) => this.fail(new Error(`could not load the WebAssembly core: ${err.message}`)));
     } else this.invalidate();
+    if (this.constructor.lazy) view?.observe(this);
   }
 
   // A property a script set before the element's module defined it (widgets.js loads each
@@ -310,6 +320,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
   }
 
   disconnectedCallback() {
+    view?.unobserve(this);
     if (this._frame) cancelAnimationFrame(this._frame);
     this._frame = 0;
   }
@@ -318,6 +329,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
 
   // Ask for a render in the next animation frame; many changes in one frame render once.
   invalidate() {
+    if (this._off) { this._dirty = true; return; }
     if (!this._frame && this.isConnected) {
       this._frame = requestAnimationFrame(() => { this._frame = 0; this.renderNow(); });
     }
@@ -369,6 +381,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
   pictures() { return [...this._body.querySelectorAll("svg.picture")]; }
 
   toSVG() {
+    if (this._dirty) { this._dirty = false; this.renderNow(); } // changed off screen
     return serializeSVG(this.pictures(), getComputedStyle(this).getPropertyValue("--_bg").trim() || "#ffffff");
   }
 

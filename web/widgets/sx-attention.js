@@ -243,6 +243,7 @@ export class SxAttention extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
   // input, models and model-src are free text, checked in settings() (parse-attr has no string type)
   static get observedAttributes() { return [...Object.keys(this.spec), "input", "models", "model-src"]; }
 
@@ -630,6 +631,7 @@ export class SxAttention extends SxElement {
 
   // --------------------------------------------------------------- render
   render(s) {
+    if (this._trainDirty) { this._trainDirty = false; this._trainMaps = false; this._drawTraining(); }
     this._trainEl.hidden = s["no-train"];
     const training = this._busy();
     this._taskSel.value = s.task; this._kindSel.value = s.kind;
@@ -1273,7 +1275,7 @@ export class SxAttention extends SxElement {
         this.emit("progress", { step: run.step, loss: run.losses[run.losses.length - 1], accuracy: run.accuracy });
         break;
       case "snapshot":
-        if (msg.view) { run.view = msg.view; run.viewStep = msg.step; this.invalidate(); }
+        if (msg.view) { run.view = msg.view; run.viewStep = msg.step; this._trainMaps = true; }
         break;
       case "done":
         this._finish(run, msg);
@@ -1287,8 +1289,21 @@ export class SxAttention extends SxElement {
     this._scheduleTraining();
   }
 
+  // Progress (and, after a snapshot, the maps) redrawn at most 4 times a second (the worker posts
+  // about 15), in an animation frame; off screen not at all until back in view (render() draws
+  // it then). _finish draws the final state.
   _scheduleTraining() {
-    if (!this._trainFrame) this._trainFrame = requestAnimationFrame(() => { this._trainFrame = 0; this._drawTraining(); });
+    if (this._trainFrame || this._trainTimer) return;
+    this._trainTimer = setTimeout(() => {
+      this._trainTimer = 0;
+      this._trainFrame = requestAnimationFrame(() => {
+        this._trainFrame = 0;
+        this._trainAt = performance.now();
+        if (this._off) { this._dirty = this._trainDirty = true; return; }
+        this._drawTraining();
+        if (this._trainMaps) { this._trainMaps = false; this.renderNow(); }
+      });
+    }, Math.max(0, (this._trainAt || 0) + 250 - performance.now()));
   }
 
   // The run is over (msg: the worker's "done", or null when it did not answer a stop): keep its
@@ -1340,6 +1355,8 @@ export class SxAttention extends SxElement {
     w.onmessage = w.onerror = w.onmessageerror = null;
     w.terminate();
     if (this._trainFrame) { cancelAnimationFrame(this._trainFrame); this._trainFrame = 0; }
+    clearTimeout(this._trainTimer);
+    this._trainTimer = 0;
   }
 
   _drawTraining() {

@@ -114,7 +114,11 @@ export class SxPositions extends SxElement {
     // offsets and pairs are clamped to what the matrix holds (the sliders follow)
     const k = Math.min(s.offset, P - 1), p = Math.min(s.pair, d / 2 - 1), i = Math.min(s.position, P - 1 - k);
     const K = s.clip;
-    const pe = this._pe = positionalEncoding(P, d, { base: s.base });
+    // a slider step redraws what it changes: the matrix, the offset curve and the relative panels
+    // are kept while their inputs stay (the marks, dots and rotation move)
+    const key = `${P}|${d}|${s.base}`, fresh = key !== this._peKey;
+    if (fresh) { this._peKey = key; this._pe = positionalEncoding(P, d, { base: s.base }); }
+    const pe = this._pe;
     const ctl = this._ctl;
     ctl.offset.input.max = String(P - 1);
     ctl.pair.input.max = String(d / 2 - 1);
@@ -124,10 +128,11 @@ export class SxPositions extends SxElement {
     ctl.base.output.textContent = String(s.base);
     ctl.base.input.setAttribute("aria-valuetext", `base ${s.base}`);
 
-    this._drawMatrix(pe, P, d, i, k, p);
-    const spread = this._drawOffsets(pe, P, d, i);
+    this._drawMatrix(pe, P, d, i, k, p, fresh);
+    const spread = this._drawOffsets(pe, P, d, i, fresh);
     const rot = this._drawRotation(pe, P, d, i, k, p, s.base);
-    this._drawRelative(s, K, d);
+    const rel = `${key}|${K}|${s.seed}`;
+    if (rel !== this._relKey) { this._relKey = rel; this._drawRelative(s, K, d); }
     this._readout.textContent =
       `base ${s.base}, d = ${d}, positions 0–${P - 1}: pair p = ${p} turns at w = base^(−${2 * p}/${d}) = ${rot.w.toPrecision(3)} ` +
       `rad per position (wavelength ${rot.wavelength}) · PE(${i})·PE(${i + k}) = ${num(rot.dotIK, 4)}, and every pair at offset ${k} gives the same ` +
@@ -136,14 +141,15 @@ export class SxPositions extends SxElement {
   }
 
   // ------------------------------------------------------------------ the matrix + bits
-  _drawMatrix(pe, P, d, i, k, p) {
+  _drawMatrix(pe, P, d, i, k, p, fresh) {
     const svg = this._matrixSvg;
-    svg.replaceChildren();
     const nbits = Math.max(1, Math.ceil(Math.log2(P)));
     const top = 38, left = 30, bitW = 10, gap = 26;
     const cw = Math.max(4, Math.min(18, Math.floor((W - left - nbits * bitW - gap - 8) / d)));
     const ch = Math.max(3, Math.min(8, Math.floor(360 / P)));
     const x0 = left + nbits * bitW + gap, H = top + P * ch + 26;
+    if (!fresh) return this._marks(svg, x0, top, cw, ch, P, d, i, k, p);
+    svg.replaceChildren();
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svgEl("text", { x: left, y: 14, class: "label" }, svg).textContent = `the bits of t (low bit first) beside PE(t): position t (rows) × dimension (columns), d = ${d}`;
     svgEl("text", { x: left, y: 28, class: "muted small" }, svg).textContent = "blue > 0, red < 0; column pairs slow down from left to right, like higher bits";
@@ -155,14 +161,17 @@ export class SxPositions extends SxElement {
         svgEl("rect", { class: (t >> b) & 1 ? "bit1" : "bit0", x: left + b * bitW + 1, y: top + t * ch, width: bitW - 2, height: Math.max(1, ch - 0.6), "data-bit": b }, bits);
       }
     }
-    // the heatmap: opacity |v|, colour the sign; data-v holds the float32 value drawn
+    // the heatmap: opacity |v|, colour the sign; data-v holds the float32 value drawn (P x d
+    // rects, up to 6144: parsed from one string, several times faster than one call each)
     const cells = svgEl("g", { class: "cells", part: "cells" }, svg);
+    let html = "";
     for (let t = 0; t < P; t++) {
       for (let c = 0; c < d; c++) {
         const v = pe[t * d + c];
-        svgEl("rect", { class: v >= 0 ? "pos" : "neg", "fill-opacity": Math.abs(v).toFixed(3), x: x0 + c * cw, y: top + t * ch, width: cw, height: ch, "data-t": t, "data-c": c, "data-v": v }, cells);
+        html += `<rect class="${v >= 0 ? "pos" : "neg"}" fill-opacity="${Math.abs(v).toFixed(3)}" x="${x0 + c * cw}" y="${top + t * ch}" width="${cw}" height="${ch}" data-t="${t}" data-c="${c}" data-v="${v}"/>`;
       }
     }
+    cells.innerHTML = html; // numbers only
     // position labels, the marked rows i and i + k and the marked pair p
     for (let t = 0; t < P; t += P > 48 ? 10 : 5) {
       svgEl("text", { x: left - 4, y: top + t * ch + ch, "text-anchor": "end", class: "muted small" }, svg).textContent = String(t);
@@ -171,19 +180,42 @@ export class SxPositions extends SxElement {
       svgEl("text", { x: x0 + c * cw + cw / 2, y: top + P * ch + 12, "text-anchor": "middle", class: "muted small" }, svg).textContent = String(c);
     }
     svgEl("text", { x: x0 + d * cw, y: top + P * ch + 12, "text-anchor": "end", class: "muted small" }, svg).textContent = "dimension";
-    for (const t of [i, i + k]) svgEl("rect", { class: "mark", x: x0 - 1, y: top + t * ch - 0.5, width: d * cw + 2, height: ch + 1 }, svg);
-    svgEl("rect", { class: "mark", x: x0 + 2 * p * cw, y: top - 2, width: 2 * cw, height: P * ch + 4 }, svg);
+    this._markG = svgEl("g", { class: "marks" }, svg);
+    this._marks(svg, x0, top, cw, ch, P, d, i, k, p);
+  }
+
+  // the marked rows i and i + k and the marked pair p (all a step of offset, pair or position redraws)
+  _marks(svg, x0, top, cw, ch, P, d, i, k, p) {
+    const g = this._markG;
+    g.replaceChildren();
+    for (const t of [i, i + k]) svgEl("rect", { class: "mark", x: x0 - 1, y: top + t * ch - 0.5, width: d * cw + 2, height: ch + 1 }, g);
+    svgEl("rect", { class: "mark", x: x0 + 2 * p * cw, y: top - 2, width: 2 * cw, height: P * ch + 4 }, g);
   }
 
   // ------------------------------------------------------------------ dot product vs offset
-  _drawOffsets(pe, P, d, i) {
+  _drawOffsets(pe, P, d, i, fresh) {
     const svg = this._offsetSvg;
-    svg.replaceChildren();
     const left = 60, right = W - 14, top = 30, bottom = 176;
     const kx = linear([-(P - 1), P - 1], [left, right]);
     const vy = linear([-d / 2, d / 2], [bottom, top]);
+    if (fresh) this._band(svg, pe, P, d, kx, vy, left, right, top, bottom);
+    else this._dots.remove();
+    const { lo, hi } = this._offsetData;
+    svg.querySelector("text.muted").textContent = `band: min–max over all starts (it has no width); dots: start a = ${i}`;
+    const dots = this._dots = svgEl("g", { class: "dots", part: "offset-dots" }, svg);
+    for (let k = -i; k <= P - 1 - i; k++) {
+      let s = 0;
+      for (let c = 0; c < d; c++) s += pe[i * d + c] * pe[(i + k) * d + c];
+      svgEl("circle", { class: "dot", cx: kx(k).toFixed(1), cy: vy(s).toFixed(1), r: 2, "data-k": k, "data-v": s, "data-lo": lo[k + P - 1], "data-hi": hi[k + P - 1] }, dots);
+    }
+    return this._offsetData.spread;
+  }
+
+  // the offset panel but for its dots: axes, and the band and curve over every start
+  _band(svg, pe, P, d, kx, vy, left, right, top, bottom) {
+    svg.replaceChildren();
     svgEl("text", { x: left, y: 14, class: "label" }, svg).textContent = "PE(a) · PE(a + k) against the offset k, for every start a";
-    svgEl("text", { x: left, y: 27, class: "muted small" }, svg).textContent = `band: min–max over all starts (it has no width); dots: start a = ${i}`;
+    svgEl("text", { x: left, y: 27, class: "muted small" }, svg);
     svgEl("line", { class: "axis", x1: left, x2: right, y1: vy(0), y2: vy(0) }, svg);
     svgEl("line", { class: "axis", x1: kx(0), x2: kx(0), y1: top, y2: bottom }, svg);
     for (const v of [-d / 2, 0, d / 2]) svgEl("text", { x: left - 6, y: vy(v) + 4, "text-anchor": "end", class: "muted small" }, svg).textContent = num(v, 0);
@@ -206,13 +238,7 @@ export class SxPositions extends SxElement {
     for (let k = P - 1; k >= -(P - 1); k--) bandBottom += `L${kx(k).toFixed(1)},${(vy(lo[k + P - 1]) + 0.8).toFixed(1)}`;
     svgEl("path", { class: "band", d: `${bandTop}${bandBottom}Z` }, svg);
     svgEl("path", { class: "curve", d: line }, svg);
-    const dots = svgEl("g", { class: "dots", part: "offset-dots" }, svg);
-    for (let k = -i; k <= P - 1 - i; k++) {
-      let s = 0;
-      for (let c = 0; c < d; c++) s += pe[i * d + c] * pe[(i + k) * d + c];
-      svgEl("circle", { class: "dot", cx: kx(k).toFixed(1), cy: vy(s).toFixed(1), r: 2, "data-k": k, "data-v": s, "data-lo": lo[k + P - 1], "data-hi": hi[k + P - 1] }, dots);
-    }
-    return spread;
+    this._offsetData = { lo, hi, spread };
   }
 
   // ------------------------------------------------------------------ the rotation
