@@ -10,7 +10,7 @@
 // applied, its commands run, and the file restored. A change whose text
 // is no longer found is an error (the list must follow the code, not rot). Exit status: 0 when every
 // change was caught, 1 when some survived, 2 on a usage or set-up error. `make mutants` runs it.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -25,7 +25,7 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { only: null, list: false, keep: false, timeout: 900 };
+  const o = { only: null, list: false, keep: false, timeout: 300 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--list") o.list = true;
@@ -40,16 +40,27 @@ function parseArgs(argv) {
   return o;
 }
 
-// Runs one shell command in the copy; returns { ok, ms, tail } (tail: the last lines of output).
+// Runs one shell command in the copy, in a process group of its own so that a timeout ends
+// everything it started; resolves to { ok, timedOut, ms, tail } (tail: the last lines of output).
 function run(cmd, timeoutS) {
   const t0 = Date.now();
-  const r = spawnSync("bash", ["-o", "pipefail", "-c", cmd], {
-    cwd: WORK, encoding: "utf8", timeout: timeoutS * 1000, maxBuffer: 256 << 20,
-    env: { ...process.env, CI: process.env.CI ?? "" },
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-o", "pipefail", "-c", cmd], { cwd: WORK, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    const keep = (d) => { out = (out + d).slice(-20000); };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ }
+    }, timeoutS * 1000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const tail = out.trimEnd().split("\n").slice(-6).join("\n");
+      resolve({ ok: code === 0 && !timedOut, timedOut, ms: Date.now() - t0, tail });
+    });
   });
-  const out = `${r.stdout ?? ""}${r.stderr ?? ""}`.trimEnd().split("\n");
-  const timedOut = r.error?.code === "ETIMEDOUT";
-  return { ok: r.status === 0, timedOut, ms: Date.now() - t0, tail: out.slice(-6).join("\n") };
 }
 
 // The copy: every file git knows (tracked, and untracked but not ignored) as it is now.
@@ -99,7 +110,7 @@ if (opts.list) {
 console.log(`mutants: copying the tree to ${path.relative(ROOT, WORK)} and building it once`);
 copyTree();
 for (const cmd of PREPARE) {
-  const r = run(cmd, opts.timeout);
+  const r = await run(cmd, opts.timeout);
   if (!r.ok) { console.error(`mutants: the unmutated copy fails \`${cmd}\`:\n${r.tail}`); process.exit(2); }
 }
 
@@ -108,11 +119,12 @@ for (const cmd of PREPARE) {
 const baseline = [...new Set(chosen.filter((m) => m.baseline !== false).flatMap((m) => m.run))];
 console.log(`mutants: ${baseline.length} commands on the unmutated copy first`);
 for (const cmd of baseline) {
-  const r = run(cmd, opts.timeout);
+  const r = await run(cmd, opts.timeout);
   if (!r.ok) { console.error(`mutants: \`${cmd}\` fails without any change:\n${r.tail}`); process.exit(2); }
 }
 
 const survivors = [];
+const hangs = [];
 let n = 0;
 for (const m of chosen) {
   n++;
@@ -124,7 +136,7 @@ for (const m of chosen) {
   let last = null;
   try {
     for (const cmd of m.run) {
-      const r = run(cmd, opts.timeout);
+      const r = await run(cmd, opts.timeout);
       ms += r.ms;
       last = r;
       if (!r.ok) { killedBy = r.timedOut ? `${cmd} (timed out)` : cmd; break; }
@@ -133,7 +145,11 @@ for (const m of chosen) {
     fs.writeFileSync(file, orig);
   }
   const secs = (ms / 1000).toFixed(0);
-  if (killedBy) console.log(`[${n}/${chosen.length}] killed   ${m.id} (${secs} s) by \`${killedBy}\``);
+  if (killedBy && last?.timedOut) {
+    // a hang is caught too (CI would stop on it), but not by a check: listed apart
+    console.log(`[${n}/${chosen.length}] TIMEOUT  ${m.id} (${secs} s): \`${killedBy}\` ran past ${opts.timeout} s`);
+    hangs.push(m);
+  } else if (killedBy) console.log(`[${n}/${chosen.length}] killed   ${m.id} (${secs} s) by \`${killedBy}\``);
   else {
     console.log(`[${n}/${chosen.length}] SURVIVED ${m.id} (${secs} s): ${m.file}: ${m.why}`);
     survivors.push(m);
@@ -142,6 +158,7 @@ for (const m of chosen) {
 }
 if (!opts.keep) fs.rmSync(WORK, { recursive: true, force: true });
 
-console.log(`\nmutants: ${chosen.length - survivors.length} of ${chosen.length} caught`);
+console.log(`\nmutants: ${chosen.length - survivors.length - hangs.length} of ${chosen.length} caught by a check` +
+  (hangs.length ? `, ${hangs.length} made a suite hang (${hangs.map((m) => m.id).join(", ")})` : ""));
 for (const m of survivors) console.log(`  survivor: ${m.id}: ${m.file}: ${m.why}`);
 process.exit(survivors.length ? 1 : 0);

@@ -329,7 +329,8 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
 
   // Ask for a render in the next animation frame; many changes in one frame render once.
   invalidate() {
-    if (this._off) { this._dirty = true; return; }
+    // (the first render is never deferred: it says what the widget is, whenever the core loads)
+    if (this._off && this._shown) { this._dirty = true; return; }
     if (!this._frame && this.isConnected) {
       this._frame = requestAnimationFrame(() => { this._frame = 0; this.renderNow(); });
     }
@@ -350,6 +351,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
   renderNow() {
     if (this._frame) { cancelAnimationFrame(this._frame); this._frame = 0; }
     if (!this._ready || this._failure) return;
+    this._shown = true;
     const t0 = performance.now();
     const { s, errors } = this.settings();
     try {
