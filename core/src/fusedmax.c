@@ -470,31 +470,36 @@ static void runs_sparsemax(float *out, int n, tv_scratch *sc) {
         }
     }
     double tau = (s - 1.0) / c; /* the top run alone gives tau >= -1: in range */
-    for (;;) {                  /* Michelot: drop runs at or below tau until none is */
+    for (;;) { /* Michelot: drop the runs at or below tau until none is */
+        /* The candidates shrink for good: a run dropped once never comes back. Filtering all of
+           them each time let a run whose w equals tau (exactly, up to rounding) leave and return
+           as tau rounded one ulp either side, forever. */
         double s2 = 0.0, c2 = 0.0;
+        int kept = 0;
         for (int q = 0; q < nc; q++)
             if (w[q] > tau) {
                 const int j = cand[q], len = (j + 1 < sc->nruns ? sc->run[j + 1] : sc->m) - sc->run[j];
                 s2 += w[q] * len;
                 c2 += len;
+                w[kept] = w[q];
+                cand[kept++] = j;
             }
-        if (c2 == c) break;
+        if (kept == nc) break;
+        nc = kept;
         s = s2;
         c = c2;
         tau = (s - 1.0) / c;
     }
     memset(out, 0, (size_t)n * sizeof(float));
-    int ns = 0;
-    for (int q = 0; q < nc; q++)
-        if (w[q] > tau) {
-            const float f = (float)(w[q] - tau);
-            const int j = cand[q], from = sc->run[j], to = j + 1 < sc->nruns ? sc->run[j + 1] : sc->m;
-            cand[ns++] = j;
-            if (sc->dense)
-                for (int k = from; k < to; k++) out[k] = f;
-            else
-                for (int k = from; k < to; k++) out[sc->idx[k]] = f;
-        }
+    for (int q = 0; q < nc; q++) {
+        const float f = (float)(w[q] - tau);
+        const int j = cand[q], from = sc->run[j], to = j + 1 < sc->nruns ? sc->run[j + 1] : sc->m;
+        if (sc->dense)
+            for (int k = from; k < to; k++) out[k] = f;
+        else
+            for (int k = from; k < to; k++) out[sc->idx[k]] = f;
+    }
+    const int ns = nc;
     sc->nsup = ns;
 }
 

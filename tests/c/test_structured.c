@@ -2,9 +2,14 @@
    properties (simplex, shift invariance, permutation / reversal equivariance, exact runs), masks,
    extreme inputs, every error path with its message, and both backward passes by central
    differences. */
+#define _POSIX_C_SOURCE 200112L /* alarm */
 #include <float.h>
 #include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "check.h"
 #include "ref_structured.h"
@@ -137,6 +142,70 @@ static void test_against_refs(fwd_fn f, ref_fn ref, const double *params, int np
         CHECK(on_simplex(p, x, n, 1e-5), "%s off the simplex (n=%d)", fname(f), n);
     }
     printf("  %s vs float64 reference (masks %d): worst |diff| %.3g\n", fname(f), masks, worst);
+}
+
+/* Rows of thirds and sixths: the runs' values tie with the threshold of the other runs, exactly
+   up to rounding. runs_sparsemax once let such a run leave the support and come back as tau
+   rounded one ulp either side, forever (the fuzzer found it; so does any row below with the old
+   loop, in about a second). A watchdog turns a hang into a failure. */
+static const char *watched;
+static void on_hang(int sig) {
+    (void)sig;
+    printf("FAIL: %s did not return within 10 s (an endless loop)\n", watched);
+    fflush(stdout);
+    _exit(1);
+}
+
+static void test_rational_ties(void) {
+    static const float rows[2][13] = {
+        { 2.f / 3, 4.f / 3, 2.f / 3, 1.f / 3, 1.f / 3, 4.f / 3, 4.f / 3, 4.f / 3, 0, 1, 4.f / 3, 2.f / 3 },
+        { 2.f / 3, 1, 2.f / 3, 1.f / 3, 0, 1, 2.f / 3, 4.f / 3, 1, 1, 1.f / 3, 1.f / 3, 1 },
+    };
+    static const int lens[2] = { 12, 13 };
+    static const float lams[2] = { 0x1.4b50ecp-2f, 0x1.e6a53p-3f };
+    float x[40], p[40], g[40], dx[40];
+    double xd[40], pr[40], worst = 0.0;
+    signal(SIGALRM, on_hang);
+    for (int trial = 0; trial < 20000; trial++) {
+        int n;
+        float lam;
+        if (trial < 2) {
+            n = lens[trial];
+            lam = lams[trial];
+            memcpy(x, rows[trial], sizeof(float) * (size_t)n);
+        } else {
+            n = rng_int(2, 40);
+            lam = (float)rng_range(0.01, 0.5);
+            const int den = trial % 2 ? 3 : 6;
+            for (int i = 0; i < n; i++) x[i] = (float)rng_int(0, 2 * den) / (float)den;
+        }
+        for (int i = 0; i < n; i++) {
+            xd[i] = x[i];
+            g[i] = (float)rng_range(-1, 1);
+        }
+        watched = "fusedmax on a row of thirds or sixths";
+        alarm(10);
+        const int st = sx_fusedmax(p, x, 1, n, lam, 1.0f);
+        watched = "fusedmax_backward on a row of thirds or sixths";
+        const int sb = sx_fusedmax_backward(dx, x, g, 1, n, lam, 1.0f);
+        alarm(0);
+        CHECK(st == SX_OK && sb == SX_OK, "%s", sx_last_error());
+        rs_fusedmax(pr, xd, n, lam, 1.0);
+        const double d = max_abs_diff_fd(p, pr, n);
+        worst = fmax(worst, d);
+        if (d > 2e-5 || !on_simplex(p, x, n, 1e-5)) {
+            CHECK(0, "fusedmax on a row of ties (n=%d lam=%a): diff %g", n, (double)lam, d);
+            break;
+        }
+        double sdx = 0.0;
+        for (int i = 0; i < n; i++) sdx += dx[i];
+        if (!(fabs(sdx) <= 1e-4)) { /* the backward stays in the simplex's tangent space */
+            CHECK(0, "fusedmax_backward on a row of ties (n=%d): sum dx = %g", n, sdx);
+            break;
+        }
+    }
+    signal(SIGALRM, SIG_DFL);
+    printf("  fusedmax on 20000 rows of thirds / sixths: returns, worst |diff| %.3g\n", worst);
 }
 
 /* The oscar formula (sort, PAV, sparsemax) is the argmin of the stated objective: compare with an
@@ -536,6 +605,7 @@ int main(void) {
     const double lams[] = { 0.01, 0.1, 0.3, 0.5, 1.0, 3.0, 100.0 };
     test_against_refs(sx_fusedmax, rs_fusedmax, lams, 7, 12, 0);
     test_against_refs(sx_fusedmax, rs_fusedmax, lams, 7, 60, 1);
+    test_rational_ties();
     test_oscar_bruteforce();
     test_against_refs(sx_oscarmax, rs_oscarmax, lams, 7, 12, 0);
     test_against_refs(sx_oscarmax, rs_oscarmax, lams, 7, 60, 1);
