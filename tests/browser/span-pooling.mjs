@@ -171,7 +171,10 @@ async function checkPooling(page) {
     check(Number(after[i][2]) < Number(before[i][2]), `pooling: ${after[i][0]}: the leave-one-out error drops (${before[i][2]} -> ${after[i][2]})`);
   }
   check(Number(after[0][3]) < 0.5 * Number(before[0][3]), `pooling: softmax's test error at least halves (${before[0][3]} -> ${after[0][3]})`);
-  check(frameStats.frames >= 40 && frameStats.worst < 250, `pooling: the page keeps drawing while learning (${frameStats.frames} frames, worst gap ${frameStats.worst.toFixed(0)} ms)`);
+  // Learning runs 2 steps per animation frame, so 100 steps take about 50 frames whatever the
+  // machine's speed: count frames, never milliseconds (the worst gap is printed, not checked;
+  // a loaded CI machine once took 743 ms for one frame).
+  check(frameStats.frames >= 40, `pooling: the page keeps drawing while learning: it yields a frame between chunks of steps (${frameStats.frames} frames for 100 steps, worst gap ${frameStats.worst.toFixed(0)} ms)`);
   const status = await page.$eval("#pooling [part=status]", (e) => e.textContent);
   check(/^learned in 100 steps: [\d.]+ s on screen, \d+ ms of compute$/.test(status), `pooling: the status says how long it took (got ${status})`);
   console.log(`span-pooling: learn w in Chromium: ${learn.steps} steps (Adam on log w, ${learn.kernels.length} kernels, 2 steps per frame): ` +
