@@ -1,6 +1,6 @@
 /* simplexity.h - sparse attention mappings onto the simplex, in C99, and a tiny Transformer
-   that uses them (sections: mappings, backward passes, entropies, mapping codes, Jacobian and
-   threshold, span and pooling, attention, tasks, model, memory).
+   that uses them (sections: mappings, backward passes, entropies, Fenchel-Young losses, mapping codes,
+   Jacobian and threshold, span and pooling, attention, tasks, model, memory).
 
    One public header. Every mapping takes `rows` rows of `n` scores, row-major,
    and writes `rows * n` probabilities. Every function that can fail returns an
@@ -117,6 +117,29 @@ int sx_entmax_alpha_grad(float *dalpha, const float *x, const float *dy, int row
    p must be finite and >= 0; rows need not sum to 1 (the per-entry form keeps the
    value continuous in alpha even when float rounding leaves a row off the simplex). */
 int sx_tsallis_entropy(float *h, const float *p, int rows, int n, float alpha);
+
+/* ====================================================== Fenchel-Young losses */
+/* The loss of the mapping against a target, per row (Peters, Niculae & Martins 2019, sec. 3):
+   L(z; y) = <p - y, z> + H(p) - H(y), z = x / T, p = the mapping of z, H the mapping's Tsallis
+   entropy (see above): softmax gives the cross-entropy, sparsemax the sparsemax loss
+   (H = (1 - ||p||^2) / 2), 1.5-entmax and alpha-entmax the entmax losses. L >= 0, and L = 0
+   exactly when p = y (a sparse mapping reaches a one-hot target once the margin is met: for
+   sparsemax z_t >= z_j + 1 for every j; softmax never does).
+   mapping: SX_MAP_SOFTMAX, SX_MAP_SPARSEMAX, SX_MAP_ENTMAX15 or SX_MAP_ENTMAX (param = alpha,
+   finite, >= 1; 1, 1.5 and 2 are the other three exactly); others are SX_EINVAL.
+   loss: `rows` floats (+Infinity only when the scores overflow double, never NaN).
+   dx (may be NULL): the gradient of sum(loss), (p - y) / T, rows * n floats.
+   dalpha (may be NULL; SX_MAP_ENTMAX only): dL/dalpha per row (the envelope theorem: the
+   entropy's derivative in alpha at p minus at y), continuous through alpha = 1.
+   x as for the mappings (finite or -INFINITY). sx_fy_loss: y, rows * n floats, each row a
+   distribution (finite, >= 0, summing to 1 within 1e-3; it is rescaled to sum 1) with no mass
+   on a masked score (SX_EINVAL). sx_fy_loss_index: one-hot targets, target[r] in [0, n) and
+   not masked, or -1 to skip the row (loss, dx and dalpha 0 there: padding). Allocates rows
+   doubles (sx_fy_loss) and, when dx is NULL, rows * n floats: SX_ENOMEM if it cannot. */
+int sx_fy_loss(float *loss, float *dx, float *dalpha, const float *x, const float *y, int rows, int n,
+               int mapping, float param, float temperature);
+int sx_fy_loss_index(float *loss, float *dx, float *dalpha, const float *x, const int *target, int rows, int n,
+                     int mapping, float param, float temperature);
 
 /* =========================================================== mapping codes */
 /* The `mapping` argument of sx_nw_pooling and sx_attention, and a model layer's mapping (the

@@ -111,6 +111,23 @@ static int thr(float *o, const float *xx, int r, int n, float t) {
     return sx_threshold(o, xx, r, n, SX_MAP_ENTMAX, 1.3f, t);
 }
 
+static int fy_idx(float *o, const float *xx, int r, int n, float t) {
+    static const int tg[2] = { 0, 2 };
+    return sx_fy_loss_index(o, NULL, NULL, xx, o ? tg : NULL, r, n, SX_MAP_ENTMAX, 1.3f, t);
+}
+
+/* sx_fy_loss: its outputs (loss, and the optional dx and dalpha), x and the target y */
+static void test_fy_loss(void) {
+    static const float yd[6] = { 1, 0, 0, 0.5f, 0.5f, 0 };
+    EMPTY_NULL(sx_fy_loss(NULL, NULL, NULL, NULL, NULL, 0, 3, SX_MAP_ENTMAX, 1.3f, 1.0f));
+    EMPTY_SENT(sx_fy_loss(sent, sent + 8, sent + 32, x, yd, 0, 3, SX_MAP_ENTMAX, 1.3f, 1.0f));
+    NULL_BUF(sx_fy_loss(NULL, out, NULL, x, yd, 2, 3, SX_MAP_SOFTMAX, 0.0f, 1.0f), "loss");
+    NULL_BUF(sx_fy_loss(out, NULL, NULL, NULL, yd, 2, 3, SX_MAP_SOFTMAX, 0.0f, 1.0f), "x");
+    NULL_BUF(sx_fy_loss(out, NULL, NULL, x, NULL, 2, 3, SX_MAP_SOFTMAX, 0.0f, 1.0f), "y");
+    NULL_BUF(sx_fy_loss_index(out, NULL, NULL, x, NULL, 2, 3, SX_MAP_SOFTMAX, 0.0f, 1.0f), "target");
+    CHECK(sx_fy_loss(NULL, NULL, NULL, NULL, NULL, 0, 3, 9, 0.0f, 1.0f) == SX_EINVAL, "a bad mapping code stays an error");
+}
+
 static void test_mappings(void) {
     /* name, function, the names of its output and input */
     static const struct { const char *name; fwd_fn f; const char *o, *i; } fw[] = {
@@ -120,6 +137,7 @@ static void test_mappings(void) {
         { "sigmoid", sx_sigmoid, "out", "x" }, { "groupmax", groupm, "out", "x" },
         { "masked_mapping", masked, "out", "x" }, { "tsallis_entropy", entropy, "h", "p" },
         { "jacobian", jac, "J", "x" }, { "threshold", thr, "tau", "x" },
+        { "fy_loss_index", fy_idx, "loss", "x" },
     };
     static const struct { const char *name; bwd_fn f; const char *o; } bw[] = {
         { "softmax_backward", sx_softmax_backward, "dx" }, { "sparsemax_backward", sx_sparsemax_backward, "dx" },
@@ -350,6 +368,7 @@ int main(void) {
         z[i] = (float)(i % 5) * 0.5f;
     }
     test_mappings();
+    test_fy_loss();
     test_span_pooling();
     test_attention();
     test_positions();

@@ -62,7 +62,7 @@ enum {
     OP_SOFTMAX_B, OP_SPARSEMAX_B, OP_ENTMAX15_B, OP_ENTMAX_B, OP_FUSEDMAX_B, OP_OSCARMAX_B,
     OP_ALPHA_GRAD, OP_ENTROPY, OP_SPAN_MASK, OP_POOL, OP_POOL_B, OP_ATTENTION, OP_MISC,
     OP_JACOBIAN, OP_THRESHOLD, OP_SIGMOID, OP_SIGMOID_B, OP_GROUPMAX, OP_GROUPMAX_B,
-    OP_PATTERN, OP_MASKED, OP_POSENC, OP_SCORES, OP_COUNT
+    OP_PATTERN, OP_MASKED, OP_POSENC, OP_SCORES, OP_FY, OP_COUNT
 };
 
 #define REQUIRE(c) do { if (!(c)) __builtin_trap(); } while (0)
@@ -271,6 +271,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if ((shape & 2) && count && sx_softmax(p, x, rows, n, 1.0f) == SX_OK) xi = p;
         st = sx_tsallis_entropy(o, xi, rows, n, par);
         break;
+    case OP_FY: {
+        /* Fenchel-Young loss: index targets from dy (-1 skips a row), or dy's softmax as the
+           target distribution; dx and dalpha sometimes; the mapping code from shape */
+        static const int maps[6] = { SX_MAP_SOFTMAX, SX_MAP_SPARSEMAX, SX_MAP_ENTMAX15, SX_MAP_ENTMAX,
+                                     SX_MAP_FUSEDMAX /* rejected */, SX_MAP_ENTMAX_LEARNED /* rejected */ };
+        const int mapping = maps[(shape >> 4) % 6], by_index = shape & 2;
+        static int tg[MAXN];
+        for (int r = 0; r < rows && n > 0; r++) {
+            const float a = fabsf(dy[r]); /* dy may be NaN or huge: -1 then */
+            tg[r] = a < 1e6f ? (int)(a * 7.0f) % (n + 1) - 1 : -1;
+        }
+        if (!by_index && count && sx_softmax(p, dy, rows, n, 1.0f) != SX_OK) return 0;
+        float *dxo = (shape & 4) ? jac : NULL, *da = (shape & 8) && mapping == SX_MAP_ENTMAX ? vals : NULL;
+        st = by_index ? sx_fy_loss_index(o, dxo, da, xi, g ? tg : NULL, rows, n, mapping, par, t)
+                      : sx_fy_loss(o, dxo, da, xi, g ? p : NULL, rows, n, mapping, par, t);
+        if (st != SX_OK) {
+            REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
+            REQUIRE(sx_last_error()[0] != 0);
+            return 0;
+        }
+        REQUIRE(rows >= 0 && n >= 1 && t > 0.0f && isfinite(t) && mapping != SX_MAP_FUSEDMAX);
+        for (int r = 0; r < rows; r++) {
+            REQUIRE(out[r] >= 0.0f); /* also rejects NaN */
+            if (by_index && tg[r] == -1) REQUIRE(out[r] == 0.0f);
+            if (da) REQUIRE(da[r] == da[r]);
+            for (int i = 0; dxo && i < n; i++) {
+                const size_t k = (size_t)r * n + i;
+                REQUIRE(dxo[k] == dxo[k]);
+                if (x[k] == -INFINITY) REQUIRE(dxo[k] == 0.0f);
+            }
+        }
+        return 0;
+    }
     case OP_SPAN_MASK: {
         /* count distances (|x| half the time: mostly valid), z = par, ramp = t, a small span_max */
         if (shape & 2) for (size_t i = 0; i < count; i++) x[i] = fabsf(x[i]);

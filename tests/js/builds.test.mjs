@@ -10,7 +10,7 @@ const all = await builds();
 const PUBLIC_NAMES = [
   "Model", "SimplexityError", "WasmArray", "alloc", "attention", "attentionPattern", "attentionPooling", "attentionPoolingBackward", "attentionScores",
   "attentionScoresBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
-  "fusedmax", "fusedmaxBackward", "groupmax", "groupmaxBackward", "info", "init", "jacobian", "maskedMapping",
+  "fusedmax", "fusedmaxBackward", "fyLoss", "groupmax", "groupmaxBackward", "info", "init", "jacobian", "maskedMapping",
   "maskedMappingBackward", "oscarmax", "oscarmaxBackward",
   "positionalEncoding", "relativeScores",
   "sigmoid", "sigmoidBackward", "softmax",

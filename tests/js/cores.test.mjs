@@ -64,6 +64,7 @@ const FULL_ONLY = [
   ["positionalEncoding", (sx) => sx.positionalEncoding(4, 8)],
   ["attentionScores", (sx) => sx.attentionScores([1, 0], [1, 0, 0, 1], { d: 2 })],
   ["maskedMapping", (sx) => sx.maskedMapping([1, 2, 3], { n: 3, validLens: [2] })],
+  ["fyLoss", (sx) => sx.fyLoss([1, 2, 3], [0])],
   ["Model", (sx) => new sx.Model({ task: "reverse" })],
   ["Model.load", (sx) => sx.Model.load(new Uint8Array(8))],
   ["tasks.names", (sx) => sx.tasks.names()],

@@ -17,7 +17,7 @@ import {
   entmaxAlphaGrad, tsallisEntropy, jacobian, threshold, attention, attentionPattern, spanMask, attentionPooling, attentionPoolingBackward,
   sigmoid, sigmoidBackward, groupmax, groupmaxBackward,
   positionalEncoding, relativeScores, txlScores,
-  attentionScores, attentionScoresBackward, maskedMapping, maskedMappingBackward,
+  attentionScores, attentionScoresBackward, maskedMapping, maskedMappingBackward, fyLoss,
   Model, tasks, alloc, WasmArray,
 } from "simplexity";
 import type { PositionalEncodingOptions, RelativeScoresOptions, TxlScoresOptions } from "simplexity";
@@ -518,6 +518,16 @@ export { notArray, dx, asError, codeText, split, answerRow, notOut };
   maskedMapping([1, 2], { validLengths: "2" });
   // @ts-expect-error groupmax has no mapping code
   maskedMapping([1, 2], { mapping: "groupmax" });
+  const fy = fyLoss([1, 2, 3], [0], { mapping: "entmax", alpha: 1.3, grad: true, alphaGrad: true });
+  exact<Float32Array>()(fy.loss);
+  exact<Float32Array | undefined>()(fy.grad);
+  exact<Float32Array | undefined>()(fy.dalpha);
+  fyLoss(new Float32Array(6), new Float64Array(6), { n: 3, mapping: "sparsemax" });
+  fyLoss(new Float32Array(6), new Int32Array([0, -1]), { n: 3 });
+  // @ts-expect-error fusedmax has no loss here
+  fyLoss([1, 2], [0], { mapping: "fusedmax" });
+  // @ts-expect-error grad is a boolean
+  fyLoss([1, 2], [0], { grad: 1 });
 }
 
 // ------------------------------------------------------- caller-owned wasm arrays

@@ -551,6 +551,35 @@ export function maskedMapping(x: Scores, options?: MaskedMappingOptions): Float3
 /** dx = J^T dy of maskedMapping with the same options (zeros beyond the valid lengths). */
 export function maskedMappingBackward(x: Scores, dy: Scores, options?: MaskedMappingOptions): Float32Array;
 
+/** Options of fyLoss(): the mapping (its loss), what to return besides the loss. */
+export interface FyLossOptions extends ShapeOptions {
+  /** Default "softmax" (the cross-entropy). fusedmax and oscarmax: a RangeError. */
+  mapping?: "softmax" | "sparsemax" | "entmax15" | "entmax";
+  /** alpha >= 1 of mapping "entmax" only (default 1.5). */
+  alpha?: number;
+  /** Also return grad, (p - y) / T per score (default false). */
+  grad?: boolean;
+  /** Also return dalpha, dL/dalpha per row (mapping "entmax" only; default false). */
+  alphaGrad?: boolean;
+}
+export interface FyLossResult {
+  /** The loss of each row, >= 0; 0 exactly when the mapping gives the target. */
+  loss: Float32Array;
+  /** With grad: the gradient of sum(loss) in x, (p - y) / T. */
+  grad?: Float32Array;
+  /** With alphaGrad: dL/dalpha of each row. */
+  dalpha?: Float32Array;
+}
+/**
+ * The Fenchel-Young loss of each row of x (n scores) against a target (Peters, Niculae & Martins
+ * 2019): L = <p - y, z> + H(p) - H(y), z = x / T, p the mapping of z, H its Tsallis entropy.
+ * softmax: the cross-entropy; sparsemax: the sparsemax loss (0 once the target wins by 1);
+ * entmax15 / entmax: the entmax losses. target: one index per row (an Array or Int32Array of
+ * integers in [0, n), -1 skips the row: loss 0) or a distribution per row (x.length numbers,
+ * each row >= 0 summing to 1, nothing on a -Infinity score). Needs the full core.
+ */
+export function fyLoss(x: Scores, target: readonly number[] | Int32Array | Scores, options?: FyLossOptions): FyLossResult;
+
 // ------------------------------------------------------------- the model and the tasks
 // Tokens: every task has its own vocabulary, 0 = PAD, 1 = BOS, 2 = EOS, then its alphabet.
 // Source rows: characters, EOS, PAD...; target rows: BOS, characters, EOS, PAD...

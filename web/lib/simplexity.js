@@ -27,5 +27,5 @@ export const { Model, tasks } = modelApi(internal.core);
 export const {
   attention, attentionPattern, spanMask, attentionPooling, attentionPoolingBackward, positionalEncoding,
   relativeScores, txlScores, attentionScores, attentionScoresBackward, maskedMapping,
-  maskedMappingBackward,
+  maskedMappingBackward, fyLoss,
 } = blocksApi(internal.lib);
