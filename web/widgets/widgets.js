@@ -39,6 +39,7 @@ const MODULES = {
   "sx-patterns": () => import("./sx-patterns.js"),
   "sx-attention": () => import("./sx-attention.js"),
   "sx-explain": () => import("./sx-explain.js"),
+  "sx-loss": () => import("./sx-loss.js"),
 };
 
 /** Every widget's tag. */
