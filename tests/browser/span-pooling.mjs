@@ -9,7 +9,7 @@
 // build/screenshots/.
 import fs from "node:fs/promises";
 import path from "node:path";
-import { SHOTS, check, open as openPage, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { SHOTS, check, open as openPage, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 // The built page, once ready.
 async function open(browser, url, origin, opts) {
@@ -239,7 +239,7 @@ async function checkBadAndExport(page) {
 
 // Touch (a phone in dark mode): a tap on the mask moves the nearer handle there.
 async function checkTouch(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 }, hasTouch: true, isMobile: true });
+  const { page, log } = await open(browser, server.url + pageWith("span"), server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 }, hasTouch: true, isMobile: true });
   const svg = page.locator("#span svg.picture >> nth=0");
   await svg.scrollIntoViewIfNeeded();
   await frames(page);
@@ -266,7 +266,7 @@ async function checkTouch(browser, server) {
 
 // A model that cannot be fetched: a message in the widget, the rest still works, no exception.
 async function checkMissingModel(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url);
+  const { page, log } = await open(browser, server.url + pageWith("span"), server.url);
   await page.route("**/date-alpha-span.sxm", (route) => route.fulfill({ status: 404, body: "not found" }));
   await page.evaluate(() => { document.getElementById("span").model = "date"; });
   await page.locator("#span").scrollIntoViewIfNeeded();
@@ -281,7 +281,7 @@ async function checkMissingModel(browser, server) {
 }
 
 await runSuite("span-pooling", async (browser, server) => {
-  const { page, log } = await open(browser, server.url, server.url);
+  const { page, log } = await open(browser, server.url + pageWith("span"), server.url);
   await checkSpan(page, log);
   await checkPooling(page);
   await checkBadAndExport(page);
