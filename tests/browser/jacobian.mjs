@@ -316,7 +316,7 @@ await runSuite("jacobian", async (browser, server) => {
   await ready(dark.page);
   await dark.page.locator("#jacobian").scrollIntoViewIfNeeded();
   await frames(dark.page);
-  const overflow = await dark.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await dark.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check(overflow <= 0, `no horizontal scroll at 400 px (overflow ${overflow})`);
   await dark.page.locator("#jacobian").screenshot({ path: path.join(SHOTS, "widget-jacobian-dark-narrow.png") });
   await checkClean(dark.page, dark.log, "jacobian, dark: ");

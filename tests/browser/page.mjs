@@ -231,7 +231,7 @@ async function checkDarkAndNarrow(browser, server) {
   await frames(page);
   const bg = await page.$eval("#simplex", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
   check(bg === "#16171a", `dark theme inside the widgets (got ${bg})`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check(overflow <= 0, `no horizontal scroll at 400 px (overflow ${overflow})`);
   // touch: a tap on the two-choice plot moves its t cursor (pointer events serve mouse and touch)
   const t0 = await page.$eval("#two-choice", (e) => e.t);

@@ -253,7 +253,7 @@ async function checkTouch(browser, server) {
   check(z1 > z0 && (await readout(page, "span")).startsWith(`z = ${z1.toFixed(2)}`), `span: a tap left of the z knob widens the span (z ${z0} -> ${z1})`);
   const bg = await page.$eval("#pooling", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
   check(bg === "#16171a", `pooling: dark theme (got ${bg})`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check(overflow <= 0, `no horizontal scroll at 400 px with the span and pooling sections (overflow ${overflow})`);
   await page.locator("#pooling").scrollIntoViewIfNeeded();
   await frames(page);
