@@ -92,6 +92,10 @@ async function checkChapter(browser, server, file, k, order) {
   const wasm = log.requests.filter((u) => u.endsWith(".wasm")).map((u) => new URL(u).pathname);
   const want = tags.every((t) => MAPPINGS_CORE.includes(t)) ? "/simplexity-mappings-simd.wasm" : "/simplexity-simd.wasm";
   check(JSON.stringify(wasm) === JSON.stringify([want]), `${label}: fetches ${want} alone (got ${JSON.stringify(wasm)})`);
+  if (want.includes("mappings")) {
+    const full = log.requests.map((u) => new URL(u).pathname).filter((p) => /^\/(simplexity|model|blocks)\.js$|^\/(model|blocks)\//.test(p));
+    check(full.length === 0, `${label}: fetches none of the full library (simplexity.js, model.js, blocks.js; got ${JSON.stringify(full)})`);
+  }
   check(await page.$eval("#engine", (e) => e.textContent.includes("SIMD")), `${label}: says which build computes`);
   const overflow = await overflowOf(page);
   check(overflow <= 0, `${label}: no horizontal scroll at 390 px (overflow ${overflow})`);
