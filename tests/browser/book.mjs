@@ -6,8 +6,9 @@
 // order, previous / next run through the chapters in the map's order; every section of the
 // former one-page site keeps its anchor (once, on one chapter), and index.html#<section> goes on
 // to it; each chapter fetches its own widgets' modules and no other, on the mappings core when
-// all its widgets draw mappings only, the full core otherwise; the map fetches no widget and no
-// wasm. (a11y.mjs runs axe over every page; the widget tests drive each section in its chapter.)
+// all its widgets draw mappings only (and then none of the full library), the full core otherwise;
+// the map fetches no widget and no wasm. (a11y.mjs runs axe over every page; the widget tests
+// drive each section in its chapter.)
 import fs from "node:fs";
 import path from "node:path";
 import { SITE, AWAITED, chapters, check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
