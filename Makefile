@@ -7,7 +7,7 @@
 #   make bench-attention   attention and model speed, SIMD vs scalar vs native (issue 3)
 #   make bench-decode      greedy decoding tokens/s, KV cache vs full recomputation (issue 13)
 #   make fuzz     a long libFuzzer run (make test does a short one)
-#   make serve    build, then serve the page on 127.0.0.1
+#   make serve    build, then serve the site (the book) on 127.0.0.1
 
 # Every recipe line runs in bash with pipefail: a test piped into `tail` fails when the test does.
 SHELL := /bin/bash
@@ -73,8 +73,9 @@ DIST := $(WASM) $(LAYOUT) $(D)/simplexity-widgets.js
 # The deliverables: the package's files and the static site.
 all: tools $(DIST) site
 
-# The static page: the package's files plus the page's own, ready for any static host. The blog
-# post example goes one folder down (site/examples/), so it loads the widgets from another folder.
+# The static site: the package's files plus the book's pages (index.html, the map, and a page per
+# chapter) and their scripts, ready for any static host. The blog post example goes one folder
+# down (site/examples/), so it loads the widgets from another folder.
 # The site's JavaScript is then minified in place, module by module (tools/minify.mjs): web/
 # holds the sources, dist/site/ what ships.
 SITE := $(D)/site
@@ -91,7 +92,8 @@ site: $(DIST) examples/blog-post.html
 $(D)/simplexity-widgets.js: tools/bundle.mjs tools/inflate.js package.json $(D)/simplexity-simd.wasm $(LAYOUT)
 	$(NODE) tools/bundle.mjs --site $(D) --out $@
 
-# Transfer size of the page and of the widgets alone, gzipped.
+# Transfer size of each page of the book at load (the map, each chapter) and of the widgets
+# alone, gzipped.
 site-size: site
 	$(NODE) tests/browser/sizes.mjs
 
@@ -256,6 +258,7 @@ test-browser: all
 	$(NODE) tests/browser/run.mjs
 	$(NODE) tests/browser/cores.mjs
 	$(NODE) tests/browser/page.mjs
+	$(NODE) tests/browser/book.mjs
 	$(NODE) tests/browser/drawings.mjs
 	$(NODE) tests/browser/span-pooling.mjs
 	$(NODE) tests/browser/loss.mjs
@@ -367,7 +370,7 @@ bench-attention: all $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
 bench-decode: all
 	$(NODE) bench/decode.mjs
 
-# Build, then serve the page on 127.0.0.1 (PORT=8081 make serve to change the port).
+# Build, then serve the site on 127.0.0.1 (PORT=8081 make serve to change the port).
 serve:
 	@bash tools/setup.sh serve
 	@$(MAKE) --no-print-directory serve-site

@@ -28,7 +28,7 @@
 // expression in import() or in new URL(..., import.meta.url)).
 // TypeScript's parser (a devDependency, build time only) finds the specifiers, so comments and
 // strings that merely mention one are left alone. Other files (HTML, CSS, .sxm) are copied as
-// they are: index.html's URLs are the site's (it is served from dist/site/ only).
+// they are: the book's pages' URLs are the site's (it is served from dist/site/ only).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -50,7 +50,7 @@ export const MAP = [
   ["models/summary.json", "models/summary.json", "site"], // the page's model table
   ["models/", "models/"],                       // the shipped checkpoints, beside checkpoints.js
   ["site/serve.mjs", null],                     // the static server: a tool, shipped nowhere
-  ["site/", "", "site"],                        // the page: index.html, app.js, style.css, favicon.svg
+  ["site/", "", "site"],                        // the site: the book's pages, their scripts, style.css, favicon.svg
 ];
 
 // Build outputs a module may name: web/ paths (where the module's specifier points) -> dist paths.

@@ -1,16 +1,14 @@
-// Accessibility audit of the built page (dist/site) and the blog-post example in real Chromium,
-// with axe-core (devDependency, never shipped): every section scrolled into view so each widget
-// has rendered its models, then axe's WCAG 2.x A/AA rules and best practices run over the
+// Accessibility audit of the built site (dist/site: the map and every chapter) and the blog-post
+// example in real Chromium, with axe-core (axe.mjs): every section scrolled into view so each
+// widget has rendered its models, then axe's WCAG 2.x A/AA rules and best practices run over the
 // document and every shadow root. Zero violations, in light and dark, wide and narrow. The
 // widgets end up in other people's pages, where such audits run. Also checked here: every
 // focusable part of a widget has an accessible name, and (as on every page the browser tests
 // open) zero console or page errors, zero CSP violations, no request outside the origin.
-import fs from "node:fs/promises";
-import { createRequire } from "node:module";
-import { check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
-
-const AXE = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
+import { check, open, ready, frames, runSuite, checkClean, chapters, SITE } from "./harness.mjs";
+import { audit } from "./axe.mjs";
+import fs from "node:fs";
+import path from "node:path";
 
 // Scrolls each widget into view in turn and stays until it has rendered, and, for those that
 // fetch a model on view, drawn it (the page grows as they render, so no height read up front;
@@ -31,15 +29,6 @@ async function showEverything(page) {
   await frames(page, 3);
 }
 
-// axe's violations, each as "rule (impact): help; node, node" (a few nodes), for the message.
-async function audit(page) {
-  await page.evaluate(AXE); // evaluated by the driver, so the page's CSP does not stop it
-  return page.evaluate(async (tags) => {
-    const r = await window.axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
-    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.help}; ${v.nodes.slice(0, 3).map((n) => `${n.target.join(" > ")} [${n.failureSummary.replace(/\s+/g, " ").slice(0, 160)}]`).join("; ")}`);
-  }, TAGS);
-}
-
 // Every element a keyboard reaches inside a widget (tabindex >= 0, or a native control) has a
 // non-empty accessible name (aria-label, aria-labelledby, a <label>, or its text).
 const unnamed = (page) => page.evaluate(() => {
@@ -57,7 +46,7 @@ const unnamed = (page) => page.evaluate(() => {
 
 async function checkPage(browser, url, origin, label, opts) {
   const { page, log } = await open(browser, url, origin, opts);
-  if (url === origin) await ready(page);
+  if (await page.$("body > header #status")) await ready(page); // a chapter: its widgets are defined
   await showEverything(page);
   const v = await audit(page);
   check(v.length === 0, `${label}: no axe violation (got ${v.length}: ${v.join(" | ")})`);
@@ -68,8 +57,11 @@ async function checkPage(browser, url, origin, label, opts) {
 }
 
 await runSuite("a11y", async (browser, server) => {
-  await checkPage(browser, server.url, server.url, "page, light");
-  await checkPage(browser, server.url, server.url, "page, dark, 400 px", { colorScheme: "dark", viewport: { width: 400, height: 800 } });
+  // the map and every chapter of the book (one another branch adds is audited once it is built)
+  for (const file of ["index.html", ...chapters().filter((f) => fs.existsSync(path.join(SITE, f)))]) {
+    await checkPage(browser, server.url + file, server.url, `${file}, light`);
+    await checkPage(browser, server.url + file, server.url, `${file}, dark, 390 px`, { colorScheme: "dark", viewport: { width: 390, height: 844 } });
+  }
   await checkPage(browser, server.url + "examples/blog-post.html", server.url, "blog post, light");
   await checkPage(browser, server.url + "examples/blog-post.html", server.url, "blog post, dark", { colorScheme: "dark" });
 });

@@ -1,9 +1,10 @@
 // cores.mjs - which wasm core a page fetches, in Chromium (widgets/base.js ready(), widgets.js):
 // a post with mapping widgets only fetches the mappings core and neither model.js nor blocks.js;
-// a post that also holds a full-core widget, and the page itself, fetch the full core alone; a
-// full-core widget added later brings the full core, which then serves the mapping widgets too.
+// a post that also holds a full-core widget fetches the full core alone; a full-core widget added
+// later brings the full core, which then serves the mapping widgets too; the book's Mappings
+// chapter runs on the mappings core, the Transformer's on the full core alone.
 // Each page: zero console errors, no request outside the origin.
-import { check, open, runSuite, checkClean } from "./harness.mjs";
+import { check, open, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 const post = (body) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>post</title></head>
 <body>${body}<script type="module" src="/widgets.js"></script></body></html>`;
@@ -60,13 +61,19 @@ async function mixed(browser, server) {
   await page.close();
 }
 
+// The book's chapters: the Mappings chapter (mapping widgets only) on the mappings core, one with
+// full-core widgets on the full core alone (book.mjs checks every chapter).
 async function thePage(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url);
-  await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
-  await page.waitForLoadState("networkidle").catch(() => {});
-  check(JSON.stringify(wasmOf(log)) === JSON.stringify(["/simplexity-simd.wasm"]), `the page fetches the full core alone (got ${JSON.stringify(wasmOf(log))})`);
-  await checkClean(page, log, "the page: ");
-  await page.close();
+  for (const [id, core, which] of [["simplex", "/simplexity-mappings-simd.wasm", "mappings"], ["transformer-section", "/simplexity-simd.wasm", "full"]]) {
+    const file = pageWith(id);
+    const { page, log } = await open(browser, server.url + file, server.url);
+    await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+    await page.waitForLoadState("networkidle").catch(() => {});
+    check(JSON.stringify(wasmOf(log)) === JSON.stringify([core]), `${file} fetches the ${which} core alone (got ${JSON.stringify(wasmOf(log))})`);
+    check((await coreInfo(page)).core === which, `${file} runs its widgets on the ${which} core`);
+    await checkClean(page, log, `${file}: `);
+    await page.close();
+  }
 }
 
 await runSuite("cores", async (browser, server) => {

@@ -13,7 +13,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { SHOTS, check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { SHOTS, check, open, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 const AXE = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
@@ -151,7 +151,7 @@ async function audit(page, what) {
 }
 
 async function checkDecode(browser, server) {
-  const { page, log } = await open(browser, server.url + "#transformer-section", server.url, { viewport: { width: 1100, height: 1000 } });
+  const { page, log } = await open(browser, server.url + pageWith("transformer-section") + "#transformer-section", server.url, { viewport: { width: 1100, height: 1000 } });
   await ready(page);
   await page.locator("#attention").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
@@ -297,7 +297,7 @@ async function checkDecode(browser, server) {
 
 // Dark mode: the same panel audited.
 async function checkDark(browser, server) {
-  const { page, log } = await open(browser, server.url + "#transformer-section", server.url, { viewport: { width: 1100, height: 1000 }, colorScheme: "dark" });
+  const { page, log } = await open(browser, server.url + pageWith("transformer-section") + "#transformer-section", server.url, { viewport: { width: 1100, height: 1000 }, colorScheme: "dark" });
   await ready(page);
   await page.$eval("#attention", (e) => { e.decode = true; });
   await page.locator("#attention").scrollIntoViewIfNeeded();

@@ -24,7 +24,7 @@
 // Each on the page's defaults and after a change of its inputs; then zero console errors, zero
 // CSP violations, no foreign request.
 import { init, softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax, tsallisEntropy } from "../../dist/simplexity.js";
-import { check, echoPasses, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { check, echoPasses, open, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 echoPasses();
 await init();
@@ -408,7 +408,7 @@ const set = (page, id, props) => page.evaluate(([i, p]) => {
 }, [id, props]).then(() => frames(page, 3));
 
 await runSuite("drawings", async (browser, server) => {
-  const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 1400 } });
+  const { page, log } = await open(browser, server.url + pageWith("simplex"), server.url, { viewport: { width: 1100, height: 1400 } });
   await ready(page);
   await frames(page);
   await page.evaluate(READERS); // through the DevTools protocol: the page's CSP allows no inline script

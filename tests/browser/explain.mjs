@@ -11,14 +11,14 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SITE, SHOTS, check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { SITE, SHOTS, check, open, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 import { startServer } from "../../web/site/serve.mjs";
 
 const shown = (page) => page.waitForFunction(() => document.getElementById("explain")?.shadowRoot?.querySelectorAll("svg.bars .bar").length > 0, null, { timeout: 20000 });
 const X = (page, fn, arg) => page.$eval("#explain", fn, arg);
 
 async function openSection(browser, server) {
-  const r = await open(browser, server.url + "#explain-section", server.url, { viewport: { width: 1100, height: 1000 } });
+  const r = await open(browser, server.url + pageWith("explain-section") + "#explain-section", server.url, { viewport: { width: 1100, height: 1000 } });
   await ready(r.page);
   await r.page.locator("#explain").scrollIntoViewIfNeeded();
   await shown(r.page);

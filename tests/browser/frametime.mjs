@@ -9,7 +9,7 @@
 //     pointermove event to the end of the animation frame that redraws (with forced layout).
 // Like the other browser tests it fails (exit code 1) on a console or page error, a CSP violation
 // or a request outside the page's origin; the figures themselves are not checked.
-import { open, ready, runSuite, checkClean } from "./harness.mjs";
+import { open, ready, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 const stats = (a) => {
   const s = [...a].sort((x, y) => x - y);
@@ -17,7 +17,7 @@ const stats = (a) => {
 };
 
 async function measure(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 1400 } });
+  const { page, log } = await open(browser, server.url + pageWith("simplex"), server.url, { viewport: { width: 1100, height: 1400 } });
   await ready(page);
 
   // 1. synchronous recompute + redraw of every widget the drag touches

@@ -3,6 +3,7 @@
 // a page that records console errors, page errors, CSP violations (window.__csp) and requests
 // outside its origin, waits for animation frames, and the frame gaps while an sx-attention
 // trains. Each test keeps its own special cases.
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -127,4 +128,18 @@ export async function trainWatchingFrames(page, id) {
   }), id);
   await page.locator(`#${id} button.start`).click();
   return done;
+}
+
+// ------------------------------------------------------------------ the book's pages
+// The site is a book: index.html (the map) and a page per chapter. The chapters, in order, are
+// the map's chapter links (nav.map h2 a); AWAITED are chapters another branch adds (linked from
+// the map before they land: a link to one that is not in dist/site yet is listed, not failed).
+export const AWAITED = new Set(["viewer.html"]);
+const html = (f) => fs.readFileSync(path.join(SITE, f), "utf8");
+export const chapters = () => [...html("index.html").matchAll(/<h2><a href="([a-z-]+\.html)"/g)].map((m) => m[1]);
+/** The page of the built site whose HTML holds an element with this id (a section, a widget). */
+export function pageWith(id) {
+  const hit = chapters().filter((f) => fs.existsSync(path.join(SITE, f)) && html(f).includes(` id="${id}"`));
+  if (hit.length !== 1) throw new Error(`pageWith: id "${id}" is on ${hit.length} pages of dist/site (${hit.join(", ")})`);
+  return hit[0];
 }

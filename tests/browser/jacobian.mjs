@@ -10,7 +10,7 @@
 // build/screenshots/.
 import fs from "node:fs/promises";
 import path from "node:path";
-import { SHOTS, check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { SHOTS, check, open, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 const FD_TOL = 1e-4, BW_TOL = 1e-6;
 
@@ -292,7 +292,7 @@ async function checkSizesAndErrors(page) {
 }
 
 await runSuite("jacobian", async (browser, server) => {
-  const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 1000 } });
+  const { page, log } = await open(browser, server.url + pageWith("jacobian"), server.url, { viewport: { width: 1100, height: 1000 } });
   await ready(page);
   await page.locator("#jacobian").scrollIntoViewIfNeeded();
   await frames(page);
@@ -312,11 +312,11 @@ await runSuite("jacobian", async (browser, server) => {
   await checkClean(page, log, "jacobian: ");
   await page.close();
   // dark, and a phone: no horizontal scroll
-  const dark = await open(browser, server.url, server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 } });
+  const dark = await open(browser, server.url + pageWith("jacobian"), server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 } });
   await ready(dark.page);
   await dark.page.locator("#jacobian").scrollIntoViewIfNeeded();
   await frames(dark.page);
-  const overflow = await dark.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await dark.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check(overflow <= 0, `no horizontal scroll at 400 px (overflow ${overflow})`);
   await dark.page.locator("#jacobian").screenshot({ path: path.join(SHOTS, "widget-jacobian-dark-narrow.png") });
   await checkClean(dark.page, dark.log, "jacobian, dark: ");

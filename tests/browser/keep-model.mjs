@@ -17,7 +17,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { check, open, ready, frames, runSuite, checkClean, ROOT } from "./harness.mjs";
+import { check, open, ready, frames, runSuite, checkClean, ROOT, pageWith } from "./harness.mjs";
 
 const AXE = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 // axe's WCAG 2.x A/AA and best-practice violations inside the widget (as a11y.mjs, in the states
@@ -89,7 +89,7 @@ async function trainQuick(page) {
 const setFile = (page, name, buffer) => page.locator("#attention input[type=file]").setInputFiles({ name, mimeType: "application/octet-stream", buffer });
 
 async function keepAndRestore(browser, server) {
-  const { page, log } = await open(browser, server.url + "#transformer-section", server.url, { viewport: { width: 1100, height: 900 }, before: recordModels });
+  const { page, log } = await open(browser, server.url + pageWith("transformer-section") + "#transformer-section", server.url, { viewport: { width: 1100, height: 900 }, before: recordModels });
   // file choosers are intercepted from now on (enabling it on the first waitForEvent races the key press)
   page.on("filechooser", () => {});
   await showWidget(page);
@@ -293,7 +293,7 @@ async function typeInput(page, text) {
 // A browser where IndexedDB throws (a sandboxed iframe, a locked-down profile): training works,
 // the model is shown, the widget says it cannot keep it, the download still works.
 async function noStore(browser, server) {
-  const { page, log } = await open(browser, server.url + "#transformer-section", server.url, {
+  const { page, log } = await open(browser, server.url + pageWith("transformer-section") + "#transformer-section", server.url, {
     viewport: { width: 1100, height: 900 },
     before: (p) => p.addInitScript(() => {
       IDBFactory.prototype.open = function () { throw new DOMException("the test forbids IndexedDB", "SecurityError"); };

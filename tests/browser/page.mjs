@@ -1,13 +1,14 @@
-// The built page (dist/site) and its widgets in real Chromium: zero console errors, zero CSP
-// violations and no request outside the origin; every section renders; handles and sliders
-// driven by mouse and by keyboard change the numbers shown; a bad attribute falls back with a
-// message; SVG and PNG export; the blog-post example (dist/site/examples/, one folder below the
+// The built site's Mappings chapter (dist/site/mappings.html: sections 1-5 here) and its widgets
+// in real Chromium: zero console errors, zero CSP violations and no request outside the origin;
+// every section renders; handles and sliders driven by mouse and by keyboard change the numbers
+// shown; a bad attribute falls back with a message; SVG and PNG export; the blog-post example (dist/site/examples/, one folder below the
 // library) renders its widgets; light and dark screenshots in build/screenshots/. Also starts
-// `web/site/serve.mjs` the way `make serve` does and fetches the page.
+// `web/site/serve.mjs` the way `make serve` does and fetches the map (index.html). book.mjs checks
+// every page of the book.
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ROOT, SHOTS, check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { ROOT, SHOTS, check, open, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 const TALL = { width: 1100, height: 1400 };
 
@@ -41,7 +42,7 @@ async function checkServeCommand() {
 }
 
 async function checkPage(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url, { viewport: TALL });
+  const { page, log } = await open(browser, server.url + pageWith("simplex"), server.url, { viewport: TALL });
   await ready(page);
   await frames(page);
 
@@ -225,12 +226,12 @@ async function checkPage(browser, server) {
 
 // Dark mode and a phone-sized viewport: the theme follows prefers-color-scheme; screenshots.
 async function checkDarkAndNarrow(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 }, hasTouch: true, isMobile: true });
+  const { page, log } = await open(browser, server.url + pageWith("simplex"), server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 }, hasTouch: true, isMobile: true });
   await ready(page);
   await frames(page);
   const bg = await page.$eval("#simplex", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
   check(bg === "#16171a", `dark theme inside the widgets (got ${bg})`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check(overflow <= 0, `no horizontal scroll at 400 px (overflow ${overflow})`);
   // touch: a tap on the two-choice plot moves its t cursor (pointer events serve mouse and touch)
   const t0 = await page.$eval("#two-choice", (e) => e.t);

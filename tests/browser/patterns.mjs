@@ -13,7 +13,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { SHOTS, check, echoPasses, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { SHOTS, check, echoPasses, open, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 echoPasses();
 
@@ -238,7 +238,7 @@ async function checkOwnPage(browser, server) {
 
 async function checkSection(browser, server) {
   for (const width of [1100, 400]) {
-    const { page, log } = await open(browser, server.url + "#patterns-section", server.url, { viewport: { width, height: 1000 } });
+    const { page, log } = await open(browser, server.url + pageWith("patterns-section") + "#patterns-section", server.url, { viewport: { width, height: 1000 } });
     await ready(page);
     await page.locator("#patterns").scrollIntoViewIfNeeded();
     await rendered(page);

@@ -10,7 +10,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { SHOTS, check, echoPasses, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { SHOTS, check, echoPasses, open, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 echoPasses();
 
@@ -167,7 +167,7 @@ async function checkOwnPage(browser, server) {
 }
 
 async function checkSection(browser, server) {
-  const { page, log } = await open(browser, server.url + "#positions-section", server.url, { viewport: { width: 1100, height: 1200 } });
+  const { page, log } = await open(browser, server.url + pageWith("positions-section") + "#positions-section", server.url, { viewport: { width: 1100, height: 1200 } });
   await ready(page);
   await page.locator("#positions").scrollIntoViewIfNeeded();
   await rendered(page);

@@ -1,4 +1,4 @@
-// responsive.mjs - the built page (dist/site) stays responsive under load (issue 27, item 5):
+// responsive.mjs - the built site's chapters (dist/site) stay responsive under load (issue 27, item 5):
 //  (a) while <sx-attention> trains a model in its worker it does not redraw off screen (zero DOM
 //      changes in its shadow root while scrolled away, one redraw when scrolled back), and on
 //      screen it redraws a few times a second (at most ~5: counted, not timed); long tasks
@@ -9,7 +9,7 @@
 //      widget with the same attributes (whatever the widget caches between steps draws what an
 //      uncached render draws).
 // Zero console errors, zero CSP violations, no request outside the origin.
-import { check, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { check, open, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 const stats = (a) => {
   const s = [...a].sort((x, y) => x - y);
@@ -169,11 +169,16 @@ async function sliders(page) {
   }
 }
 
-await runSuite("responsive", async (browser, server) => {
-  const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 900 } });
+// each part on the chapter that holds its widgets (the Transformer's, then the scores chapter)
+async function onChapter(browser, server, id, part) {
+  const { page, log } = await open(browser, server.url + pageWith(id), server.url, { viewport: { width: 1100, height: 900 } });
   await ready(page);
-  if (!process.argv.includes("--sliders")) await training(page);
-  if (!process.argv.includes("--training")) await sliders(page);
-  await checkClean(page, log);
+  await part(page);
+  await checkClean(page, log, `${pageWith(id)}: `);
   await page.close();
+}
+
+await runSuite("responsive", async (browser, server) => {
+  if (!process.argv.includes("--sliders")) await onChapter(browser, server, "attention", training);
+  if (!process.argv.includes("--training")) await onChapter(browser, server, "patterns", sliders);
 });

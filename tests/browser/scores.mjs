@@ -7,7 +7,7 @@
 // build/screenshots/.
 import fs from "node:fs/promises";
 import path from "node:path";
-import { SHOTS, check, echoPasses, open, frames, runSuite, checkClean } from "./harness.mjs";
+import { SHOTS, check, echoPasses, open, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 echoPasses();
 
@@ -31,7 +31,7 @@ const state = (page) => page.evaluate(async () => {
 const maxDiff = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
 
 await runSuite("scores", async (browser, server) => {
-  const { page, log } = await open(browser, server.url + "#scores-section", server.url, { viewport: { width: 1100, height: 1200 } });
+  const { page, log } = await open(browser, server.url + pageWith("scores-section") + "#scores-section", server.url, { viewport: { width: 1100, height: 1200 } });
   await page.locator("#scores").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById("scores")?.lastRenderMs > 0 && document.getElementById("scores").dStats, null, { timeout: 15000 });
   await page.evaluate(() => { window.__changes = 0; document.addEventListener("sx-scores-change", () => window.__changes++); });

@@ -1,20 +1,23 @@
 // sizes.mjs - what a visit to the built site (dist/site) transfers, gzipped (level 9), file by
-// file and by when it is fetched: `make site-size`.
-//   at load         the page shell, the library (its .js and the SIMD .wasm: a browser fetches one
-//                   of the two builds, SIMD where supported; the scalar one is listed for
-//                   reference) and the widget code: every module the page's <script type=module>
-//                   tags import, and the module widgets.js import()s for each widget tag in
-//                   index.html, found by following the static imports, so a file a widget
-//                   imports is counted and a file nothing imports is not (it is listed apart)
+// file and by when it is fetched: `make site-size`. The site is a book: the map (index.html) and
+// a page per chapter (the chapters the map links), each loading its own widgets and core.
+//   at load         per page of the book: the page, style.css, favicon.svg, every module its
+//                   <script type=module> tags import and the module widgets.js import()s for
+//                   each widget tag on it, found by following the static imports (so a file a
+//                   widget imports is counted and a file nothing imports is not: it is listed
+//                   apart), and its core: the mappings core's .wasm when every widget on it
+//                   draws mappings only, the full core's otherwise, none without widgets (a
+//                   browser fetches one of the two builds of a core, SIMD where supported; the
+//                   scalar ones are listed for reference); the file lists are over every page
 //   one widget      per widget, what a blog post showing only that widget loads: widgets.js,
 //                   the library, the wasm and that widget's module with its imports
 //   on view         the model each section's widget fetches when it comes into view (read off
-//                   index.html: <sx-span-mask model>, <sx-attention task kind>)
+//                   the chapters: <sx-span-mask model>, <sx-attention task kind>, <sx-explain>)
 //   experiments     the worker "Run the experiments" starts (explain-worker.js and what it
-//                   imports that the page has not loaded) and the two models it fetches besides
+//                   imports that the pages have not loaded) and the two models it fetches besides
 //                   the one its section shows
 //   training        the worker "Train from scratch" starts: train-worker.js and whatever it
-//                   imports that the page has not loaded already (the rest, and the .wasm it
+//                   imports that the pages have not loaded already (the rest, and the .wasm it
 //                   compiles again, come from the browser's cache)
 import fs from "node:fs";
 import path from "node:path";
@@ -61,30 +64,46 @@ const widgetModules = new Map(Object.entries(graph("widgets.js")).filter(([i]) =
   .flatMap(([, v]) => v.imports.filter((imp) => imp.kind === "dynamic-import").map((imp) => rel(imp.path)))
   .filter((f) => /^widgets\/sx-[a-z-]+\.js$/.test(f)).map((f) => [path.basename(f, ".js"), f]));
 
-const html = read("index.html").toString("utf8");
-const scripts = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
-const tagsOnPage = new Set([...html.matchAll(/<(sx-[a-z-]+)[\s>]/g)].map((m) => m[1]));
-// widgets.js, then the module of every widget on the page (widgets.js import()s it at load)
-const widgetSet = closure("widgets.js");
-for (const [tag, f] of widgetModules) if (tagsOnPage.has(tag)) closure(f, widgetSet);
-const loaded = new Set(widgetSet);
-for (const s of scripts) closure(s, loaded);
-// The wasm core a widget computes with (widgets.js's MAPPINGS_CORE_TAGS: the mappings core, else
-// the full one). The widgets of the mappings core import mappings.js alone, the others
-// simplexity.js, which adds model.js and blocks.js (the import graph counts them). The page
-// holds full-core widgets, so it loads the full core alone (widgets.js asks for it before any
-// widget loads).
+// The book: the map (index.html) and each chapter it links, each its own page. A page loads its
+// <script type=module> tags' modules and, when it holds widgets, widgets.js, the module of each
+// of its widgets (widgets.js import()s it at load) and one wasm core: the mappings core when
+// every widget on it draws mappings only (widgets.js's MAPPINGS_CORE_TAGS), else the full one
+// (the widgets of the mappings core import mappings.js alone, the others simplexity.js, which
+// adds model.js and blocks.js: the import graph counts them).
 const { MAPPINGS_CORE_TAGS } = await import(pathToFileURL(path.join(SITE, "widgets.js")).href);
 const FULL_CORE = ["simplexity-simd.wasm"];
 const MAPPINGS_CORE = ["simplexity-mappings-simd.wasm"];
 const coreOf = (tag) => (MAPPINGS_CORE_TAGS.includes(tag) ? MAPPINGS_CORE : FULL_CORE);
+const mapHtml = read("index.html").toString("utf8");
+const PAGES = ["index.html", ...[...mapHtml.matchAll(/<h2><a href="([a-z-]+\.html)"/g)].map((m) => m[1])]
+  .filter((f, i, a) => a.indexOf(f) === i && fs.existsSync(path.join(SITE, f)));
+/** What a page fetches at load: { html, tags, modules (site-relative), core (the .wasm) }. */
+function pageLoad(file) {
+  const text = read(file).toString("utf8");
+  const scripts = [...text.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
+  const tags = new Set([...text.matchAll(/<(sx-[a-z-]+)[\s>]/g)].map((m) => m[1]));
+  const modules = new Set();
+  for (const sc of scripts) closure(sc, modules);
+  for (const [tag, f] of widgetModules) if (tags.has(tag)) closure(f, modules);
+  const core = !tags.size ? [] : [...tags].every((t) => MAPPINGS_CORE_TAGS.includes(t)) ? MAPPINGS_CORE : FULL_CORE;
+  return { file, html: text, tags, modules, core };
+}
+const pages = PAGES.map(pageLoad);
+// the lists below are over every page together (what a reader who opens every chapter fetches)
+const html = pages.map((p) => p.html).join("\n");
+const allTags = new Set(pages.flatMap((p) => [...p.tags]));
+const widgetSet = closure("widgets.js");
+for (const [tag, f] of widgetModules) if (allTags.has(tag)) closure(f, widgetSet);
+const loaded = new Set([...widgetSet, ...pages.flatMap((p) => [...p.modules])]);
 // the library: the modules `make` copies from dist/ (web/lib/*.js, web/lib/model/*.js,
 // web/lib/blocks/*.js; tools/layout.mjs), and the .wasm they fetch
 const isLibrary = (f) => fs.existsSync(path.join(ROOT, "dist", f)) && (!f.includes("/") || /^(model|blocks)\/[^/]+$/.test(f));
-for (const f of FULL_CORE) loaded.add(f);
+for (const f of new Set(pages.flatMap((p) => p.core))) loaded.add(f);
 const library = [...loaded].filter((f) => isLibrary(f) || f.endsWith(".wasm")).sort();
 const widgetCode = [...widgetSet].filter((f) => !isLibrary(f)).sort();
-const shell = ["index.html", "style.css", "favicon.svg", ...[...loaded].filter((f) => !isLibrary(f) && !widgetCode.includes(f))];
+const shell = [...PAGES, "style.css", "favicon.svg", ...[...loaded].filter((f) => !isLibrary(f) && !widgetCode.includes(f))];
+/** The files a page fetches at load: itself, the style sheet and icon, its modules, its core. */
+const atLoad = (pg) => [pg.file, "style.css", "favicon.svg", ...pg.modules, ...pg.core];
 // a post with one widget: widgets.js, that widget's module and what it imports (base.js, its
 // viz/ helpers, the library and, for <sx-attention>, the model API and the trainer), the wasm
 const onePost = new Map([...widgetModules].map(([tag, f]) => [tag, [...new Set([...closure(f, closure("widgets.js")), ...coreOf(tag)])].sort()]));
@@ -129,7 +148,7 @@ const group = (title, files) => {
 };
 group("at load: the library", library);
 group("at load: the widget code (widgets.js and the modules of the page's widgets, with their imports)", widgetCode);
-group("at load: the page shell", shell);
+group("at load: the book's pages and their own scripts (the map, each chapter)", shell);
 for (const { when, file } of onView) group(`when ${when}`, [file]);
 console.log('when "Train from scratch" starts (the worker and what it imports):');
 for (const f of workerAll) line(`  ${f}`, [f], worker.includes(f) ? "" : "  (cached: loaded with the page, not counted again)");
@@ -138,10 +157,16 @@ for (const f of [...explainAll, ...explainModels]) line(`  ${f}`, [f], explainWo
 console.log("-".repeat(W + 30));
 const modelFiles = onView.map((m) => m.file);
 const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
-line(`widgets alone, at load (all ${WORDS[widgetModules.size] ?? widgetModules.size})`, [...library, ...widgetCode], `  (${library.length + widgetCode.length} files)`);
+const everyWidget = [...new Set([...closure("widgets.js"), ...[...widgetModules.values()].flatMap((f) => [...closure(f)]), ...FULL_CORE])];
+line(`widgets alone, at load (all ${WORDS[widgetModules.size] ?? widgetModules.size})`, everyWidget, `  (${everyWidget.length} files, the full core)`);
 console.log("a post with one widget (widgets.js, the library, the wasm, that widget's module and its imports):");
 for (const [tag, files] of onePost) line(`  <${tag}>`, files, `  (${files.length} files, the ${MAPPINGS_CORE_TAGS.includes(tag) ? "mappings" : "full"} core)`);
-line("the whole page, at load", [...library, ...widgetCode, ...shell], `  (${library.length + widgetCode.length + shell.length} files)`);
+console.log("each page of the book at load (the page, style.css, favicon.svg, its scripts, its widgets' modules and their imports, its core):");
+for (const pg of pages) {
+  const what = !pg.tags.size ? "no widget, no wasm" : `${pg.tags.size} widget${pg.tags.size === 1 ? "" : "s"}, the ${pg.core === MAPPINGS_CORE ? "mappings" : "full"} core`;
+  line(`  ${pg.file}`, atLoad(pg), `  (${atLoad(pg).length} files, ${what})`);
+}
+line("every page of the book, each file once", [...library, ...widgetCode, ...shell], `  (${library.length + widgetCode.length + shell.length} files)`);
 line("+ the models, as their sections show", modelFiles, `  (${modelFiles.length} files)`);
 line("+ the training worker", worker, `  (${worker.length} file${worker.length === 1 ? "" : "s"})`);
 line("+ the experiments worker and models", [...explainWorker, ...explainModels], `  (${explainWorker.length + explainModels.length} files)`);

@@ -9,7 +9,7 @@
 // build/screenshots/.
 import fs from "node:fs/promises";
 import path from "node:path";
-import { SHOTS, check, open as openPage, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { SHOTS, check, open as openPage, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 // The built page, once ready.
 async function open(browser, url, origin, opts) {
@@ -242,7 +242,7 @@ async function checkBadAndExport(page) {
 
 // Touch (a phone in dark mode): a tap on the mask moves the nearer handle there.
 async function checkTouch(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 }, hasTouch: true, isMobile: true });
+  const { page, log } = await open(browser, server.url + pageWith("span"), server.url, { colorScheme: "dark", viewport: { width: 400, height: 900 }, hasTouch: true, isMobile: true });
   const svg = page.locator("#span svg.picture >> nth=0");
   await svg.scrollIntoViewIfNeeded();
   await frames(page);
@@ -256,7 +256,7 @@ async function checkTouch(browser, server) {
   check(z1 > z0 && (await readout(page, "span")).startsWith(`z = ${z1.toFixed(2)}`), `span: a tap left of the z knob widens the span (z ${z0} -> ${z1})`);
   const bg = await page.$eval("#pooling", (e) => getComputedStyle(e).getPropertyValue("--_bg").trim());
   check(bg === "#16171a", `pooling: dark theme (got ${bg})`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check(overflow <= 0, `no horizontal scroll at 400 px with the span and pooling sections (overflow ${overflow})`);
   await page.locator("#pooling").scrollIntoViewIfNeeded();
   await frames(page);
@@ -269,7 +269,7 @@ async function checkTouch(browser, server) {
 
 // A model that cannot be fetched: a message in the widget, the rest still works, no exception.
 async function checkMissingModel(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url);
+  const { page, log } = await open(browser, server.url + pageWith("span"), server.url);
   await page.route("**/date-alpha-span.sxm", (route) => route.fulfill({ status: 404, body: "not found" }));
   await page.evaluate(() => { document.getElementById("span").model = "date"; });
   await page.locator("#span").scrollIntoViewIfNeeded();
@@ -284,7 +284,7 @@ async function checkMissingModel(browser, server) {
 }
 
 await runSuite("span-pooling", async (browser, server) => {
-  const { page, log } = await open(browser, server.url, server.url);
+  const { page, log } = await open(browser, server.url + pageWith("span"), server.url);
   await checkSpan(page, log);
   await checkPooling(page);
   await checkBadAndExport(page);

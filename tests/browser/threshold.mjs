@@ -11,7 +11,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { SHOTS, check, echoPasses, open, ready, frames, runSuite, checkClean } from "./harness.mjs";
+import { SHOTS, check, echoPasses, open, ready, frames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 echoPasses();
 
@@ -216,7 +216,7 @@ async function checkOwnPage(browser, server) {
 }
 
 async function checkSection(browser, server) {
-  const { page, log } = await open(browser, server.url + "#threshold-section", server.url, { viewport: { width: 1100, height: 1200 } });
+  const { page, log } = await open(browser, server.url + pageWith("threshold-section") + "#threshold-section", server.url, { viewport: { width: 1100, height: 1200 } });
   await ready(page);
   await page.locator("#threshold").scrollIntoViewIfNeeded();
   await rendered(page);

@@ -17,7 +17,7 @@
 // is below 99%, when it did not train in the SIMD build, on a console or page error, a CSP violation or a request
 // outside the page's origin, and (exit code 2) on a name that is not <task>-<kind>.
 import os from "node:os";
-import { check, open, ready, runSuite, checkClean } from "./harness.mjs";
+import { check, open, ready, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 const RUNS = process.argv.slice(2).length ? process.argv.slice(2) : ["reverse-softmax", "reverse-alpha", "date-alpha-span"];
 const TASKS = ["reverse", "sort", "after_marker", "date"];
@@ -33,7 +33,7 @@ for (const { run } of badNames) console.error(`train-time: ${run} is not <task>-
 if (badNames.length) process.exit(2);
 
 async function time(browser, server) {
-  const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 900 } });
+  const { page, log } = await open(browser, server.url + pageWith("attention"), server.url, { viewport: { width: 1100, height: 900 } });
   await ready(page);
   await page.locator("#attention").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });

@@ -11,7 +11,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startServer } from "../../web/site/serve.mjs";
-import { SITE, SHOTS, check, open, ready, frames, trainWatchingFrames, runSuite, checkClean } from "./harness.mjs";
+import { SITE, SHOTS, check, open, ready, frames, trainWatchingFrames, runSuite, checkClean, pageWith } from "./harness.mjs";
 
 // What the widget shows, read from its shadow root.
 const state = (page, id = "attention") => page.$eval(`#${id}`, (e) => {
@@ -50,11 +50,11 @@ const trained = (page, ms) => page.evaluate((t) => new Promise((resolve, reject)
 }), ms);
 
 async function checkSection(browser, server) {
-  // a short viewport, so section 14 is far below the fold at first
-  const { page, log } = await open(browser, server.url, server.url, { viewport: { width: 1100, height: 700 } });
-  // section 15's <sx-explain> (reverse, 1.5-entmax) comes into view with section 14's widget and
-  // fetches reverse-entmax15.sxm itself (once per page: the widgets share checkpoints.js's
-  // cache); these checks are about <sx-attention>'s own fetches
+  // its chapter in a short viewport, so section 14's widget is well below the fold at first (the
+  // chapter's title, contents and the section's text above it)
+  const { page, log } = await open(browser, server.url + pageWith("attention"), server.url, { viewport: { width: 1100, height: 360 } });
+  // these checks are about <sx-attention>'s own fetches (were another widget on the chapter to
+  // show reverse-entmax15.sxm, as <sx-explain> did on the one-page site, it would fetch it itself)
   const all = () => log.requests.filter((u) => u.endsWith(".sxm")).map((u) => u.slice(server.url.length));
   const models = () => all().filter((f) => f !== "models/reverse-entmax15.sxm");
   await ready(page);
@@ -274,7 +274,7 @@ async function checkNoWorkerFile(browser) {
 }
 
 async function noWorkerFile(browser, server) {
-  const { page, log: { errors, requests } } = await open(browser, server.url + "#transformer-section", server.url, { viewport: { width: 1100, height: 900 } });
+  const { page, log: { errors, requests } } = await open(browser, server.url + pageWith("transformer-section") + "#transformer-section", server.url, { viewport: { width: 1100, height: 900 } });
   await ready(page);
   await page.locator("#attention").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
@@ -319,7 +319,7 @@ async function noWorkerFile(browser, server) {
 
 // Dark mode: the widget follows prefers-color-scheme.
 async function checkDark(browser, server) {
-  const { page, log: { errors } } = await open(browser, server.url + "#transformer-section", server.url, { viewport: { width: 1100, height: 900 }, colorScheme: "dark" });
+  const { page, log: { errors } } = await open(browser, server.url + pageWith("transformer-section") + "#transformer-section", server.url, { viewport: { width: 1100, height: 900 }, colorScheme: "dark" });
   await ready(page);
   await page.locator("#attention").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.maps .panel").length > 0, null, { timeout: 15000 });
