@@ -4,8 +4,9 @@
 //  - the score bars sit directly under the triangle, and once the whole of a bar's drag area is
 //    scrolled into view, the triangle is inside the viewport too at every step while that bar is
 //    dragged by touch (CDP touch events; bounding boxes);
-//  - the 3-D view is collapsed by default, behind a button that opens and closes it by tap and by
-//    keyboard (Enter, Space), with aria-expanded in step and the view drawn once open;
+//  - the 3-D view is collapsed by default (its module, simplex-3d.js, not fetched), behind a button
+//    that opens and closes it by tap and by keyboard (Enter, Space), with aria-expanded in step,
+//    the view drawn once open, and the SVG export holding the pictures shown;
 //  - hit areas of at least 24 px, found by hit-testing (elementFromPoint 12 px either side of the
 //    score point and of each bar's knob lands on that handle), and every native control at least
 //    44 px tall (24 px wide);
@@ -105,6 +106,10 @@ async function disclosure(page, w, { phone }) {
   });
   const exported = () => page.$eval("#s", (e) => (e.toSVG().match(/<svg /g) || []).length - 1);
   const s0 = await state();
+  if (phone) {
+    const fetched = await page.evaluate(() => performance.getEntriesByType("resource").some((r) => r.name.endsWith("/simplex-3d.js")));
+    check(!fetched, `${w} px: the 3-D view's module is not fetched while the view is closed`);
+  }
   const e0 = await exported();
   check(e0 === (phone ? 1 : 2), `${w} px: the SVG export holds the pictures shown (${e0}: the triangle${phone ? "" : " and the 3-D view"})`);
   const want = phone ? "false" : "true";
@@ -113,6 +118,9 @@ async function disclosure(page, w, { phone }) {
     .getAttribute("aria-expanded") === x, v, { timeout: 5000 }).catch(() => {}); // a tap's click may come a little later
   if (phone) await tap(page, btn); else await btn.click();
   await expanded(String(phone));
+  if (phone) { // the view's module (simplex-3d.js) is fetched when it is first shown
+    await page.waitForFunction(() => document.getElementById("s").shadowRoot.querySelectorAll("svg.v3 path.link").length > 0, null, { timeout: 10000 }).catch(() => {});
+  }
   await frames(page, 3);
   const s1 = await state();
   const e1 = await exported();
@@ -253,7 +261,25 @@ async function desktop(browser, server) {
   await page.close();
 }
 
+// The 3-D view's module missing: the widget says so, naming the file, and draws the rest.
+async function missing3d(browser, server) {
+  const { page } = await open(browser, server.url + "__phone.html", server.url, {
+    viewport: { width: 1000, height: 900 }, local: ["blob:", "data:"],
+    before: async (pg) => {
+      await pg.route("**/__phone.html", (route) => route.fulfill({ contentType: "text/html", body: HTML }));
+      await pg.route("**/simplex-3d.js", (route) => route.fulfill({ status: 404, body: "" }));
+    },
+  });
+  const msg = () => page.$eval("#s", (e) => { const m = e.shadowRoot.querySelector("[part=message]"); return m.hidden ? "" : m.textContent; });
+  await page.waitForFunction(() => document.getElementById("s")?.shadowRoot?.querySelector("[part=message]")?.hidden === false, null, { timeout: 10000 }).catch(() => {});
+  const text = await msg();
+  check(/^sx-simplex: the 3-D view: .*simplex-3d\.js/.test(text), `without simplex-3d.js the widget says so, naming it (got "${text}")`);
+  check(await page.$$eval("#s tbody tr", (r) => r.length) === 5, "without simplex-3d.js the table is drawn");
+  await page.close();
+}
+
 await runSuite("simplex-phone", async (browser, server) => {
   for (const size of [[390, 844], [320, 568]]) await phone(browser, server, size);
   await desktop(browser, server);
+  await missing3d(browser, server);
 });

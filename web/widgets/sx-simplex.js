@@ -9,7 +9,6 @@ import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPo
 import { handleRow } from "./handle-row.js";
 import { ternaryCorners, ternaryXY, ternaryFromXY } from "./viz/ternary.js";
 import { randomScores } from "./viz/random-scores.js";
-import { project3d } from "./viz/project3d.js";
 import { linear } from "./viz/scale.js";
 import { drawEntropy, themeColors } from "./entropy-layer.js";
 
@@ -27,41 +26,33 @@ const MIN_TEXT = 11.5; // px on screen: SVG text is sized in viewBox units, so a
 // smaller than its viewBox (a phone) scales its text up by --zoom (viewBox / drawn width)
 const CSS = sheet(`
 :host { container: sx / inline-size; }
-.grid { display: grid; gap: 12px; align-items: start; grid-template-columns: minmax(0, 1fr);
-  grid-template-areas: "tri" "bars" "ctl" "v3"; }
-.grid > .tri { grid-area: tri; }
-.grid > .bars { grid-area: bars; width: 100%; max-width: 320px; justify-self: center; }
-.grid > .controls { grid-area: ctl; container: ctl / inline-size; }
-.grid > .v3box { grid-area: v3; }
-.v3box svg.v3 { max-width: 380px; margin: 4px auto 0; }
+.grid { display: grid; gap: 12px; align-items: start; grid-template-columns: minmax(0, 1fr); }
+.grid > .bars { width: 100%; max-width: 320px; justify-self: center; }
+.controls { container: ctl / inline-size; }
+svg.v3 { max-width: 380px; margin: 4px auto 0; overflow: hidden; cursor: grab; border-radius: 8px; }
 @container sx (min-width: ${NARROW}px) {
-  .grid { grid-template-columns: minmax(0, 4fr) minmax(0, 3fr); grid-template-areas: "tri bars" "tri ctl" "v3 v3"; }
+  .grid { grid-template-columns: minmax(0, 4fr) minmax(0, 3fr); }
+  .grid > .tri { grid-row: span 2; }
   .grid > .bars { max-width: 260px; justify-self: start; }
+  .v3box { grid-column: 1 / -1; }
 }
 @container sx (min-width: ${WIDE}px) {
-  .grid:not(.single) { grid-template-columns: minmax(0, 4fr) 240px minmax(0, 3fr); grid-template-areas: "tri bars v3" "tri ctl v3"; }
-  .grid:not(.single) .v3box svg.v3 { max-width: none; }
+  .grid:not(.single) { grid-template-columns: minmax(0, 4fr) 240px minmax(0, 3fr); }
+  .grid:not(.single) .v3box { grid-area: 1 / 3 / 3; }
+  .v3box svg.v3 { max-width: none; }
 }
 @container ctl (max-width: 300px) {
   .controls label { grid-template-columns: minmax(0, 1fr) auto; row-gap: 0; }
   .controls label > span { grid-column: 1 / -1; }
 }
-@container sx (max-width: 400px) {
-  table { width: 100%; font-size: 12px; }
-  th, td { padding: 2.4px 4px; }
-}
-input[type="range"] { height: 24px; }
-select, button.v3-toggle { min-height: 24px; }
-button.v3-toggle { font-size: 13px; color: var(--_fg); padding: 2px 10px; }
-button.v3-toggle::before { content: "▸ "; }
-button.v3-toggle[aria-expanded="true"]::before { content: "▾ "; }
-@media (pointer: coarse) {
-  input[type="range"], select, button.v3-toggle { min-height: 44px; }
-  .hint .keys { display: none; }
-}
-.tri text, .v3 text, .bars text { font-size: max(12px, calc(${MIN_TEXT}px * var(--zoom, 1))); }
-svg.tri { overflow: hidden; } /* the score point's invisible target ends at the picture's edge */
-svg.v3 { overflow: hidden; cursor: grab; border-radius: 8px; }
+@container sx (max-width: 400px) { table { width: 100%; font-size: 12px; } th, td { padding: 2.4px 4px; } }
+input[type="range"], select, .v3box button { min-height: 24px; }
+.v3box button { font-size: 13px; color: var(--_fg); padding: 2px 10px; }
+.v3box button::before { content: "▸ "; }
+.v3box button[aria-expanded="true"]::before { content: "▾ "; }
+@media (pointer: coarse) { input[type="range"], select, .v3box button { min-height: 44px; } .hint .keys { display: none; } }
+svg text { font-size: max(12px, calc(${MIN_TEXT}px * var(--zoom, 1))); }
+svg.tri { overflow: hidden; }
 svg.v3:active { cursor: grabbing; }
 .tri .edge.hot { stroke: var(--_accent); stroke-width: 3; }
 .tri .cloud circle { opacity: 0.5; stroke: none; }
@@ -69,19 +60,14 @@ svg.v3:active { cursor: grabbing; }
 .tri .pt.on-edge { stroke: var(--_fg); stroke-width: 2; }
 .tri .score { fill: var(--_bg); stroke: var(--_fg); stroke-width: 2; }
 .tri .handle { cursor: move; }
-.tri .handle .hit { fill: transparent; stroke: none; }
-.tri .handle .ring { fill: none; stroke: transparent; }
+.hit { fill: transparent; }
+.ring { fill: none; stroke: transparent; }
 .tri .proj { stroke: var(--_sparsemax); stroke-dasharray: 4 3; stroke-width: 1.2; }
 .tri .isolines path { stroke: var(--_bg); stroke-opacity: 0.5; stroke-width: 0.7; fill: none; }
-.v3 .tri3 { fill: var(--_grid); fill-opacity: 0.35; stroke: var(--_muted); }
-.v3 .link { stroke-width: 0.8; opacity: 0.45; fill: none; }
-.v3 .link.now { stroke-width: 2; opacity: 0.95; }
-.v3 .zpt { fill: var(--_muted); opacity: 0.55; stroke: none; }
 .bars .bar { fill: var(--_grid); }
-.bars .bar, .bars text, .bars .zero { pointer-events: none; } /* a touch on a bar, a label or the zero line reaches the bar's target */
-.bars .bar.neg { fill: var(--_grid); opacity: 0.6; }
+.bars .bar.neg { opacity: 0.6; }
+.bars .bar, .bars text, .bars .zero { pointer-events: none; }
 .bars .knob { fill: var(--_accent); stroke: var(--_bg); stroke-width: 2; cursor: ns-resize; }
-.bars .ring { fill: none; stroke: transparent; }
 .bars .zero { stroke: var(--_muted); }
 .hint { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
 `);
@@ -201,7 +187,7 @@ export class SxSimplex extends SxElement {
     this._v3btn.addEventListener("click", () => { this._v3open = !this._open3d(); this._show3d(); });
     const v3 = this._v3 = svgEl("svg", { id: "v3", class: "picture v3 focusable", viewBox: "0 0 300 350", tabindex: 0, role: "slider",
       "aria-label": "rotation of the 3-D view (drag, or arrow keys)", "aria-valuemin": -180, "aria-valuemax": 180 }, box);
-    this._v3g = svgEl("g", {}, v3);
+    this._view3 = { svg: v3, g: svgEl("g", {}, v3) };
     svgEl("text", { x: 8, y: 16, class: "muted" }, v3).textContent = "scores → simplex in 3-D (drag to turn)";
     let last = null;
     draggable(v3, (e) => {
@@ -368,10 +354,7 @@ export class SxSimplex extends SxElement {
           svgEl("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 2.4 }, g);
         }
       }
-      this._keys.v3 = null;
     }
-    // 3-D view, when shown
-    if (s.view === "both" && this._open3d()) this._render3d(s, z, results);
     // bars
     this._barEls.forEach((b, i) => {
       const y0 = this._ys(0), y1 = this._ys(z[i]);
@@ -399,6 +382,8 @@ export class SxSimplex extends SxElement {
       htmlEl("td", { text: String(zeros) }, tr);
     }
     this._results = results;
+    // the 3-D view, when shown (last: it may throw the failure to fetch its module)
+    if (s.view === "both" && this._open3d()) this._render3d(s, z, results);
   }
 
   // the pictures shown (the SVG and PNG export): the triangle, and the 3-D view when open
@@ -406,44 +391,18 @@ export class SxSimplex extends SxElement {
     return this.view === "both" && this._open3d() ? [this._tri, this._v3] : [this._tri];
   }
 
+  // The 3-D view's module, fetched the first time the view is shown; until it arrives the view
+  // stays empty, and a failure to fetch it is the widget's message.
   _render3d(s, z, results) {
-    const g = this._v3g, yaw = s.yaw, pitch = s.pitch, T = s.temperature;
-    const P = (p) => { const [x, y] = project3d(p, yaw, pitch); return [150 + 78 * x, 190 - 78 * y]; };
-    const pt = (p) => P(p).map((v) => v.toFixed(1)).join(",");
-    const k = `${this._keys.cloud}|${yaw}|${pitch}`;
-    if (k !== this._keys.v3) {
-      this._keys.v3 = k;
-      g.replaceChildren();
-      // axes A (up), B, C from -1.5 to 1.8
-      for (const [i, name] of [[0, "A"], [1, "B"], [2, "C"]]) {
-        const a = [0, 0, 0], b = [0, 0, 0];
-        a[i] = -1.5; b[i] = 1.8;
-        svgEl("path", { class: "axis", d: `M${pt(a)}L${pt(b)}` }, g);
-        const [x, y] = P(b.map((v) => v * 1.08));
-        svgEl("text", { x: x.toFixed(1), y: (y + 4).toFixed(1), "text-anchor": "middle", class: "muted" }, g).textContent = name;
-      }
-      svgEl("path", { class: "tri3", d: `M${pt([1, 0, 0])}L${pt([0, 1, 0])}L${pt([0, 0, 1])}Z` }, g);
-      const lines = svgEl("g", {}, g);
-      for (const { name, p } of this._cloudP) {
-        let d = "";
-        for (let i = 0; i < p.length; i += 3) {
-          d += `M${pt([CLOUD[i] / T, CLOUD[i + 1] / T, CLOUD[i + 2] / T])}L${pt([p[i], p[i + 1], p[i + 2]])}`;
-          const [x, y] = P([CLOUD[i] / T, CLOUD[i + 1] / T, CLOUD[i + 2] / T]);
-          svgEl("circle", { class: "zpt", cx: x.toFixed(1), cy: y.toFixed(1), r: 1.6 }, lines);
-        }
-        svgEl("path", { class: `link m-${name}`, d }, lines);
-      }
-      this._now3 = svgEl("g", {}, g);
-    }
-    this._now3.replaceChildren();
-    const zz = Array.from(z, (v) => v / T);
-    for (const { name, p } of results) svgEl("path", { class: `link now m-${name}`, d: `M${pt(zz)}L${pt(p)}` }, this._now3);
-    for (const { name, p } of results) { const [x, y] = P(p); svgEl("circle", { class: `m-${name}`, cx: x.toFixed(1), cy: y.toFixed(1), r: 3.5 }, this._now3); }
-    const [zx, zy] = P(zz);
-    svgEl("path", { class: "score", d: "M0,-6L6,0L0,6L-6,0Z", transform: `translate(${zx.toFixed(1)},${zy.toFixed(1)})`, fill: "none" }, this._now3);
-    this._v3.setAttribute("aria-valuenow", Math.round((yaw * 180) / Math.PI));
-    this._v3.setAttribute("aria-valuetext", `turned ${Math.round((yaw * 180) / Math.PI)} degrees, tilted ${Math.round((pitch * 180) / Math.PI)}`);
+    if (this._draw3d) return this._draw3d(this._view3, s, z, results, CLOUD, this._cloudP, this._keys.cloud);
+    this._load3d ??= import("./simplex-3d.js").then((m) => {
+      this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, m.SHEET_3D];
+      this._draw3d = m.draw3d;
+      this.invalidate();
+    }, (err) => { this._err3d = new Error(`the 3-D view: ${err.message}`); this.invalidate(); });
+    if (this._err3d) throw this._err3d;
   }
+
 }
 
 define("sx-simplex", SxSimplex);
