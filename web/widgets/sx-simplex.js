@@ -5,6 +5,8 @@
 // Drag a score bar's handle, or the score point itself (the hollow diamond: the scores z / T
 // drawn in the plane of the simplex, so sparsemax is its nearest point in the triangle), and every
 // mapping moves. Events: sx-simplex-change { scores, alpha, lambda, temperature }.
+// The 3-D view sits behind a disclosure button (closed on a narrow element) and its drawing is
+// simplex-3d.js, import()ed when it is first shown.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
 import { handleRow } from "./handle-row.js";
 import { ternaryCorners, ternaryXY, ternaryFromXY } from "./viz/ternary.js";
@@ -31,7 +33,8 @@ const CSS = sheet(`
 .controls { container: ctl / inline-size; }
 svg.v3 { max-width: 380px; margin: 4px auto 0; overflow: hidden; cursor: grab; border-radius: 8px; }
 @container sx (min-width: ${NARROW}px) {
-  .grid { grid-template-columns: minmax(0, 4fr) minmax(0, 3fr); }
+  .grid { grid-template-columns: minmax(0, 4fr) minmax(0, 3fr); grid-template-rows: auto 1fr; }
+  .grid.single { max-width: 820px; }
   .grid > .tri { grid-row: span 2; }
   .grid > .bars { max-width: 260px; justify-self: start; }
   .v3box { grid-column: 1 / -1; }
