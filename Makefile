@@ -277,6 +277,7 @@ test-browser: all
 	$(NODE) tests/browser/a11y.mjs
 	$(NODE) tests/browser/hostile.mjs
 	$(NODE) tests/browser/keyboard.mjs
+	$(NODE) tests/browser/simplex-phone.mjs
 	$(NODE) tests/browser/responsive.mjs
 
 # The npm package as users get it: `npm pack`, the tarball installed into one small app per

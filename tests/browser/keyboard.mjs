@@ -9,7 +9,7 @@ import { check, open, frames, runSuite, checkClean } from "./harness.mjs";
 
 // tag, attributes, the tab stops inside it
 const WIDGETS = [
-  ["sx-simplex", 'scores="1.5 0 1"', 10],
+  ["sx-simplex", 'scores="1.5 0 1"', 11],
   ["sx-entropy", 'scores="1.5 0 1"', 3],
   ["sx-trajectory", "", 3],
   ["sx-two-choice", "", 4],

@@ -5,11 +5,12 @@
 // Drag a score bar's handle, or the score point itself (the hollow diamond: the scores z / T
 // drawn in the plane of the simplex, so sparsemax is its nearest point in the triangle), and every
 // mapping moves. Events: sx-simplex-change { scores, alpha, lambda, temperature }.
+// The 3-D view sits behind a disclosure button (closed on a narrow element) and its drawing is
+// simplex-3d.js, import()ed when it is first shown.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
 import { handleRow } from "./handle-row.js";
 import { ternaryCorners, ternaryXY, ternaryFromXY } from "./viz/ternary.js";
 import { randomScores } from "./viz/random-scores.js";
-import { project3d } from "./viz/project3d.js";
 import { linear } from "./viz/scale.js";
 import { drawEntropy, themeColors } from "./entropy-layer.js";
 
@@ -18,29 +19,58 @@ const CLOUD = randomScores(100, 3, 7, -1, 1); // as the seed notebook: torch.ran
 const S = 280, OX = 60, OY = 46, W = 400, HT = 350; // triangle side and offset in the ternary view
 const ZMAX = 3;
 
+// Three layouts by the element's width (container queries on :host): one column on a phone,
+// the triangle first and its score bars directly under it, then the controls and the 3-D view
+// (collapsed); from 620 px the bars and controls beside the triangle, the 3-D view under both;
+// from 900 px the 3-D view beside them too. DOM order: triangle, bars, controls, 3-D view.
+const NARROW = 620, WIDE = 900;
+const MIN_TEXT = 11.5; // px on screen: SVG text is sized in viewBox units, so a picture drawn
+// smaller than its viewBox (a phone) scales its text up by --zoom (viewBox / drawn width)
 const CSS = sheet(`
-.grid { display: grid; grid-template-columns: 4fr 3fr; gap: 12px; align-items: start; }
-.grid.single { grid-template-columns: minmax(0, 480px); justify-content: center; }
-.lower { display: grid; grid-template-columns: 240px 1fr; gap: 16px; align-items: start; margin-top: 8px; }
-@container sx (max-width: 620px) { .grid, .lower { grid-template-columns: 1fr; } }
 :host { container: sx / inline-size; }
-svg.v3 { overflow: hidden; cursor: grab; border-radius: 8px; }
+.grid { display: grid; gap: 12px; align-items: start; grid-template-columns: minmax(0, 1fr); }
+.grid > .bars { width: 100%; max-width: 320px; justify-self: center; }
+.controls { container: ctl / inline-size; }
+svg.v3 { max-width: 380px; margin: 4px auto 0; overflow: hidden; cursor: grab; border-radius: 8px; }
+@container sx (min-width: ${NARROW}px) {
+  .grid { grid-template-columns: minmax(0, 4fr) minmax(0, 3fr); grid-template-rows: auto 1fr; }
+  .grid.single { max-width: 820px; }
+  .grid > .tri { grid-row: span 2; }
+  .grid > .bars { max-width: 260px; justify-self: start; }
+  .v3box { grid-column: 1 / -1; }
+}
+@container sx (min-width: ${WIDE}px) {
+  .grid:not(.single) { grid-template-columns: minmax(0, 4fr) 240px minmax(0, 3fr); }
+  .grid:not(.single) .v3box { grid-area: 1 / 3 / 3; }
+  .v3box svg.v3 { max-width: none; }
+}
+@container ctl (max-width: 300px) {
+  .controls label { grid-template-columns: minmax(0, 1fr) auto; row-gap: 0; }
+  .controls label > span { grid-column: 1 / -1; }
+}
+@container sx (max-width: 400px) { table { width: 100%; font-size: 12px; } th, td { padding: 2.4px 4px; } }
+input[type="range"], select, .v3box button { min-height: 24px; }
+.v3box button { font-size: 13px; color: var(--_fg); padding: 2px 10px; }
+.v3box button::before { content: "▸ "; }
+.v3box button[aria-expanded="true"]::before { content: "▾ "; }
+@media (pointer: coarse) { input[type="range"], select, .v3box button { min-height: 44px; } .hint .keys { display: none; } }
+svg text { font-size: max(12px, calc(${MIN_TEXT}px * var(--zoom, 1))); }
+svg.tri { overflow: hidden; }
 svg.v3:active { cursor: grabbing; }
 .tri .edge.hot { stroke: var(--_accent); stroke-width: 3; }
 .tri .cloud circle { opacity: 0.5; stroke: none; }
 .tri .pt { stroke: var(--_bg); stroke-width: 1.5; }
 .tri .pt.on-edge { stroke: var(--_fg); stroke-width: 2; }
-.tri .score { fill: var(--_bg); stroke: var(--_fg); stroke-width: 2; cursor: move; }
+.tri .score { fill: var(--_bg); stroke: var(--_fg); stroke-width: 2; }
+.tri .handle { cursor: move; }
+.hit { fill: transparent; }
+.ring { fill: none; stroke: transparent; }
 .tri .proj { stroke: var(--_sparsemax); stroke-dasharray: 4 3; stroke-width: 1.2; }
 .tri .isolines path { stroke: var(--_bg); stroke-opacity: 0.5; stroke-width: 0.7; fill: none; }
-.v3 .tri3 { fill: var(--_grid); fill-opacity: 0.35; stroke: var(--_muted); }
-.v3 .link { stroke-width: 0.8; opacity: 0.45; fill: none; }
-.v3 .link.now { stroke-width: 2; opacity: 0.95; }
-.v3 .zpt { fill: var(--_muted); opacity: 0.55; stroke: none; }
 .bars .bar { fill: var(--_grid); }
-.bars .bar.neg { fill: var(--_grid); opacity: 0.6; }
+.bars .bar.neg { opacity: 0.6; }
+.bars .bar, .bars text, .bars .zero { pointer-events: none; }
 .bars .knob { fill: var(--_accent); stroke: var(--_bg); stroke-width: 2; cursor: ns-resize; }
-.bars .ring { fill: none; stroke: transparent; }
 .bars .zero { stroke: var(--_muted); }
 .hint { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
 `);
@@ -64,8 +94,21 @@ export class SxSimplex extends SxElement {
   static sheets = [CSS];
 
   build(body) {
-    const grid = htmlEl("div", { class: "grid" }, body);
-    // ternary view
+    const grid = this._grid = htmlEl("div", { class: "grid" }, body);
+    this._buildTriangle(grid);
+    this._buildBars(grid);
+    this._buildControls(grid);
+    this._build3d(grid);
+    this._table = htmlEl("table", { part: "table", "aria-label": "probabilities of each mapping" }, body);
+    const head = htmlEl("tr", {}, htmlEl("thead", {}, this._table));
+    for (const t of ["mapping", "p_A", "p_B", "p_C", "exact zeros"]) htmlEl("th", { text: t }, head);
+    this._tbody = htmlEl("tbody", {}, this._table);
+    this._keys = {};
+    this._watchSize();
+  }
+
+  // the ternary view, with the score point z / T as a handle
+  _buildTriangle(grid) {
     const tri = this._tri = svgEl("svg", { class: "picture tri", viewBox: `0 0 ${W} ${HT}`, role: "group", "aria-label": "Ternary plot: each mapping of the scores as a point of the triangle" }, grid);
     const root = svgEl("g", { transform: `translate(${OX},${OY})` }, tri);
     this._entropyG = svgEl("g", { class: "entropy" }, root);
@@ -78,27 +121,19 @@ export class SxSimplex extends SxElement {
     this._cloudG = svgEl("g", { class: "cloud" }, root);
     this._proj = svgEl("line", { class: "proj" }, root);
     this._ptsG = svgEl("g", {}, root);
-    this._score = svgEl("path", { class: "score focusable", d: "M0,-9L9,0L0,9L-9,0Z", tabindex: 0, role: "application",
+    // the visible diamond in a larger invisible target (its radius follows the zoom: 44 px on screen)
+    this._score = svgEl("g", { class: "handle focusable", tabindex: 0, role: "application",
       "aria-roledescription": "2-D handle", "aria-label": "score point z / T; arrow keys move it" }, root);
-    draggable(tri, (e) => this._dragPoint(e), (e) => { this._dragging = e.target === this._score; });
+    this._scoreHit = svgEl("circle", { class: "hit", r: 22 }, this._score);
+    svgEl("circle", { class: "ring", r: 13 }, this._score);
+    svgEl("path", { class: "score", d: "M0,-9L9,0L0,9L-9,0Z" }, this._score);
+    draggable(tri, (e) => this._dragPoint(e), (e) => { this._dragging = this._score.contains(e.target); });
     this._score.addEventListener("keydown", (e) => this._keyPoint(e));
-    // 3-D view
-    const v3 = this._v3 = svgEl("svg", { class: "picture v3 focusable", viewBox: "0 0 300 350", tabindex: 0, role: "slider",
-      "aria-label": "rotation of the 3-D view (drag, or arrow keys)", "aria-valuemin": -180, "aria-valuemax": 180 }, grid);
-    this._v3g = svgEl("g", {}, v3);
-    svgEl("text", { x: 8, y: 16, class: "muted" }, v3).textContent = "scores → simplex in 3-D (drag to turn)";
-    let last = null;
-    draggable(v3, (e) => {
-      if (last) this._rotate((e.clientX - last[0]) * 0.01, (e.clientY - last[1]) * 0.01);
-      last = [e.clientX, e.clientY];
-    }, () => { last = null; });
-    v3.addEventListener("keydown", (e) => {
-      const d = { ArrowLeft: [-0.1, 0], ArrowRight: [0.1, 0], ArrowUp: [0, -0.1], ArrowDown: [0, 0.1] }[e.key];
-      if (d) { e.preventDefault(); this._rotate(d[0], d[1]); }
-    });
-    // score bars + controls
-    const lower = htmlEl("div", { class: "lower" }, body);
-    const bars = this._bars = svgEl("svg", { class: "bars", viewBox: "0 0 240 178", role: "group", "aria-label": "the three scores" }, lower);
+  }
+
+  // the three score bars: one tab stop, ←/→ pick a bar, ↑/↓ (Page Up/Down, Home/End) change it
+  _buildBars(grid) {
+    const bars = this._bars = svgEl("svg", { class: "bars", viewBox: "0 0 240 178", role: "group", "aria-label": "the three scores" }, grid);
     this._ys = linear([-ZMAX, ZMAX], [150, 14]);
     svgEl("line", { class: "zero", x1: 16, x2: 230, y1: this._ys(0), y2: this._ys(0) }, bars);
     svgEl("text", { x: 10, y: this._ys(ZMAX) + 4, "text-anchor": "end", class: "muted" }, bars).textContent = "3";
@@ -111,18 +146,20 @@ export class SxSimplex extends SxElement {
       const h = svgEl("g", { role: "slider", "aria-label": `score of ${name}`, "aria-valuemin": -ZMAX, "aria-valuemax": ZMAX, "aria-orientation": "vertical" }, bars);
       svgEl("circle", { class: "ring", r: 12, cx: x }, h);
       svgEl("circle", { class: "knob", r: 8, cx: x }, h);
-      const hit = svgEl("rect", { x: x - 30, y: 0, width: 60, height: 165, fill: "transparent" }, bars);
+      const hit = svgEl("rect", { class: "hit", x: x - 30, y: 0, width: 60, height: 165, fill: "transparent" }, bars);
       bars.insertBefore(hit, bars.firstChild);
       const setFrom = (e) => { const [, y] = svgPoint(bars, e); this._setScore(i, this._ys.invert(y)); };
       draggable(hit, setFrom); draggable(h, setFrom);
       return { bar, value, h, x };
     });
-    // one tab stop for the three bars: ←/→ pick a bar, ↑/↓ (Page Up/Down, Home/End) change its score
     handleRow(this._barEls.map((b) => b.h), (e, i) => {
       const v = sliderKey(e.key, this.scores[i], { min: -ZMAX, max: ZMAX, step: 0.05, page: 0.5 });
       if (v !== null) { e.preventDefault(); this._setScore(i, v); }
     });
-    const ctl = htmlEl("div", { class: "controls", part: "controls" }, lower);
+  }
+
+  _buildControls(grid) {
+    const ctl = htmlEl("div", { class: "controls", part: "controls" }, grid);
     this._alpha = rangeControl(ctl, { label: "α (α-entmax)", min: 1, max: 4, step: 0.01, value: 1.25, format: (v) => fmt(v) });
     this._lambda = rangeControl(ctl, { label: "λ (fusedmax)", min: 0, max: 2, step: 0.01, value: 0.3, format: (v) => fmt(v) });
     this._logT = rangeControl(ctl, { label: "temperature T", min: -2, max: 1, step: 0.01, value: 0, format: (v) => (10 ** v).toPrecision(3) });
@@ -139,12 +176,71 @@ export class SxSimplex extends SxElement {
     };
     this._cloudSel = selRow("100 random z", [["none", "none"], ["all", "all mappings"], ...NAMES.map((n) => [n, MAPPINGS[n].label])], "cloud");
     this._entSel = selRow("entropy behind", [["none", "none"], ["shannon", "Shannon"], ["tsallis", "Tsallis α"]], "entropy");
-    htmlEl("p", { class: "hint", text: "Drag the bars or the ◇ score point; keys work too." }, ctl);
-    this._table = htmlEl("table", { part: "table", "aria-label": "probabilities of each mapping" }, body);
-    const head = htmlEl("tr", {}, htmlEl("thead", {}, this._table));
-    for (const t of ["mapping", "p_A", "p_B", "p_C", "exact zeros"]) htmlEl("th", { text: t }, head);
-    this._tbody = htmlEl("tbody", {}, this._table);
-    this._keys = {};
+    // the keyboard's half of the hint is hidden on touch screens (pointer: coarse)
+    const hint = htmlEl("p", { class: "hint", text: "Drag the bars or the ◇ score point" }, ctl);
+    htmlEl("span", { class: "keys", text: "; keys work too" }, hint);
+    hint.append(".");
+  }
+
+  // the 3-D view behind a disclosure button: open on a wide element, closed on a narrow one until
+  // the reader chooses (then the choice stays)
+  _build3d(grid) {
+    const box = this._v3box = htmlEl("div", { class: "v3box" }, grid);
+    this._v3btn = htmlEl("button", { type: "button", class: "v3-toggle", "aria-controls": "v3", "aria-expanded": "false", text: "3-D view" }, box);
+    this._v3btn.addEventListener("click", () => { this._v3open = !this._open3d(); this._show3d(); });
+    const v3 = this._v3 = svgEl("svg", { id: "v3", class: "picture v3 focusable", viewBox: "0 0 300 350", tabindex: 0, role: "slider",
+      "aria-label": "rotation of the 3-D view (drag, or arrow keys)", "aria-valuemin": -180, "aria-valuemax": 180 }, box);
+    this._view3 = { svg: v3, g: svgEl("g", {}, v3) };
+    svgEl("text", { x: 8, y: 16, class: "muted" }, v3).textContent = "scores → simplex in 3-D (drag to turn)";
+    let last = null;
+    draggable(v3, (e) => {
+      if (last) this._rotate((e.clientX - last[0]) * 0.01, (e.clientY - last[1]) * 0.01);
+      last = [e.clientX, e.clientY];
+    }, () => { last = null; });
+    v3.addEventListener("keydown", (e) => {
+      const d = { ArrowLeft: [-0.1, 0], ArrowRight: [0.1, 0], ArrowUp: [0, -0.1], ArrowDown: [0, 0.1] }[e.key];
+      if (d) { e.preventDefault(); this._rotate(d[0], d[1]); }
+    });
+    this._wide = this._contentWidth() >= NARROW;
+    this._show3d();
+  }
+
+  _open3d() { return this._v3open ?? this._wide; }
+
+  // the width container queries see: the host's content box
+  _contentWidth() {
+    const cs = getComputedStyle(this);
+    return this.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  }
+
+  _show3d() {
+    const open = this._open3d();
+    this._v3btn.setAttribute("aria-expanded", String(open));
+    this._v3.style.display = open ? "" : "none";
+    this.invalidate();
+  }
+
+  // On resize: each picture's --zoom (so its text stays MIN_TEXT px or more on screen, and the
+  // score point's target 44 px), and the 3-D view's default, open from NARROW px wide. --zoom goes
+  // in a stylesheet of this element's own (a style attribute would break a strict CSP's export).
+  _watchSize() {
+    if (typeof ResizeObserver !== "function") return;
+    const zooms = new CSSStyleSheet(), zoom = new Map();
+    this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, zooms];
+    const ro = new ResizeObserver((entries) => {
+      for (const { target, contentRect } of entries) {
+        if (target === this) {
+          const wide = contentRect.width >= NARROW;
+          if (wide !== this._wide) { this._wide = wide; if (this._v3open === undefined) this._show3d(); }
+        } else if (contentRect.width > 0) {
+          const z = target.viewBox.baseVal.width / contentRect.width;
+          zoom.set(target === this._tri ? "tri" : target === this._bars ? "bars" : "v3", z);
+          if (target === this._tri) this._scoreHit.setAttribute("r", Math.max(16, 22 * z).toFixed(1));
+        }
+      }
+      zooms.replaceSync([...zoom].map(([c, z]) => `svg.${c} { --zoom: ${z.toFixed(3)}; }`).join("\n"));
+    });
+    for (const target of [this, this._tri, this._bars, this._v3]) ro.observe(target);
   }
 
   _user(change) {
@@ -194,8 +290,7 @@ export class SxSimplex extends SxElement {
   render(s) {
     const z = new Float32Array(s.scores);
     const T = s.temperature;
-    this._grid = this._grid || this._body.querySelector(".grid");
-    this._v3.style.display = s.view === "both" ? "" : "none";
+    this._v3box.style.display = s.view === "both" ? "" : "none";
     this._grid.classList.toggle("single", s.view !== "both");
     // controls follow the attributes
     this._alpha.set(s.alpha); this._lambda.set(s.lambda); this._logT.set(Math.log10(T));
@@ -262,10 +357,7 @@ export class SxSimplex extends SxElement {
           svgEl("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 2.4 }, g);
         }
       }
-      this._keys.v3 = null;
     }
-    // 3-D view
-    if (s.view === "both") this._render3d(s, z, results);
     // bars
     this._barEls.forEach((b, i) => {
       const y0 = this._ys(0), y1 = this._ys(z[i]);
@@ -293,46 +385,27 @@ export class SxSimplex extends SxElement {
       htmlEl("td", { text: String(zeros) }, tr);
     }
     this._results = results;
+    // the 3-D view, when shown (last: it may throw the failure to fetch its module)
+    if (s.view === "both" && this._open3d()) this._render3d(s, z, results);
   }
 
-  _render3d(s, z, results) {
-    const g = this._v3g, yaw = s.yaw, pitch = s.pitch, T = s.temperature;
-    const P = (p) => { const [x, y] = project3d(p, yaw, pitch); return [150 + 78 * x, 190 - 78 * y]; };
-    const pt = (p) => P(p).map((v) => v.toFixed(1)).join(",");
-    const k = `${this._keys.cloud}|${yaw}|${pitch}`;
-    if (k !== this._keys.v3) {
-      this._keys.v3 = k;
-      g.replaceChildren();
-      // axes A (up), B, C from -1.5 to 1.8
-      for (const [i, name] of [[0, "A"], [1, "B"], [2, "C"]]) {
-        const a = [0, 0, 0], b = [0, 0, 0];
-        a[i] = -1.5; b[i] = 1.8;
-        svgEl("path", { class: "axis", d: `M${pt(a)}L${pt(b)}` }, g);
-        const [x, y] = P(b.map((v) => v * 1.08));
-        svgEl("text", { x: x.toFixed(1), y: (y + 4).toFixed(1), "text-anchor": "middle", class: "muted" }, g).textContent = name;
-      }
-      svgEl("path", { class: "tri3", d: `M${pt([1, 0, 0])}L${pt([0, 1, 0])}L${pt([0, 0, 1])}Z` }, g);
-      const lines = svgEl("g", {}, g);
-      for (const { name, p } of this._cloudP) {
-        let d = "";
-        for (let i = 0; i < p.length; i += 3) {
-          d += `M${pt([CLOUD[i] / T, CLOUD[i + 1] / T, CLOUD[i + 2] / T])}L${pt([p[i], p[i + 1], p[i + 2]])}`;
-          const [x, y] = P([CLOUD[i] / T, CLOUD[i + 1] / T, CLOUD[i + 2] / T]);
-          svgEl("circle", { class: "zpt", cx: x.toFixed(1), cy: y.toFixed(1), r: 1.6 }, lines);
-        }
-        svgEl("path", { class: `link m-${name}`, d }, lines);
-      }
-      this._now3 = svgEl("g", {}, g);
-    }
-    this._now3.replaceChildren();
-    const zz = Array.from(z, (v) => v / T);
-    for (const { name, p } of results) svgEl("path", { class: `link now m-${name}`, d: `M${pt(zz)}L${pt(p)}` }, this._now3);
-    for (const { name, p } of results) { const [x, y] = P(p); svgEl("circle", { class: `m-${name}`, cx: x.toFixed(1), cy: y.toFixed(1), r: 3.5 }, this._now3); }
-    const [zx, zy] = P(zz);
-    svgEl("path", { class: "score", d: "M0,-6L6,0L0,6L-6,0Z", transform: `translate(${zx.toFixed(1)},${zy.toFixed(1)})`, fill: "none" }, this._now3);
-    this._v3.setAttribute("aria-valuenow", Math.round((yaw * 180) / Math.PI));
-    this._v3.setAttribute("aria-valuetext", `turned ${Math.round((yaw * 180) / Math.PI)} degrees, tilted ${Math.round((pitch * 180) / Math.PI)}`);
+  // the pictures shown (the SVG and PNG export): the triangle, and the 3-D view when open
+  pictures() {
+    return this.view === "both" && this._open3d() ? [this._tri, this._v3] : [this._tri];
   }
+
+  // The 3-D view's module, fetched the first time the view is shown; until it arrives the view
+  // stays empty, and a failure to fetch it is the widget's message.
+  _render3d(s, z, results) {
+    if (this._draw3d) return this._draw3d(this._view3, s, z, results, CLOUD, this._cloudP, this._keys.cloud);
+    this._load3d ??= import("./simplex-3d.js").then((m) => {
+      this.shadowRoot.adoptedStyleSheets = [...this.shadowRoot.adoptedStyleSheets, m.SHEET_3D];
+      this._draw3d = m.draw3d;
+      this.invalidate();
+    }, (err) => { this._err3d = new Error(`the 3-D view: ${err.message}`); this.invalidate(); });
+    if (this._err3d) throw this._err3d;
+  }
+
 }
 
 define("sx-simplex", SxSimplex);
