@@ -132,8 +132,7 @@ async function sliders(page) {
   await page.locator("#positions").scrollIntoViewIfNeeded();
   await frames(page, 2);
   // [slider, its place among the controls, keys]; the position slider before the offset's (its
-  // range is what the offset leaves); base down from its top (below base 10 the slider, in steps
-  // of 0.05 of log10(base) snapped to integer bases, sticks at 4)
+  // range is what the offset leaves); base down from its top
   const pos = [
     ["base", 1, ["End", ...left(100)]], ["dim", 2, ["Home", ...right(31)]], ["positions", 3, ["Home", ...right(88)]],
     ["pair", 5, ["Home", ...right(31)]], ["position", 6, ["Home", ...right(95)]], ["offset", 4, ["Home", ...right(95)]], ["clip", 7, ["Home", ...right(8)]],
