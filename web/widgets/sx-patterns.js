@@ -63,6 +63,7 @@ export class SxPatterns extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
 
   build(body) {
     const ctl = htmlEl("div", { class: "controls", part: "controls" }, body);

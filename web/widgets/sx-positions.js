@@ -81,6 +81,7 @@ export class SxPositions extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
 
   /** The matrix drawn (positions x dim, the library's positionalEncoding), a copy; null before the first render. */
   get matrix() { return this._pe ? this._pe.slice() : null; }
