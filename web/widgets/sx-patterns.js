@@ -26,8 +26,10 @@ const LEVELS = Array.from({ length: 8 }, (_, b) => Number(((b + 0.5) / 8).toFixe
 
 const CSS = sheet(`
 :host { container-type: inline-size; }
-.panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(152px, 1fr)); gap: 8px 16px; max-width: 704px; }
-.panels svg.picture { min-width: 0; }
+.panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(168px, 1fr)); gap: 8px 16px; max-width: 704px; }
+.panels svg.picture { min-width: 0; max-width: 240px; width: 100%; justify-self: center; }
+/* touch targets of 24 px at least (issue 27 item 2) */
+select, input[type="range"] { min-height: 24px; }
 .panels.busy { opacity: 0.45; }
 svg.lsh { max-width: 704px; margin-top: 6.4px; }
 .cell { fill: var(--_accent); stroke: none; }
@@ -268,7 +270,10 @@ export class SxPatterns extends SxElement {
     svg.replaceChildren();
     svg.style.display = cur.kind === "lsh" ? "" : "none";
     if (cur.kind !== "lsh") return;
-    const { buckets, order, chunk } = cur.r, c = Math.min(n, 256), w = 540 / c;
+    // as wide as the element (at most 560): drawn at scale 1 on a phone, so its text stays 11 px
+    const W = Math.max(300, Math.min(560, this._body.clientWidth || 560)), narrow = W < 480;
+    svg.setAttribute("viewBox", `0 0 ${W} 90`);
+    const { buckets, order, chunk } = cur.r, c = Math.min(n, 256), w = (W - 20) / c;
     const color = (b) => BUCKET_COLORS[b % BUCKET_COLORS.length];
     const strip = (y, label, name, bucketAt) => {
       svgEl("text", { x: 10, y: y - 3, class: "muted small" }, svg).textContent = label;
@@ -278,13 +283,14 @@ export class SxPatterns extends SxElement {
         svgEl("rect", { x: 10 + x * w, y, width: w + 0.2, height: 12, fill: color(b), "data-bucket": b }, g);
       }
     };
-    strip(14, "1. the bucket of each position (round 1), in position order", "by-position", (t) => buckets[t]);
-    strip(46, `2. sorted by bucket, 3. cut into chunks of ${chunk}`, "sorted", (s) => buckets[order[s]]);
+    strip(14, narrow ? "1. each position's bucket (round 1)" : "1. the bucket of each position (round 1), in position order", "by-position", (t) => buckets[t]);
+    strip(46, `2. sorted by bucket, 3. ${narrow ? "" : "cut into "}chunks of ${chunk}`, "sorted", (s) => buckets[order[s]]);
     for (let s = chunk; s < n; s += chunk) {
-      const x = 10 + (s / n) * 540;
+      const x = 10 + (s / n) * (W - 20);
       svgEl("line", { class: "chunk", x1: x, x2: x, y1: 42, y2: 62, "data-at": s }, svg);
     }
-    svgEl("text", { x: 10, y: 80, class: "muted small" }, svg).textContent = "each query attends to its chunk and the chunk before, in any round";
+    svgEl("text", { x: 10, y: 80, class: "muted small" }, svg).textContent = narrow ? "a query sees its chunk and the one before"
+      : "each query attends to its chunk and the chunk before, in any round";
   }
 }
 

@@ -66,6 +66,7 @@ svg.picture { max-width: 760px; margin: 0 auto 6.4px; }
 svg text.mono { white-space: pre; font-family: ui-monospace, monospace; }
 .readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
 .hint { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
+input[type="range"] { min-height: 24px; } /* touch targets of 24 px at least */
 `);
 
 export class SxPositions extends SxElement {
