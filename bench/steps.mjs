@@ -5,7 +5,7 @@
 // page. Absolute times drift with the machine and its load, so every figure is also printed as
 // a ratio to a reference measured in the same page, interleaved with the steps: parsing and laying
 // out 6,144 SVG rects (the heatmap sx-positions drew before it drew paths, 96 positions x 64
-// dimensions), a median over the run. For sx-patterns above n = 512 the work runs in slices after
+// dimensions), a median over the run. For sx-patterns above n = 362 the work runs in slices after
 // the step: the step, the slices' sum and the longest slice are printed. Not a test: nothing fails
 // on a figure (it exits 1 on a page error only).
 import { open, ready, runSuite, checkClean, frames } from "../tests/browser/harness.mjs";
@@ -69,7 +69,7 @@ async function patterns(page, rows) {
     const t = [], sliced = [];
     for (const n of ns) {
       t.push(...await sweep(page, "patterns", "n", [n]));
-      // the slices that follow a step above n = 512: their sum and the longest
+      // the slices that follow a step above n = 362: their sum and the longest
       const s = await page.evaluate(() => new Promise((resolve) => {
         const el = document.getElementById("patterns"), times = [];
         if (!el._job) return resolve(null);

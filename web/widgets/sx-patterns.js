@@ -5,7 +5,7 @@
 // attention computed densely by the library on the same q, k; a table with, for every pattern,
 // the fraction of pairs computed and the fraction of each dense attention's mass it keeps. For
 // LSH its steps: each position's bucket, the order sorted by bucket, the chunks.
-// Above n = 512 the dense attentions and the patterns' pairs are computed in slices between
+// Above n = 362 the dense attentions and the patterns' pairs are computed in slices between
 // tasks (the pictures marked aria-busy meanwhile), so the page takes input while n = 2048 computes.
 //   <sx-patterns n="256" pattern="local" width="8" stride="16" block="16" summary="2" buckets="8" rounds="1" seed="1"></sx-patterns>
 // Event: sx-patterns-change { n, pattern, pairs, fraction }.
@@ -17,8 +17,8 @@ const KINDS = ["local", "strided", "fixed", "lsh"];
 const LABELS = { local: "local window", strided: "strided", fixed: "fixed", lsh: "LSH" };
 const DENSE = [["softmax", "softmax"], ["entmax15", "1.5-entmax"], ["sparsemax", "sparsemax"]];
 const DH = 16, SIDE = 170, MAX_CELLS = 96;
-// up to SYNC_PAIRS (n = 512) the numbers are computed in the render; above, SLICE_PAIRS at a time
-const SYNC_PAIRS = 512 * 512, SLICE_PAIRS = 1 << 16;
+// up to SYNC_PAIRS (n = 362) the numbers are computed in the render; above, SLICE_PAIRS at a time
+const SYNC_PAIRS = 362 * 362, SLICE_PAIRS = 1 << 16;
 const BUCKET_COLORS = ["#3b6fb6", "#c0392b", "#237a4a", "#8e44ad", "#d68910", "#16878a", "#7f8c8d", "#b4432f"];
 // a partly present cell's opacity: its fraction v binned into 8 levels of sqrt(v) (a block with one
 // pair in a hundred shows faintly; a full block is opaque)
