@@ -279,6 +279,7 @@ test-browser: all
 	$(NODE) tests/browser/keyboard.mjs
 	$(NODE) tests/browser/simplex-phone.mjs
 	$(NODE) tests/browser/responsive.mjs
+	$(NODE) tests/browser/longtasks.mjs
 
 # The npm package as users get it: `npm pack`, the tarball installed into one small app per
 # toolchain (tests/package/apps/: Vite build and dev server, webpack, Rollup, esbuild, Parcel,

@@ -281,7 +281,7 @@ async function checkBlogPost(browser, server) {
   check(reg.p === "0.6500,0.0000,0.3500" && reg.quiet && reg.shown === 2 && reg.face === "0", `the blog's regularized widget: sparsemax's p, two views, vertex A (got ${JSON.stringify(reg)})`);
   await page.locator("article sx-positions").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.querySelector("article sx-positions")?.lastRenderMs > 0, null, { timeout: 15000 });
-  const pe = await page.$eval("article sx-positions", (e) => ({ n: e.matrix.length, cells: e.shadowRoot.querySelectorAll("g.cells rect").length, quiet: e.shadowRoot.querySelector(".msg").hidden }));
+  const pe = await page.$eval("article sx-positions", (e) => ({ n: e.matrix.length, cells: [...e.shadowRoot.querySelectorAll("g.cells path")].reduce((n, p) => n + [...p.getAttribute("d").matchAll(/h([\d.]+)v/g)].reduce((m, x) => m + Number(x[1]), 0), 0) / Number(e.shadowRoot.querySelector("g.cells").dataset.cell), quiet: e.shadowRoot.querySelector(".msg").hidden }));
   check(pe.n === 40 * 24 && pe.cells === 40 * 24 && pe.quiet, `the blog's positions widget draws its 40 x 24 matrix, no message (got ${JSON.stringify(pe)})`);
   await page.locator("article sx-patterns").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.querySelector("article sx-patterns")?.result, null, { timeout: 15000 });

@@ -1,9 +1,10 @@
 // <sx-positions> in real Chromium: on a page of its own served beside the library, and in its
 // section of the built page. Zero console errors, CSP violations and foreign requests; every
-// heatmap cell's value (and its tint) is the library's positionalEncoding() for the element's
-// base and dimension; the bits beside the matrix are the bits of each position; the keyboard
-// (Tab to a slider, arrow keys) changes the base, the dimension and the positions, and the matrix
-// follows, with one sx-positions-change per key; the offset plot depends on the offset only
+// heatmap cell's sign and shade (64 levels of |v|, read back from its paths) are the library's
+// positionalEncoding() for the element's base and dimension; the bits beside the matrix are the
+// bits of each position; the keyboard (Tab to a slider, arrow keys) changes the base, the
+// dimension and the positions, and the matrix follows, with one sx-positions-change per key; the
+// base slider steps through every base from 3 to 10 and back (it stuck at 4); the offset plot depends on the offset only
 // (every start at one offset gives the same dot product, and the dots of the chosen start lie on
 // the band); the rotation's numbers; Transformer-XL's four panels are txlScores' terms; a bad
 // attribute falls back with a message; an axe-core audit. Screenshots in build/screenshots/.
@@ -31,9 +32,21 @@ function state(page, id) {
     const el = document.getElementById(i), root = el.shadowRoot;
     const dim = el.dim - (el.dim % 2), P = el.positions;
     const lib = Array.from(sx.positionalEncoding(P, dim, { base: el.base }));
-    const cells = [...root.querySelectorAll("g.cells rect")].map((r) => ({
-      t: Number(r.dataset.t), c: Number(r.dataset.c), v: Number(r.dataset.v), op: Number(r.getAttribute("fill-opacity")), cls: r.getAttribute("class") }));
-    const bits = [...root.querySelectorAll("g.bits rect")].map((r) => ({ b: Number(r.dataset.bit), on: r.getAttribute("class") === "bit1" }));
+    // the subpaths "M x,y h w v h h -w z" of a group's paths, as cells of its grid (data-x0,
+    // data-y0, column width, row height): a run of w / width cells in row (y - y0) / height
+    const runs = (g, width, height, each) => {
+      for (const p of g.querySelectorAll("path")) {
+        for (const m of p.getAttribute("d").matchAll(/M([-\d.]+),([-\d.]+)h([-\d.]+)v([-\d.]+)h([-\d.]+)z/g)) {
+          const [x, y, w, h] = m.slice(1).map(Number);
+          const t = (y - Number(g.dataset.y0)) / height, c0 = (x - Number(g.dataset.x0)) / Number(g.dataset[width]);
+          for (let c = c0; c < c0 + Math.round(w / Number(g.dataset[width])); c++) each(p, t, c, h);
+        }
+      }
+    };
+    const cg = root.querySelector("g.cells"), ch = Number(cg.dataset.row), cells = [];
+    runs(cg, "cell", ch, (p, t, c, h) => cells.push({ t, c, h: h === ch, shade: Number(p.dataset.shade), op: Number(p.getAttribute("fill-opacity")), cls: p.getAttribute("class") }));
+    const bg = root.querySelector("g.bits"), bits = [];
+    runs(bg, "bit", Number(bg.dataset.row), (p, t, b) => bits.push({ t, b, on: p.getAttribute("class") === "bit1" }));
     const dots = [...root.querySelectorAll("g.dots circle")].map((c) => ({ k: Number(c.dataset.k), v: Number(c.dataset.v), lo: Number(c.dataset.lo), hi: Number(c.dataset.hi) }));
     const rel = (kind) => [...root.querySelectorAll(`g.rel.${kind} rect`)].map((r) => Number(r.dataset.v));
     return {
@@ -48,15 +61,20 @@ function state(page, id) {
 // The checks every state must pass.
 function checkDrawn(s, what) {
   check(s.cells.length === s.P * s.dim, `${what}: ${s.P} x ${s.dim} cells (got ${s.cells.length})`);
+  // each cell once, its sign the class, its shade round(64 |v|) of the library's value
+  const seen = new Set(s.cells.map((c) => c.t * s.dim + c.c));
+  check(seen.size === s.P * s.dim && s.cells.every((c) => Number.isInteger(c.t) && Number.isInteger(c.c) && c.t < s.P && c.c < s.dim && c.h),
+    `${what}: every cell drawn once, on the grid`);
   let bad = -1;
   s.cells.forEach((c, j) => {
     const want = s.lib[c.t * s.dim + c.c];
-    if (bad < 0 && (c.v !== want || Math.abs(c.op - Math.abs(want)) > 6e-4 || c.cls !== (want >= 0 ? "pos" : "neg"))) bad = j;
+    if (bad < 0 && (c.shade !== Math.round(64 * Math.abs(want)) || Math.abs(c.op - c.shade / 64) > 1e-4 || c.cls !== (want >= 0 ? "pos" : "neg"))) bad = j;
   });
-  check(bad < 0, `${what}: every cell is the library's PE(t)[c] at base ${s.base} (first bad: ${bad < 0 ? "none" : JSON.stringify(s.cells[bad])})`);
+  check(bad < 0, `${what}: every cell's sign and shade are the library's PE(t)[c] at base ${s.base} (first bad: ${bad < 0 ? "none" : JSON.stringify(s.cells[bad])})`);
   check(s.matrix.length === s.lib.length && s.matrix.every((v, j) => v === s.lib[j]), `${what}: the matrix property is the library's`);
   const nbits = s.bits.length / s.P;
-  check(Number.isInteger(nbits) && s.bits.every((b, j) => b.on === (((Math.floor(j / nbits) >> b.b) & 1) === 1)), `${what}: the bits are each position's (${nbits} bits)`);
+  check(Number.isInteger(nbits) && new Set(s.bits.map((b) => b.t * nbits + b.b)).size === s.bits.length
+    && s.bits.every((b) => b.on === (((b.t >> b.b) & 1) === 1)), `${what}: the bits are each position's (${nbits} bits)`);
   // the offset plot: every start at one offset gives one value, and the chosen start is on it
   const spread = Math.max(...s.dots.map((d) => d.hi - d.lo));
   check(s.dots.length > 0 && spread < 1e-5, `${what}: the dot product depends on the offset only (largest spread ${spread})`);
@@ -81,7 +99,7 @@ async function checkOwnPage(browser, server) {
   check(s.base === 10000 && s.dim === 32 && s.P === 48, `defaults: base 10000, d 32, 48 positions (${s.base}, ${s.dim}, ${s.P})`);
   const small = await state(page, "small");
   checkDrawn(small, "base 100, d 8");
-  check(small.cells.find((c) => c.t === 1 && c.c === 0).v === Math.fround(Math.sin(1)), "PE(1)[0] = sin 1");
+  check(small.matrix[8] === Math.fround(Math.sin(1)) && small.cells.find((c) => c.t === 1 && c.c === 0).shade === 54, "PE(1)[0] = sin 1, drawn at shade round(64 sin 1) = 54");
 
   // Transformer-XL's panels are txlScores' terms for the widget's random q, k, u, v: check the
   // sum is a + b + c + d and that (a) is q.k, independent of the base; the position terms change with it
@@ -149,6 +167,21 @@ async function checkOwnPage(browser, server) {
   check(/M_5 maps PE\(3\) to PE\(8\)/.test(s.readout) && s.readout !== beforeK, `ArrowRight on the offset: k = 5, the rotation maps PE(3) to PE(8) (${s.readout.slice(0, 80)}…)`);
   const err = Number(/off from PE\(8\) by ([\d.e+-]+)/.exec(s.readout)?.[1]);
   check(err < 1e-5, `M_k PE(i) equals PE(i + k) (off by ${err})`);
+
+  // ---- the base slider, one step at a time from its bottom (base 3) to 10 and back: each step
+  // gives round(10^v) for its value v (it used to snap back to log10 of the rounded base and stick at 4)
+  await page.$eval("#small", (e) => e.shadowRoot.querySelector(".controls label input").focus());
+  const baseSteps = [];
+  const walk = [["Home"], ...Array(10).fill(["ArrowRight"]), ...Array(10).fill(["ArrowLeft"])];
+  for (const [key] of walk) {
+    await page.keyboard.press(key);
+    await frames(page);
+    baseSteps.push(await page.$eval("#small", (e) => ({ base: e.base, v: Number(e.shadowRoot.querySelector(".controls label input").value) })));
+  }
+  const wantBases = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5];
+  check(baseSteps.every((b, j) => Math.abs(b.v - wantBases[j]) < 1e-9 && b.base === Math.round(10 ** wantBases[j])),
+    `the base slider steps 3 -> 10 -> 3 through every value (got ${baseSteps.map((b) => b.base).join(" ")})`);
+  checkDrawn(await state(page, "small"), "base 3 after the walk");
 
   // ---- bad attributes: a message, the fallbacks
   const bad = await state(page, "bad");

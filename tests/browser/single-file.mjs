@@ -137,7 +137,7 @@ async function run(browser, server, { noSimd }) {
   const reg = await page.$eval("#r", (e) => ({ p: e.p, edge: e.shadowRoot.querySelector(".opt-edge")?.dataset.face }));
   check(reg.p.join() === "0.5,0.5,0" && reg.edge === "0 1", `${tag}: the regularized widget draws the tie's edge and sparsemax's p (got ${JSON.stringify(reg)})`);
   await page.waitForFunction(() => document.querySelector("#pe")?.matrix !== null && document.querySelector("#pe")?.lastRenderMs > 0, null, { timeout: 15000 });
-  const pe = await page.$eval("#pe", (e) => ({ m: Array.from(e.matrix), cells: e.shadowRoot.querySelectorAll("g.cells rect").length }));
+  const pe = await page.$eval("#pe", (e) => ({ m: Array.from(e.matrix), cells: [...e.shadowRoot.querySelectorAll("g.cells path")].reduce((n, p) => n + [...p.getAttribute("d").matchAll(/h([\d.]+)v/g)].reduce((m, x) => m + Number(x[1]), 0), 0) / Number(e.shadowRoot.querySelector("g.cells").dataset.cell) }));
   check(pe.cells === 16 * 8 && Math.abs(pe.m[8 + 0] - Math.sin(1)) < 1e-6 && pe.m[1] === 1, `${tag}: the positions widget draws its 16 x 8 matrix (got ${pe.cells} cells, PE(1)[0] = ${pe.m[8]})`);
   await page.waitForFunction(() => document.querySelector("#sc")?.lastRenderMs > 0 && document.querySelector("#sc").weights, null, { timeout: 15000 });
   const sc = await page.$eval("#sc", (e) => ({ sum: Array.from(e.weights).reduce((a, v) => a + v, 0), n: e.shadowRoot.querySelectorAll("td[data-value]").length }));

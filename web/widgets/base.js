@@ -255,7 +255,9 @@ export function serializeSVG(svgs, background) {
 
 // ------------------------------------------------------------------ the element
 // Off screen, invalidate() marks an element of a class with `static lazy = true` dirty; it
-// renders once back in view (opt-in: a page's linked sections and its tests read off-screen ones).
+// renders once back in view (opt-in: sx-simplex, sx-entropy, sx-trajectory, sx-two-choice and
+// sx-threshold are linked on the page, whose tests read them off screen; sx-span-mask and
+// sx-explain redraw when their model arrives, read the same way; every other widget is lazy).
 const view = typeof IntersectionObserver == "function" && new IntersectionObserver((entries) => {
   for (const { target: t, isIntersecting: on } of entries) {
     t._off = !on;

@@ -55,6 +55,7 @@ export class SxFused extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
 
   build(body) {
     this._svg = svgEl("svg", { class: "picture", viewBox: `0 0 ${W} ${HEIGHT}`, role: "group", "aria-label": "scores as bars and the weights of four structured mappings and of sigmoid" }, body);

@@ -82,6 +82,7 @@ export class SxJacobian extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
 
   // The lists depend on n: from and to default to faceEnds(n), the scores to the face path's
   // point at t; a list whose length is not n falls back to that, with a message.

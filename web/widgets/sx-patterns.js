@@ -5,6 +5,8 @@
 // attention computed densely by the library on the same q, k; a table with, for every pattern,
 // the fraction of pairs computed and the fraction of each dense attention's mass it keeps. For
 // LSH its steps: each position's bucket, the order sorted by bucket, the chunks.
+// Above n = 362 the dense attentions and the patterns' pairs are computed in slices between
+// tasks (the pictures marked aria-busy meanwhile), so the page takes input while n = 2048 computes.
 //   <sx-patterns n="256" pattern="local" width="8" stride="16" block="16" summary="2" buckets="8" rounds="1" seed="1"></sx-patterns>
 // Event: sx-patterns-change { n, pattern, pairs, fraction }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
@@ -15,6 +17,8 @@ const KINDS = ["local", "strided", "fixed", "lsh"];
 const LABELS = { local: "local window", strided: "strided", fixed: "fixed", lsh: "LSH" };
 const DENSE = [["softmax", "softmax"], ["entmax15", "1.5-entmax"], ["sparsemax", "sparsemax"]];
 const DH = 16, SIDE = 170, MAX_CELLS = 96;
+// up to SYNC_PAIRS (n = 362) the numbers are computed in the render; above, SLICE_PAIRS at a time
+const SYNC_PAIRS = 362 * 362, SLICE_PAIRS = 1 << 16;
 const BUCKET_COLORS = ["#3b6fb6", "#c0392b", "#237a4a", "#8e44ad", "#d68910", "#16878a", "#7f8c8d", "#b4432f"];
 // a partly present cell's opacity: its fraction v binned into 8 levels of sqrt(v) (a block with one
 // pair in a hundred shows faintly; a full block is opaque)
@@ -22,8 +26,11 @@ const LEVELS = Array.from({ length: 8 }, (_, b) => Number(((b + 0.5) / 8).toFixe
 
 const CSS = sheet(`
 :host { container-type: inline-size; }
-.panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(152px, 1fr)); gap: 8px 16px; max-width: 704px; }
-.panels svg.picture { min-width: 0; }
+.panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(168px, 1fr)); gap: 8px 16px; max-width: 704px; }
+.panels svg.picture { min-width: 0; max-width: 240px; width: 100%; justify-self: center; }
+/* touch targets of 24 px at least (issue 27 item 2) */
+select, input[type="range"] { min-height: 24px; }
+.panels.busy { opacity: 0.45; }
 svg.lsh { max-width: 704px; margin-top: 6.4px; }
 .cell { fill: var(--_accent); stroke: none; }
 .m-entmax15 .cell { fill: var(--_entmax15); }
@@ -58,6 +65,7 @@ export class SxPatterns extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
 
   build(body) {
     const ctl = htmlEl("div", { class: "controls", part: "controls" }, body);
@@ -71,7 +79,7 @@ export class SxPatterns extends SxElement {
     this._nCtl.root.classList.add("n");
     this._nCtl.input.setAttribute("aria-label", "n, queries and keys");
     this._nCtl.input.addEventListener("input", () => { this._changed = true; this.n = Math.round(2 ** Number(this._nCtl.input.value)); });
-    const panels = htmlEl("div", { class: "panels" }, body);
+    const panels = this._panelBox = htmlEl("div", { class: "panels", part: "panels" }, body);
     this._panels = ["pattern", "entmax15", "sparsemax"].map((name) => svgEl("svg", {
       class: "picture", viewBox: `0 0 ${SIDE + 2} ${SIDE + 34}`, role: "img", "data-panel": name }, panels));
     this._axes = htmlEl("p", { class: "axes" }, body);
@@ -107,33 +115,9 @@ export class SxPatterns extends SxElement {
     // the slider sits on the nearest half step; say the n drawn
     this._nCtl.output.textContent = String(n);
     this._nCtl.input.setAttribute("aria-valuetext", String(n));
-    const key = `${n}|${seed}`;
-    if (key !== this._dataKey) {
-      this._dataKey = key;
-      const r = mulberry32(seed + 1);
-      const g = () => (r() + r() + r() - 1.5) * 2; // roughly N(0, 1)
-      this._q = Float32Array.from({ length: n * DH }, g);
-      // keys: a shared-QK flavour (Reformer), each key near its query, so LSH has structure to find
-      this._k = Float32Array.from(this._q, (x) => x + 0.5 * g());
-      this._dense = DENSE.map(([m]) => attention(this._q, this._k, this._k, { tq: n, mapping: m, weights: true }).weights);
-      this._nonzero = this._dense.map((w) => { let z = 0; for (let e = 0; e < w.length; e++) if (w[e] !== 0) z++; return z / (n * n); });
-      this._patternCache = new Map();
-      this._denseGrids = null;
-    }
-    const rows = KINDS.map((kind) => {
-      const pattern = this._patternOf(kind, s, n);
-      const pkey = JSON.stringify(pattern);
-      let row = this._patternCache.get(pkey);
-      if (!row) {
-        const r = attentionPattern(n, pattern, { k: this._k });
-        // the dense weights on the pattern's pairs, per mapping, averaged over the queries
-        const kept = this._dense.map(() => 0), mask = r.mask;
-        for (let e = 0; e < n * n; e++) if (mask[e]) for (let m = 0; m < kept.length; m++) kept[m] += this._dense[m][e];
-        row = { kind, pattern, r, kept: kept.map((v) => v / n) };
-        this._patternCache.set(pkey, row);
-      }
-      return row;
-    });
+    const patterns = KINDS.map((kind) => this._patternOf(kind, s, n));
+    if (!this._computed(n, seed, patterns)) return;
+    const rows = patterns.map((pattern) => this._patternCache.get(JSON.stringify(pattern)));
     const cur = rows.find((x) => x.kind === s.pattern);
     this._drawMaps(n, cur);
     this._drawLsh(n, cur);
@@ -154,30 +138,99 @@ export class SxPatterns extends SxElement {
     }
   }
 
+  // ------------------------------------------------------------------ the numbers, in slices
+  // True once the dense attentions for (n, seed) and the rows of these patterns are computed.
+  // Up to SYNC_PAIRS pairs that happens here; above, in slices of SLICE_PAIRS pairs run between
+  // tasks (a 2048 x 2048 map took half a second in one task): the pictures are marked busy
+  // meanwhile, and the render that follows the last slice draws them.
+  _computed(n, seed, patterns) {
+    const key = `${n}|${seed}|${patterns.map((p) => JSON.stringify(p)).join()}`;
+    if (key !== this._jobKey) { this._jobKey = key; this._job = this._compute(n, seed, patterns); }
+    if (this._job && n * n <= SYNC_PAIRS) while (!this._job.next().done);
+    if (this._job?.next().done === false) { this._busy(n); this._slices(); return false; }
+    this._job = null;
+    this._busy(0);
+    return true;
+  }
+
+  // Runs the job's slices for about 8 ms per task, a message apart (input goes first); renders
+  // when it is done. `slices` counts them (tests read it).
+  _slices() {
+    if (this._queued) return;
+    this._queued = true;
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      this._queued = false;
+      ch.port1.close();
+      const job = this._job, t0 = performance.now();
+      if (!job || !this.isConnected) return; // (a render once back in the page goes on with it)
+      this.slices = (this.slices || 0) + 1;
+      while (performance.now() - t0 < 8) if (job.next().done) { this._job = null; this.invalidate(); return; }
+      this._slices();
+    };
+    ch.port2.postMessage(0);
+  }
+
+  _busy(n) {
+    if (n) this._panelBox.setAttribute("aria-busy", "true");
+    else this._panelBox.removeAttribute("aria-busy");
+    this._panelBox.classList.toggle("busy", n > 0);
+    if (n) this._readout.textContent = `n = ${n}: computing the dense attentions and the patterns' pairs…`;
+  }
+
+  // The job: a generator yielding after each slice. The dense weights for (n, seed), their
+  // nonzero fractions and block grids, then each pattern's mask, kept mass and grid; every result
+  // lands on the element only once whole (a job given up halfway leaves nothing behind).
+  *_compute(n, seed, patterns) {
+    const c = Math.min(n, MAX_CELLS), bin = new Int32Array(n), per = new Float32Array(c);
+    for (let i = 0; i < n; i++) { bin[i] = Math.floor((i * c) / n); per[bin[i]]++; }
+    const block = n * n <= SYNC_PAIRS ? n : Math.max(1, Math.floor(SLICE_PAIRS / n));
+    const geo = { n, c, bin, per, block };
+    if (`${n}|${seed}` !== this._dataKey) {
+      const r = mulberry32(seed + 1);
+      const g = () => (r() + r() + r() - 1.5) * 2; // roughly N(0, 1)
+      const q = Float32Array.from({ length: n * DH }, g);
+      // keys: a shared-QK flavour (Reformer), each key near its query, so LSH has structure to find
+      const k = Float32Array.from(q, (x) => x + 0.5 * g());
+      const dense = DENSE.map(() => new Float32Array(n * n)), grids = [0, 0].map(() => new Float32Array(c * c));
+      const nonzero = [0, 0, 0];
+      for (let r0 = 0; r0 < n; r0 += block) {
+        const r1 = Math.min(n, r0 + block);
+        DENSE.forEach(([m], j) => {
+          attention(q.subarray(r0 * DH, r1 * DH), k, k, { tq: r1 - r0, mapping: m, weights: dense[j].subarray(r0 * n, r1 * n) });
+          nonzero[j] += j ? countRows(grids[j - 1], dense[j], geo, r0, r1) : countRows(null, dense[j], geo, r0, r1);
+        });
+        yield;
+      }
+      grids.forEach((grid) => normalise(grid, geo));
+      Object.assign(this, { _dataKey: `${n}|${seed}`, _q: q, _k: k, _dense: dense, _denseGrids: grids,
+        _nonzero: nonzero.map((z) => z / (n * n)), _patternCache: new Map() });
+    }
+    for (const pattern of patterns) {
+      const pkey = JSON.stringify(pattern);
+      if (this._patternCache.has(pkey)) continue;
+      const r = attentionPattern(n, pattern, { k: this._k });
+      yield;
+      // the dense weights on the pattern's pairs, per mapping, averaged over the queries
+      const kept = this._dense.map(() => 0), mask = r.mask, grid = new Float32Array(c * c);
+      for (let r0 = 0; r0 < n; r0 += block) {
+        const r1 = Math.min(n, r0 + block);
+        for (let e = r0 * n; e < r1 * n; e++) if (mask[e]) for (let m = 0; m < kept.length; m++) kept[m] += this._dense[m][e];
+        countRows(grid, mask, geo, r0, r1);
+        yield;
+      }
+      normalise(grid, geo);
+      this._patternCache.set(pkey, { kind: pattern.kind, pattern, r, kept: kept.map((v) => v / n), grid });
+    }
+  }
+
   // One matrix per panel, downsampled to at most MAX_CELLS cells a side: a cell's opacity grows
   // with the fraction of its pairs that are computed (pattern) or nonzero (entmax, sparsemax).
   // Each panel's <g class="cells"> carries its geometry (data-x0, data-y0, data-cell, data-cells).
   _drawMaps(n, cur) {
     const c = Math.min(n, MAX_CELLS);
-    // block index of each position (c < n: c nearly equal blocks)
-    const bin = new Int32Array(n);
-    for (let i = 0; i < n; i++) bin[i] = Math.floor((i * c) / n);
-    const per = new Float32Array(c);
-    for (let i = 0; i < n; i++) per[bin[i]]++;
-    const grid = (present) => {
-      const g = new Float32Array(c * c);
-      for (let i = 0; i < n; i++) {
-        const row = bin[i] * c, base = i * n;
-        for (let j = 0; j < n; j++) if (present(base + j)) g[row + bin[j]] += 1;
-      }
-      for (let a = 0; a < c; a++) for (let b = 0; b < c; b++) g[a * c + b] /= per[a] * per[b];
-      return g;
-    };
-    const mask = cur.r.mask;
-    const [, e15, sp] = this._dense;
-    this._denseGrids ??= [grid((e) => e15[e] !== 0), grid((e) => sp[e] !== 0)];
     const panels = [
-      [describe(cur.pattern), `${fmt(100 * cur.r.fraction, 1)}% of pairs computed`, "", grid((e) => mask[e] !== 0)],
+      [describe(cur.pattern), `${fmt(100 * cur.r.fraction, 1)}% of pairs computed`, "", cur.grid],
       ["1.5-entmax, dense", `${fmt(100 * this._nonzero[1], 1)}% nonzero weights`, "m-entmax15", this._denseGrids[0]],
       ["sparsemax, dense", `${fmt(100 * this._nonzero[2], 1)}% nonzero weights`, "m-sparsemax", this._denseGrids[1]],
     ];
@@ -217,7 +270,10 @@ export class SxPatterns extends SxElement {
     svg.replaceChildren();
     svg.style.display = cur.kind === "lsh" ? "" : "none";
     if (cur.kind !== "lsh") return;
-    const { buckets, order, chunk } = cur.r, c = Math.min(n, 256), w = 540 / c;
+    // as wide as the element (at most 560): drawn at scale 1 on a phone, so its text stays 11 px
+    const W = Math.max(300, Math.min(560, this._body.clientWidth || 560)), narrow = W < 480;
+    svg.setAttribute("viewBox", `0 0 ${W} 90`);
+    const { buckets, order, chunk } = cur.r, c = Math.min(n, 256), w = (W - 20) / c;
     const color = (b) => BUCKET_COLORS[b % BUCKET_COLORS.length];
     const strip = (y, label, name, bucketAt) => {
       svgEl("text", { x: 10, y: y - 3, class: "muted small" }, svg).textContent = label;
@@ -227,14 +283,33 @@ export class SxPatterns extends SxElement {
         svgEl("rect", { x: 10 + x * w, y, width: w + 0.2, height: 12, fill: color(b), "data-bucket": b }, g);
       }
     };
-    strip(14, "1. the bucket of each position (round 1), in position order", "by-position", (t) => buckets[t]);
-    strip(46, `2. sorted by bucket, 3. cut into chunks of ${chunk}`, "sorted", (s) => buckets[order[s]]);
+    strip(14, narrow ? "1. each position's bucket (round 1)" : "1. the bucket of each position (round 1), in position order", "by-position", (t) => buckets[t]);
+    strip(46, `2. sorted by bucket, 3. ${narrow ? "" : "cut into "}chunks of ${chunk}`, "sorted", (s) => buckets[order[s]]);
     for (let s = chunk; s < n; s += chunk) {
-      const x = 10 + (s / n) * 540;
+      const x = 10 + (s / n) * (W - 20);
       svgEl("line", { class: "chunk", x1: x, x2: x, y1: 42, y2: 62, "data-at": s }, svg);
     }
-    svgEl("text", { x: 10, y: 80, class: "muted small" }, svg).textContent = "each query attends to its chunk and the chunk before, in any round";
+    svgEl("text", { x: 10, y: 80, class: "muted small" }, svg).textContent = narrow ? "a query sees its chunk and the one before"
+      : "each query attends to its chunk and the chunk before, in any round";
   }
+}
+
+// Adds the nonzero entries of rows r0 .. r1 - 1 of the n x n `values` into `grid`'s blocks
+// (c x c, position i in block bin[i]; grid may be null) and returns their count.
+function countRows(grid, values, { n, c, bin }, r0, r1) {
+  let z = 0;
+  for (let i = r0; i < r1; i++) {
+    const row = bin[i] * c, base = i * n;
+    for (let j = 0; j < n; j++) {
+      if (values[base + j] !== 0) { z++; if (grid) grid[row + bin[j]] += 1; }
+    }
+  }
+  return z;
+}
+
+// Counts to fractions: each block's count over its pairs.
+function normalise(grid, { c, per }) {
+  for (let a = 0; a < c; a++) for (let b = 0; b < c; b++) grid[a * c + b] /= per[a] * per[b];
 }
 
 function describe(p) {

@@ -49,6 +49,7 @@ export class SxPooling extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
 
   build(body) {
     this._fit = svgEl("svg", { class: "picture", viewBox: `0 0 ${W} ${FH}`, role: "img", "aria-label": "training data, the truth and the fit of each kernel" }, body);

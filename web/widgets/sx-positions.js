@@ -24,6 +24,25 @@ import { linear } from "./viz/scale.js";
 const W = 720;
 const N_REL = 9; // queries and keys of the relative panels
 const num = (v, d = 2) => fmt(v, d).replace("-", "−");
+const SHADES = 64; // the heatmap's opacity levels
+
+// The heatmap's cells as path data by key: +(shade + 1) for v >= 0, -(shade + 1) below, shade
+// round(|v| SHADES); a row's run of cells with one key is one rectangle.
+function cellPaths(pe, P, d, x0, top, cw, ch) {
+  const out = new Map();
+  const keyOf = (v) => (v >= 0 ? 1 : -1) * (Math.round(Math.abs(v) * SHADES) + 1);
+  for (let t = 0; t < P; t++) {
+    let c0 = 0, key = keyOf(pe[t * d]);
+    for (let c = 1; c <= d; c++) {
+      const k = c < d ? keyOf(pe[t * d + c]) : 0;
+      if (k === key) continue;
+      const w = (c - c0) * cw;
+      out.set(key, (out.get(key) || "") + `M${x0 + c0 * cw},${top + t * ch}h${w}v${ch}h${-w}z`);
+      c0 = c; key = k;
+    }
+  }
+  return out;
+}
 
 const CSS = sheet(`
 svg.picture { max-width: 760px; margin: 0 auto 6.4px; }
@@ -47,6 +66,7 @@ svg.picture { max-width: 760px; margin: 0 auto 6.4px; }
 svg text.mono { white-space: pre; font-family: ui-monospace, monospace; }
 .readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
 .hint { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
+input[type="range"] { min-height: 24px; } /* touch targets of 24 px at least */
 `);
 
 export class SxPositions extends SxElement {
@@ -62,6 +82,7 @@ export class SxPositions extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
 
   /** The matrix drawn (positions x dim, the library's positionalEncoding), a copy; null before the first render. */
   get matrix() { return this._pe ? this._pe.slice() : null; }
@@ -123,7 +144,10 @@ export class SxPositions extends SxElement {
     ctl.offset.input.max = String(P - 1);
     ctl.pair.input.max = String(d / 2 - 1);
     ctl.position.input.max = String(P - 1 - k);
-    ctl.base.set(Math.log10(s.base)); ctl.dim.set(d); ctl.positions.set(P); ctl.offset.set(k); ctl.pair.set(p);
+    // the base slider moves in steps of 0.05 of log10(base), rounded to whole bases: left where it
+    // already shows this base (snapped to log10 of the rounded base, it stuck at 4 below 10)
+    if (Math.round(10 ** Number(ctl.base.input.value)) !== s.base) ctl.base.set(Math.log10(s.base));
+    ctl.dim.set(d); ctl.positions.set(P); ctl.offset.set(k); ctl.pair.set(p);
     ctl.position.set(i); ctl.clip.set(K);
     ctl.base.output.textContent = String(s.base);
     ctl.base.input.setAttribute("aria-valuetext", `base ${s.base}`);
@@ -154,24 +178,20 @@ export class SxPositions extends SxElement {
     svgEl("text", { x: left, y: 14, class: "label" }, svg).textContent = `the bits of t (low bit first) beside PE(t): position t (rows) × dimension (columns), d = ${d}`;
     svgEl("text", { x: left, y: 28, class: "muted small" }, svg).textContent = "blue > 0, red < 0; column pairs slow down from left to right, like higher bits";
     svgEl("text", { x: left, y: top + P * ch + 12, class: "muted small" }, svg).textContent = "bits";
-    // bits: column b is bit b of the position
-    const bits = svgEl("g", { class: "bits" }, svg);
+    // bits: column b is bit b of the position, two paths (set, clear)
+    const bits = { 1: "", 0: "" }, bh = Math.max(1, ch - 0.6);
     for (let t = 0; t < P; t++) {
-      for (let b = 0; b < nbits; b++) {
-        svgEl("rect", { class: (t >> b) & 1 ? "bit1" : "bit0", x: left + b * bitW + 1, y: top + t * ch, width: bitW - 2, height: Math.max(1, ch - 0.6), "data-bit": b }, bits);
-      }
+      for (let b = 0; b < nbits; b++) bits[(t >> b) & 1] += `M${left + b * bitW + 1},${top + t * ch}h${bitW - 2}v${bh}h${2 - bitW}z`;
     }
-    // the heatmap: opacity |v|, colour the sign; data-v holds the float32 value drawn (P x d
-    // rects, up to 6144: parsed from one string, several times faster than one call each)
-    const cells = svgEl("g", { class: "cells", part: "cells" }, svg);
-    let html = "";
-    for (let t = 0; t < P; t++) {
-      for (let c = 0; c < d; c++) {
-        const v = pe[t * d + c];
-        html += `<rect class="${v >= 0 ? "pos" : "neg"}" fill-opacity="${Math.abs(v).toFixed(3)}" x="${x0 + c * cw}" y="${top + t * ch}" width="${cw}" height="${ch}" data-t="${t}" data-c="${c}" data-v="${v}"/>`;
-      }
+    const bitG = svgEl("g", { class: "bits", "data-x0": left + 1, "data-y0": top, "data-bit": bitW, "data-row": ch, "data-bits": nbits }, svg);
+    for (const b of [1, 0]) if (bits[b]) svgEl("path", { class: `bit${b}`, d: bits[b] }, bitG);
+    // the heatmap: colour the sign, opacity |v| in SHADES steps; one <path> per (sign, shade), runs
+    // of equal cells in a row merged (up to 6144 cells: one element each took most of a step)
+    const cells = svgEl("g", { class: "cells", part: "cells", "data-x0": x0, "data-y0": top, "data-cell": cw, "data-row": ch }, svg);
+    for (const [key, path] of cellPaths(pe, P, d, x0, top, cw, ch)) {
+      const lv = Math.abs(key) - 1;
+      svgEl("path", { class: key > 0 ? "pos" : "neg", "fill-opacity": (lv / SHADES).toFixed(4), "data-shade": lv, d: path }, cells);
     }
-    cells.innerHTML = html; // numbers only
     // position labels, the marked rows i and i + k and the marked pair p
     for (let t = 0; t < P; t += P > 48 ? 10 : 5) {
       svgEl("text", { x: left - 4, y: top + t * ch + ch, "text-anchor": "end", class: "muted small" }, svg).textContent = String(t);
@@ -203,11 +223,13 @@ export class SxPositions extends SxElement {
     const { lo, hi } = this._offsetData;
     svg.querySelector("text.muted").textContent = `band: min–max over all starts (it has no width); dots: start a = ${i}`;
     const dots = this._dots = svgEl("g", { class: "dots", part: "offset-dots" }, svg);
+    let html = "";
     for (let k = -i; k <= P - 1 - i; k++) {
       let s = 0;
       for (let c = 0; c < d; c++) s += pe[i * d + c] * pe[(i + k) * d + c];
-      svgEl("circle", { class: "dot", cx: kx(k).toFixed(1), cy: vy(s).toFixed(1), r: 2, "data-k": k, "data-v": s, "data-lo": lo[k + P - 1], "data-hi": hi[k + P - 1] }, dots);
+      html += `<circle class="dot" cx="${kx(k).toFixed(1)}" cy="${vy(s).toFixed(1)}" r="2" data-k="${k}" data-v="${s}" data-lo="${lo[k + P - 1]}" data-hi="${hi[k + P - 1]}"/>`;
     }
+    dots.innerHTML = html; // numbers only
     return this._offsetData.spread;
   }
 
@@ -244,17 +266,27 @@ export class SxPositions extends SxElement {
   // ------------------------------------------------------------------ the rotation
   _drawRotation(pe, P, d, i, k, p, base) {
     const svg = this._rotSvg;
-    svg.replaceChildren();
     const cx = 130, cy = 128, R = 95;
     const at = (t) => [cx + R * pe[t * d + 2 * p + 1], cy - R * pe[t * d + 2 * p]]; // (cos, sin)
-    svgEl("text", { x: 10, y: 14, class: "label" }, svg).textContent = `column pair p = ${p}: (cos, sin) on the unit circle`;
-    svgEl("circle", { class: "circle", cx, cy, r: R }, svg);
-    svgEl("line", { class: "axis", x1: cx - R - 8, x2: cx + R + 8, y1: cy, y2: cy }, svg);
-    svgEl("line", { class: "axis", x1: cx, x2: cx, y1: cy - R - 8, y2: cy + R + 8 }, svg);
-    for (let t = 0; t < P; t++) {
-      const [x, y] = at(t);
-      svgEl("title", {}, svgEl("circle", { class: "orbit", cx: x.toFixed(1), cy: y.toFixed(1), r: 2.2 }, svg)).textContent = `PE(${t}) pair ${p}`;
+    // the circle and the orbit of every position: kept while the matrix and the pair stay
+    const key = `${this._peKey}|${p}`;
+    if (key !== this._orbitKey) {
+      this._orbitKey = key;
+      svg.replaceChildren();
+      svgEl("text", { x: 10, y: 14, class: "label" }, svg).textContent = `column pair p = ${p}: (cos, sin) on the unit circle`;
+      svgEl("circle", { class: "circle", cx, cy, r: R }, svg);
+      svgEl("line", { class: "axis", x1: cx - R - 8, x2: cx + R + 8, y1: cy, y2: cy }, svg);
+      svgEl("line", { class: "axis", x1: cx, x2: cx, y1: cy - R - 8, y2: cy + R + 8 }, svg);
+      let html = "";
+      for (let t = 0; t < P; t++) {
+        const [x, y] = at(t);
+        html += `<circle class="orbit" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="2.2"><title>PE(${t}) pair ${p}</title></circle>`;
+      }
+      svgEl("g", { class: "orbits" }, svg).innerHTML = html; // numbers only
+      this._turnG = svgEl("g", { class: "turn" }, svg);
     }
+    const g = this._turnG;
+    g.replaceChildren();
     const w = base ** (-2 * p / d);
     // the arc from PE(i) to PE(i + k): k w radians counter-clockwise (drawn modulo full turns)
     const a0 = i * w, turn = k * w, shown = turn % (2 * Math.PI);
@@ -264,14 +296,14 @@ export class SxPositions extends SxElement {
       const a = a0 + (shown * s) / steps;
       arc += `${s ? "L" : "M"}${(cx + r2 * Math.cos(a)).toFixed(1)},${(cy - r2 * Math.sin(a)).toFixed(1)}`;
     }
-    svgEl("path", { class: "arc", d: arc }, svg);
+    svgEl("path", { class: "arc", d: arc }, g);
     const [xi, yi] = at(i), [xk, yk] = at(i + k);
-    svgEl("line", { class: "ray", x1: cx, y1: cy, x2: xi, y2: yi }, svg);
-    svgEl("line", { class: "ray", x1: cx, y1: cy, x2: xk, y2: yk }, svg);
-    svgEl("circle", { class: "pi", cx: xi, cy: yi, r: 6 }, svg);
-    svgEl("circle", { class: "pk", cx: xk, cy: yk, r: 6 }, svg);
-    svgEl("text", { x: xi + 8, y: yi - 6, class: "small" }, svg).textContent = `PE(${i})`;
-    svgEl("text", { x: xk + 8, y: yk + 14, class: "small" }, svg).textContent = `PE(${i + k})`;
+    svgEl("line", { class: "ray", x1: cx, y1: cy, x2: xi, y2: yi }, g);
+    svgEl("line", { class: "ray", x1: cx, y1: cy, x2: xk, y2: yk }, g);
+    svgEl("circle", { class: "pi", cx: xi, cy: yi, r: 6 }, g);
+    svgEl("circle", { class: "pk", cx: xk, cy: yk, r: 6 }, g);
+    svgEl("text", { x: xi + 8, y: yi - 6, class: "small" }, g).textContent = `PE(${i})`;
+    svgEl("text", { x: xk + 8, y: yk + 14, class: "small" }, g).textContent = `PE(${i + k})`;
     // the block of M_k, read off PE(k): [[cos k w, sin k w], [-sin k w, cos k w]] on (sin, cos)
     const sn = pe[k * d + 2 * p], cs = pe[k * d + 2 * p + 1];
     const s0 = pe[i * d + 2 * p], c0 = pe[i * d + 2 * p + 1];
@@ -289,7 +321,7 @@ export class SxPositions extends SxElement {
       ["the same M_k for every i: it depends on the offset k only", "muted"],
     ];
     lines.forEach(([text, cls], j) => {
-      const t = svgEl("text", { x: tx, y: 50 + j * 22, class: `small ${cls}` }, svg);
+      const t = svgEl("text", { x: tx, y: 50 + j * 22, class: `small ${cls}` }, g);
       t.textContent = text;
     });
     const wavelength = (2 * Math.PI) / w;
@@ -308,12 +340,14 @@ export class SxPositions extends SxElement {
       `Transformer-XL: q_i·k_j + q_i·r_(i−j) + u·k_j + v·r_(i−j), r_t = PE(t), for random q, k, u, v (seed ${s.seed}), ${N_REL} queries and keys`;
     const panel = (x, title, values, max, kind) => {
       const g = svgEl("g", { class: `rel ${kind}`, part: `rel-${kind}` }, svg);
+      let html = "";
       for (let a = 0; a < n; a++) {
         for (let b = 0; b < n; b++) {
           const v = values[a * n + b];
-          svgEl("rect", { class: v >= 0 ? "pos" : "neg", "fill-opacity": Math.min(1, Math.abs(v) / (max || 1)).toFixed(3), x: x + b * cell, y: top + a * cell, width: cell - 0.5, height: cell - 0.5, "data-v": v }, g);
+          html += `<rect class="${v >= 0 ? "pos" : "neg"}" fill-opacity="${Math.min(1, Math.abs(v) / (max || 1)).toFixed(3)}" x="${x + b * cell}" y="${top + a * cell}" width="${cell - 0.5}" height="${cell - 0.5}" data-v="${v}"/>`;
         }
       }
+      g.innerHTML = html; // numbers only (parsed at once: several times faster than a call per rect)
       svgEl("text", { x, y: top + n * cell + 14, class: "small" }, svg).textContent = title[0];
       svgEl("text", { x, y: top + n * cell + 28, class: "muted small" }, svg).textContent = title[1];
     };

@@ -71,6 +71,7 @@ export class SxRegularized extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
 
   /** The mapping's output p at the scores shown (a copy); null before the first render. */
   get p() { return this._last ? this._last.p.slice() : null; }

@@ -55,6 +55,7 @@ export class SxScores extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
+  static lazy = true; // no redraw off screen (base.js)
 
   build(body) {
     const layout = htmlEl("div", { class: "layout" }, body);
