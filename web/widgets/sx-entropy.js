@@ -20,6 +20,7 @@ svg.picture { max-width: 680px; margin: 0 auto; }
 `);
 
 export class SxEntropy extends SxElement {
+  static fitText = true;
   static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     alpha: { type: "number", default: 1.5, min: 0.1, max: 4 },

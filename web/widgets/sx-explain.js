@@ -19,7 +19,7 @@
 // step) and the source tokens (one stop; Left/Right/Home/End move, Enter/Space erase or restore).
 // Events: sx-explain-change { task, kind, text, step, head, objective, attention, importance, tau },
 // sx-explain-experiments { task, examples, summaries }.
-import { SxElement, define, sheet, svgEl, htmlEl, fmt } from "./base.js";
+import { SxElement, define, sheet, fitSize, svgEl, htmlEl, fmt } from "./base.js";
 import { Model, tasks } from "../lib/simplexity.js";
 import { alignment, kendallTau } from "../lib/explain.js";
 import { EXAMPLES } from "./runtime/inspect.js";
@@ -74,7 +74,7 @@ input:focus-visible, select:focus-visible, button:focus-visible { outline: 2px s
 .io { margin: 3.2px 0 6.4px; display: flex; flex-wrap: wrap; gap: 4.8px 12.8px; align-items: baseline; }
 .mono, .tok-out { font: 15px ui-monospace, "SF Mono", Menlo, Consolas, monospace; }
 .outs { display: inline-flex; gap: 2px; }
-.tok-out { padding: 0.8px 4.8px; border-radius: 4px; border: 1px solid var(--_grid); cursor: pointer; background: var(--_bg); }
+.tok-out { display: inline-block; min-width: 24px; min-height: 24px; text-align: center; padding: 0.8px 4.8px; border-radius: 4px; border: 1px solid var(--_grid); cursor: pointer; background: var(--_bg); }
 .tok-out[aria-checked="true"] { background: var(--_accent); color: var(--_bg); border-color: var(--_accent); }
 .tok-out:focus-visible { outline: 2px solid var(--_accent); outline-offset: 2px; }
 .muted { color: var(--_muted); }
@@ -88,7 +88,7 @@ input:focus-visible, select:focus-visible, button:focus-visible { outline: 2px s
 svg.picture.bars { max-width: 820px; }
 svg.picture.curves { max-width: 640px; }
 svg.picture.off { display: none; }
-svg .tok { font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: 14px; }
+svg .tok { font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: ${fitSize(14)}; }
 svg .tok-bg { fill: var(--_panel); stroke: var(--_grid); }
 svg .tok.erased .tok-bg { fill: var(--_bg); stroke: var(--_accent); stroke-dasharray: 3 2; }
 svg .tok.erased text { fill: var(--_muted); text-decoration: line-through; }
@@ -103,15 +103,15 @@ svg .bar.att { fill: var(--_softmax); }
 svg .bar.roll { fill: var(--_fusedmax); }
 svg .bar.align { fill: var(--_entmax15); }
 svg .zero { fill: none; stroke: var(--_accent); stroke-width: 1.3; }
-svg .row-label { font-size: 12.5px; }
-svg .tau { font-size: 12px; font-variant-numeric: tabular-nums; }
-svg .caption { font-size: 12px; }
+svg .row-label { font-size: ${fitSize(12.5)}; }
+svg .tau { font-size: ${fitSize(12)}; font-variant-numeric: tabular-nums; }
+svg .caption { font-size: ${fitSize(12)}; }
 svg .line { fill: none; stroke-width: 2.2; }
 svg .line.random { stroke-dasharray: 6 4; stroke-width: 1.6; }
 svg .k-softmax { stroke: var(--_softmax); }
 svg .k-entmax15 { stroke: var(--_entmax15); }
 svg .k-alpha { stroke: var(--_entmax); }
-svg .legend text { font-size: 11.5px; }
+svg .legend text { font-size: ${fitSize(11.5)}; }
 .exp { margin: 14.4px 0 0; padding: 9.6px 0 0; border-top: 1px solid var(--_grid); }
 .progress { display: inline-block; width: 192px; height: 14.4px; border: 1px solid var(--_grid); border-radius: 4px; overflow: hidden; vertical-align: middle; }
 .progress svg { width: 100%; height: 100%; display: block; }
@@ -127,6 +127,7 @@ svg .legend text { font-size: 11.5px; }
 `);
 
 export class SxExplain extends SxElement {
+  static fitText = true;
   static spec = {
     task: { type: "enum", default: "reverse", values: TASKS },
     kind: { type: "enum", default: "entmax15", values: KINDS },

@@ -8,7 +8,7 @@
 // animation frame, so the page never freezes and the fit moves as it learns.
 //   <sx-pooling mappings="softmax sparsemax entmax15" w="1" points="50" seed="1"></sx-pooling>
 // Events: sx-pooling-change { w }, sx-pooling-learn { steps, ms, computeMs, kernels: [{ mapping, w, before, after }] }.
-import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, fitSize, svgEl, htmlEl, rangeControl, fmt, MAPPINGS } from "./base.js";
 import { attentionPooling, attentionPoolingBackward } from "../lib/simplexity.js";
 import { linear, ticks } from "./viz/scale.js";
 import { poolingData, mse } from "./viz/pooling-data.js";
@@ -25,7 +25,7 @@ svg.picture { max-width: 720px; }
 .fit { fill: none; stroke-width: 2.2; }
 .hm-bg { fill: var(--_panel); stroke: var(--_grid); }
 .label { font-weight: 600; stroke: none; }
-.small { font-size: 11px; }
+.small { font-size: ${fitSize(11)}; }
 .controls { max-width: 480px; }
 .actions { display: flex; gap: 8px; align-items: center; margin: 5.6px 0; flex-wrap: wrap; }
 .actions button { font-size: 13px; color: var(--_fg); padding: 3.2px 11.2px; }
@@ -37,6 +37,7 @@ table { margin-top: 4.8px; }
 `);
 
 export class SxPooling extends SxElement {
+  static fitText = true;
   static spec = {
     mappings: { type: "enums", default: ["softmax", "sparsemax", "entmax15"], values: KERNELS },
     w: { type: "number", default: 1, min: 0.05, max: 50 },

@@ -9,7 +9,7 @@
 // reader sets (every number from the library: attentionScores, then the mapping).
 //   <sx-scores scoring="scaled" mapping="sparsemax" query="0.4 0.2" d="64"></sx-scores>
 // Events: sx-scores-change { query, scoring, mapping, scores, weights, pooled, d }.
-import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, fitSize, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
 import { attentionScores } from "../lib/simplexity.js";
 import { mulberry32 } from "./viz/mulberry32.js";
 
@@ -26,12 +26,13 @@ svg.picture { max-width: 360px; touch-action: none; }
 .key { stroke: var(--_fg); stroke-width: 1; fill: var(--_accent); fill-opacity: 0.75; }
 .key.zero { fill: none; stroke-dasharray: 3 2; }
 .query { fill: var(--_fg); stroke: var(--_bg); stroke-width: 2; cursor: grab; }
+@media (pointer: coarse) { circle.query { r: max(8px, calc(12px * var(--_k, 1))); } }
 .query:focus { outline: none; stroke: var(--_accent); stroke-width: 3; }
 .pooled { fill: none; stroke: var(--_accent); stroke-width: 2; }
 .link { stroke: var(--_accent); stroke-opacity: 0.5; }
 .bar-scaled { fill: var(--_softmax); fill-opacity: 0.7; }
 .bar-dot { fill: var(--_sparsemax); fill-opacity: 0.55; }
-.small { font-size: 11px; }
+.small { font-size: ${fitSize(11)}; }
 table { font-variant-numeric: tabular-nums; margin-top: 4.8px; }
 td.zero { color: var(--_accent); font-weight: 600; }
 .pick { display: flex; gap: 9.6px; flex-wrap: wrap; margin: 4.8px 0; align-items: center; }
@@ -42,6 +43,7 @@ td.zero { color: var(--_accent); font-weight: 600; }
 `);
 
 export class SxScores extends SxElement {
+  static fitText = true;
   static spec = {
     scoring: { type: "enum", default: "scaled", values: SCORINGS },
     mapping: { type: "enum", default: "sparsemax", values: MAPS },

@@ -8,7 +8,7 @@
 // library once the widget is on screen); choosing a head applies its span to the row.
 //   <sx-span-mask scores="0.4 1.6 -0.3 0.9 2.1 0.2" mapping="entmax15" z="2" ramp="2"></sx-span-mask>
 // Events: sx-span-mask-change { z, ramp, mapping }.
-import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, fitSize, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
 import { handleRow } from "./handle-row.js";
 import { spanMask, Model } from "../lib/simplexity.js";
 import { checkpointUrl } from "./runtime/checkpoints.js";
@@ -50,7 +50,7 @@ svg.picture { max-width: 720px; }
 .mask-line { fill: none; stroke: var(--_accent); stroke-width: 2.2; }
 .mask-dot { fill: var(--_accent); }
 .cut { fill: var(--_muted); fill-opacity: 0.12; }
-.cut-label { font-size: 11px; }
+.cut-label { font-size: ${fitSize(11)}; }
 .knob { fill: var(--_accent); stroke: var(--_bg); stroke-width: 1.5; cursor: ew-resize; }
 .knob.ramp { fill: var(--_bg); stroke: var(--_accent); stroke-width: 2; }
 .ring { fill: none; stroke: transparent; }
@@ -59,7 +59,7 @@ svg.picture { max-width: 720px; }
 .w.cutw { fill: none; stroke: var(--_muted); stroke-width: 1; }
 .zero-line { stroke: var(--_muted); }
 .label { font-weight: 600; stroke: none; }
-.small { font-size: 11px; }
+.small { font-size: ${fitSize(11)}; }
 .head { cursor: pointer; }
 .row-label { pointer-events: none; }
 .head .hit { fill: transparent; }
@@ -74,6 +74,7 @@ svg.picture { max-width: 720px; }
 `);
 
 export class SxSpanMask extends SxElement {
+  static fitText = true;
   static spec = {
     scores: { type: "numbers", default: [0.4, 1.6, -0.3, 0.9, 2.1, 0.2, -0.8, 1.1, 0.5, 1.8, -0.2, 0.7, 1.4, 0.1, 1.0, 0.6], minLength: 2, maxLength: 32, min: -10, max: 10 },
     mapping: { type: "enum", default: "softmax", values: NAMES },
@@ -95,6 +96,7 @@ export class SxSpanMask extends SxElement {
     this._rowsG = svgEl("g", {}, svg);
     const handle = (label, cls) => {
       const h = svgEl("g", { role: "slider", tabindex: 0, "aria-label": label, "aria-orientation": "horizontal" }, svg);
+      svgEl("circle", { class: "hit hit-r", r: 14 }, h);
       svgEl("circle", { class: "ring", r: 11 }, h);
       svgEl("circle", { class: `knob ${cls}`, r: 6.5 }, h);
       return h;
@@ -283,14 +285,17 @@ export class SxSpanMask extends SxElement {
       return;
     }
     if (!state.data) return;
-    const data = state.data, key = `${data.task}|${s.z}|${s.ramp}`;
+    const data = state.data, key = `${data.task}|${s.z}|${s.ramp}|${box.clientWidth}`;
     if (key === this._modelKey) return;
     this._modelKey = key;
     const rows = [];
     for (const kind of ["encoder", "decoder"]) {
       data[kind].forEach((heads, l) => heads.forEach((span, h) => { if (span !== null) rows.push({ kind, l, h, span }); }));
     }
-    const RH = 17, top = 30, H = top + rows.length * RH + 26, x0 = 150;
+    // rows at least 26 px tall as drawn, a label column wide enough for 11.5 px text (k: viewBox
+    // units per CSS px at the box's width)
+    const k = Math.max(1, W / (box.clientWidth || W));
+    const RH = Math.max(17, Math.ceil(26 * k)), top = 30, H = top + rows.length * RH + 26, x0 = Math.max(150, Math.ceil(110 * k));
     const xs = linear([0, data.L + data.R], [x0, W - 20]);
     const focused = box.contains(this.shadowRoot.activeElement); // a head applied by key keeps the focus
     box.replaceChildren();
@@ -309,8 +314,8 @@ export class SxSpanMask extends SxElement {
       svgEl("rect", { class: "hit", x: 2, y: y, width: W - 14, height: RH - 1, rx: 3 }, g);
       // the row's words sit beside the button, not in it: its name (which starts with them) is its
       // aria-label alone, not the labels run together ("enc L1 h17.4")
-      svgEl("text", { x: 8, y: y + 12, class: "small row-label", "aria-hidden": "true" }, svg).textContent = short;
-      svgEl("text", { x: x0 - 8, y: y + 12, "text-anchor": "end", class: "small row-label", "aria-hidden": "true" }, svg).textContent = fmt(r.span, 1);
+      svgEl("text", { x: 8, y: y + RH / 2 + 4, class: "small row-label", "aria-hidden": "true" }, svg).textContent = short;
+      svgEl("text", { x: x0 - 8, y: y + RH / 2 + 4, "text-anchor": "end", class: "small row-label", "aria-hidden": "true" }, svg).textContent = fmt(r.span, 1);
       const b = y + 3, hh = RH - 7;
       svgEl("rect", { class: "span-bar", x: xs(0), y: b, width: Math.max(0, xs(r.span) - xs(0)), height: hh }, g);
       svgEl("path", { class: "span-ramp", d: `M${xs(r.span).toFixed(1)},${b}L${xs(r.span + data.R).toFixed(1)},${b + hh}L${xs(r.span).toFixed(1)},${b + hh}Z` }, g);

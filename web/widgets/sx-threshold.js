@@ -11,7 +11,7 @@
 // Keyboard: Tab reaches the bars (one stop), Left/Right pick a bar, Up/Down change its score by
 // 0.05, Page Up/Down by 0.5, Home/End to -3/3.
 // Events: sx-threshold-change { scores, tau, p, support, mapping, alpha }.
-import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, fitSize, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
 import { softmax, sparsemax, entmax15, entmax, threshold } from "../lib/mappings.js";
 import { linear, ticks } from "./viz/scale.js";
 import { randomScores } from "./viz/random-scores.js";
@@ -40,10 +40,10 @@ svg.picture { max-width: 760px; }
 .zero-line { stroke: var(--_muted); }
 .p { fill: var(--_m); }
 .p.zero { fill: none; stroke: var(--_accent); stroke-width: 1.5; }
-.p-label { font-size: 10px; }
+.p-label { font-size: ${fitSize(10)}; }
 .p-label.zero { fill: var(--_accent); font-weight: 700; }
 .label { font-weight: 600; }
-.note { font-size: 12px; }
+.note { font-size: ${fitSize(12)}; }
 .controls { max-width: 480px; }
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 5.6px 0 0; }
 .readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
@@ -58,6 +58,7 @@ ${NAMES.map((k) => `svg.map-${k} { --_m: var(--_${k}); }`).join("\n")}
 `);
 
 export class SxThreshold extends SxElement {
+  static fitText = true;
   static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     n: { type: "number", default: 8, min: 1, max: 50, integer: true },
@@ -111,7 +112,8 @@ export class SxThreshold extends SxElement {
     const row = htmlEl("div", { class: "row" }, body);
     this._stepsBtn = htmlEl("button", { type: "button", part: "button steps-button", class: "steps-toggle", "aria-expanded": "false" }, row);
     this._stepsBtn.addEventListener("click", () => { this.steps = !this.steps; });
-    htmlEl("span", { class: "muted", text: "Keyboard: Tab to the bars, ←/→ pick one, ↑/↓ change it (Page Up/Down, Home/End)." }, row);
+    htmlEl("span", { class: "muted touch", text: "Drag a bar up or down to change its score." }, row);
+    htmlEl("span", { class: "muted keys", text: "Keyboard: Tab to the bars, ←/→ pick one, ↑/↓ change it (Page Up/Down, Home/End)." }, row);
     this._readout = htmlEl("p", { class: "readout", part: "readout", "aria-live": "polite" }, body);
 
     this._stepsBox = htmlEl("div", { class: "steps", part: "steps", id: "steps" }, body);
