@@ -120,19 +120,6 @@ button:hover, button:focus-visible { color: var(--_fg); border-color: var(--_mut
 .controls label { display: grid; grid-template-columns: 120px minmax(96px, 1fr) 54.4px; align-items: center; gap: 8px; }
 .controls output { font-variant-numeric: tabular-nums; text-align: right; }
 input[type="range"] { width: 100%; accent-color: var(--_accent); margin: 0; height: 24px; }
-@container (max-width: 420px) {
-  .controls label { grid-template-columns: minmax(0, 1fr) auto; row-gap: 0; }
-  .controls label > input[type="range"] { grid-column: 1 / -1; grid-row: 2; }
-  th, td { padding: 2.4px 4.8px; }
-}
-@media (pointer: coarse) {
-  :host { padding-bottom: 56px; }
-  input[type="range"] { height: 44px; }
-  button, select { min-height: 44px; min-width: 44px; }
-  .toolbar button { min-height: 40px; }
-  .keys { display: none !important; }
-}
-@media not (pointer: coarse) { .touch { display: none !important; } }
 select { font: inherit; color: var(--_fg); background: var(--_bg); border: 1px solid var(--_grid); border-radius: 6px; padding: 1.6px 4.8px; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
 th, td { padding: 2.4px 9.6px; text-align: right; border-bottom: 1px solid var(--_grid); }
@@ -141,6 +128,22 @@ td.zero { color: var(--_accent); font-weight: 700; }
 .swatch { display: inline-block; width: 0.75em; height: 0.75em; border-radius: 50%; margin-right: 0.4em; vertical-align: -0.05em; }
 ${["softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax"].map((k) =>
   `.m-${k} { fill: var(--_${k}); stroke: var(--_${k}); color: var(--_${k}); } .swatch.m-${k} { background: var(--_${k}); }`).join("\n")}
+/* narrow widgets (a phone) and touch: last, to override the rules above */
+@container (max-width: 420px) {
+  .controls label { grid-template-columns: minmax(0, 1fr) auto; row-gap: 0; }
+  .controls label > input[type="range"] { grid-column: 1 / -1; grid-row: 2; }
+  table { font-size: 12px; }
+  th, td { padding: 2.4px 3.2px; }
+}
+@media (pointer: coarse) {
+  :host { padding-bottom: 56px; }
+  input[type="range"] { height: 44px; }
+  button, select { min-height: 44px; min-width: 44px; }
+  input:not([type="range"], [type="checkbox"], [type="radio"]) { min-height: 32px; }
+  .toolbar button { min-height: 40px; }
+  .keys { display: none !important; }
+}
+@media not (pointer: coarse) { .touch { display: none !important; } }
 `);
 
 // ------------------------------------------------------------------ DOM helpers

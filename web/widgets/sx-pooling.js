@@ -26,6 +26,7 @@ svg.picture { max-width: 720px; }
 .hm-bg { fill: var(--_panel); stroke: var(--_grid); }
 .label { font-weight: 600; stroke: none; }
 .small { font-size: ${fitSize(11)}; }
+@container (max-width: 420px) { svg .wide-only { display: none; } } /* the table below says it too */
 .controls { max-width: 480px; }
 .actions { display: flex; gap: 8px; align-items: center; margin: 5.6px 0; flex-wrap: wrap; }
 .actions button { font-size: 13px; color: var(--_fg); padding: 3.2px 11.2px; }
@@ -170,13 +171,13 @@ export class SxPooling extends SxElement {
       const x0 = 20 + c * (panelW + gap), y0 = top;
       const { level, zeros, max } = weightLevels(r.weights, { levels: LEVELS });
       svgEl("text", { x: x0, y: 14, class: `label small m-${r.mapping}` }, svg).textContent = label(r);
-      svgEl("text", { x: x0, y: 26, class: "muted small" }, svg).textContent = `w = ${r.w.toPrecision(3)}, max weight ${max.toFixed(2)}`;
+      svgEl("text", { x: x0, y: 26, class: "muted small wide-only" }, svg).textContent = `w = ${r.w.toPrecision(3)}, max weight ${max.toFixed(2)}`;
       svgEl("rect", { class: "hm-bg", x: x0, y: y0, width: side, height: side }, svg);
       const g = svgEl("g", { class: `m-${r.mapping}` }, svg);
       levelPaths(level, nq, nk, { x0, y0, cw, ch, levels: LEVELS }).forEach((d, i) => {
         if (d) svgEl("path", { d, "fill-opacity": levelOpacity(i + 1, LEVELS).toFixed(3), stroke: "none" }, g);
       });
-      svgEl("text", { x: x0, y: y0 + side + 14, class: "muted small" }, svg).textContent = r.mapping === "softmax"
+      svgEl("text", { x: x0, y: y0 + side + 14, class: "muted small wide-only" }, svg).textContent = r.mapping === "softmax"
         ? (zeros ? `${fmt((100 * zeros) / r.weights.length, 0)}% underflow to 0 in float32` : "no zeros") : `${zeroText(r)} exactly 0 (blank)`;
     });
     svgEl("text", { x: 4, y: top + side / 2, class: "muted small", transform: `rotate(-90 10 ${top + side / 2})`, "text-anchor": "middle" }, svg).textContent = "queries ↓";

@@ -228,7 +228,8 @@ export class SxScores extends SxElement {
     }));
     svgEl("line", { class: "axis", x1: L, x2: L + Wd, y1: B, y2: B }, svg);
     for (const t of [0, 0.25, 0.5, 0.75, 1]) svgEl("text", { x: L + t * Wd, y: B + 14, class: "muted small", "text-anchor": "middle" }, svg).textContent = String(t);
-    svgEl("text", { x: L + Wd / 2, y: HH - 3, class: "small", "text-anchor": "middle" }, svg).textContent = `largest weight of ${NK} keys (${MAPPINGS[this.mapping].label}), ${TRIALS} random trials`;
+    svgEl("text", { x: L + Wd / 2, y: HH - 3, class: "small", "text-anchor": "middle" }, svg).textContent = (svg.getBoundingClientRect().width || HW) < 340 // drawn narrow: the short caption
+      ? `largest of ${NK} weights, ${TRIALS} trials` : `largest weight of ${NK} keys (${MAPPINGS[this.mapping].label}), ${TRIALS} random trials`;
     svgEl("rect", { class: "bar-scaled", x: L + 4, y: 6, width: 10, height: 10 }, svg);
     svgEl("text", { x: L + 18, y: 15, class: "small" }, svg).textContent = "scaled q·k/√d";
     svgEl("rect", { class: "bar-dot", x: L + 120, y: 6, width: 10, height: 10 }, svg);

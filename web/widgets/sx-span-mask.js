@@ -295,13 +295,14 @@ export class SxSpanMask extends SxElement {
     // rows at least 26 px tall as drawn, a label column wide enough for 11.5 px text (k: viewBox
     // units per CSS px at the box's width)
     const k = Math.max(1, W / (box.clientWidth || W));
-    const RH = Math.max(17, Math.ceil(26 * k)), top = 30, H = top + rows.length * RH + 26, x0 = Math.max(150, Math.ceil(110 * k));
+    const two = k > 1.4; // the readout under the title, not beside it
+    const RH = Math.max(17, Math.ceil(34 * k)), top = two ? Math.ceil(30 + 16 * k) : 30, H = top + rows.length * RH + 26, x0 = Math.max(150, Math.ceil(110 * k));
     const xs = linear([0, data.L + data.R], [x0, W - 20]);
     const focused = box.contains(this.shadowRoot.activeElement); // a head applied by key keeps the focus
     box.replaceChildren();
     const svg = svgEl("svg", { class: "picture", viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": `learned spans per head of ${data.task}-alpha-span` }, box);
     svgEl("text", { x: 4, y: 16, class: "label" }, svg).textContent = `learned spans: ${data.task}-alpha-span.sxm`;
-    svgEl("text", { x: W - 20, y: 16, "text-anchor": "end", class: "muted small" }, svg).textContent = `max span L = ${data.L}, ramp R = ${data.R}; choose a head`;
+    svgEl("text", { x: two ? 4 : W - 20, y: two ? Math.ceil(16 + 15 * k) : 16, "text-anchor": two ? "start" : "end", class: "muted small" }, svg).textContent = `max span ${two ? "" : "L = "}${data.L}, ramp ${two ? "" : "R = "}${data.R}; choose a head`;
     for (let t = 0; t <= data.L + data.R; t += data.L + data.R > 12 ? 3 : 1) {
       svgEl("line", { class: "axis", x1: xs(t), x2: xs(t), y1: top - 4, y2: top + rows.length * RH }, svg);
       svgEl("text", { x: xs(t), y: top + rows.length * RH + 14, "text-anchor": "middle", class: "muted small" }, svg).textContent = String(t);

@@ -22,6 +22,7 @@ svg.picture { max-width: 440px; }
 .limit { fill: none; stroke: var(--_fg); stroke-dasharray: 2 2; }
 .side p { margin: 3.2px 0; }
 td.supp { text-align: left; }
+@container (max-width: 300px) { td.supp, th:last-child { display: none; } } /* the line under the table names the supports */
 `);
 
 const supportName = (m) => ["A", "B", "C"].filter((_, i) => m & (1 << i)).join(", ");
