@@ -4,24 +4,15 @@
 //  - text of at least MIN_TEXT px as drawn: an HTML element's computed font size, an SVG text's
 //    font size times the scale of its screen matrix (SVG text shrinks with its viewBox);
 //  - interactive targets of at least MIN_TARGET px each way: native controls, elements with a
-//    control role or a tabindex, and `.hit` (the invisible pointer target around a small handle);
+//    control role or a tabindex (a handle's box holds its invisible touch target, circle.hit-r);
 //  - no horizontal overflow: the document, each widget's box and its card (the figure or section
 //    holding it) within the viewport, and every drawn part of the widget within the widget's box;
 //  - no keyboard hint shown (text naming keys, Tab or the keyboard) under a coarse pointer.
 // PENDING: widgets whose phone pass is being done elsewhere; skipped with a printed line (delete
-// the list once their work is merged). NOT_YET: widgets whose phone layout is still wrong; their
-// checks run and every failure is printed as "not yet: ...", but not counted (delete an entry
-// once the widget passes). Zero console errors, no request outside the origin.
-import { check as counted, open, frames, runSuite, checkClean } from "./harness.mjs";
-
-const notYet = (ok, what) => { if (!ok) console.log(`phone: not yet: ${what}`); };
-const check = counted;
+// the list once their work is merged). Zero console errors, no request outside the origin.
+import { check, open, frames, runSuite, checkClean } from "./harness.mjs";
 
 export const PENDING = ["sx-simplex", "sx-attention", "sx-positions", "sx-patterns"];
-// sx-threshold at 320 px: 8 bars leave 19 px each, its formula line runs past the right edge;
-// sx-explain: its source tokens are 14-20 px wide and its row labels run past the left edge (both
-// need a narrow layout of the picture, not only larger text)
-export const NOT_YET = ["sx-threshold", "sx-explain"];
 const MIN_TEXT = 11;
 const MIN_TARGET = 24;
 const SIZES = [[390, 844], [320, 700]];
@@ -114,12 +105,10 @@ async function phone(browser, url, origin, label, [w, h]) {
   check(n > 0 && widgets.length === n, `${label} ${w} px: ${n} widgets found and inspected`);
   check(doc.scrollWidth <= doc.clientWidth && doc.body <= doc.clientWidth, `${label} ${w} px: the page does not scroll sideways (document ${doc.scrollWidth}, body ${doc.body}, viewport ${doc.clientWidth})`);
   const pending = [...new Set(widgets.filter((x) => x.pending).map((x) => x.tag))];
-  console.log(`phone: ${label} ${w} px: not yet (printed, not counted): ${NOT_YET.join(", ")}`);
   if (pending.length) console.log(`phone: ${label} ${w} px: pending: ${pending.join(", ")} (their phone pass is being done elsewhere; not checked)`);
   for (const { tag, id, bad, pending: skip } of widgets) {
     if (skip) continue;
     const who = `${label} ${w} px: ${tag}${id ? "#" + id : ""}`;
-    const check = NOT_YET.includes(tag) ? notYet : counted;
     check(bad.text.length === 0, `${who}: text at least ${MIN_TEXT} px (too small: ${head(bad.text)})`);
     check(bad.target.length === 0, `${who}: targets at least ${MIN_TARGET} px (too small: ${head(bad.target)})`);
     check(bad.overflow.length === 0, `${who}: nothing overflows sideways (${head(bad.overflow)})`);

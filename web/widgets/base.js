@@ -91,18 +91,15 @@ export function sheet(css) {
 // inherits that paragraph's); custom properties still are (--sx-*). Sizes are px or em, never rem
 // (the host page's root font size: `html { font-size: 62.5% }` is common).
 export const BASE_SHEET = sheet(`
-:host { all: initial; display: block; position: relative; --_tmin: 11.5px; ${vars(LIGHT)} color: var(--_fg); background: var(--_bg);
+:host { all: initial; display: block; position: relative; ${vars(LIGHT)} color: var(--_fg); background: var(--_bg);
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; border-radius: 10px;
   padding: 12px 12px 38.4px; margin: 16px 0; box-sizing: border-box; color-scheme: light; }
 @media (prefers-color-scheme: dark) { :host(:not([theme="light"])) { ${vars(DARK)} color-scheme: dark; } }
 :host([theme="dark"]) { ${vars(DARK)} color-scheme: dark; }
 :host([hidden]) { display: none; }
 * { box-sizing: border-box; }
-.body { container-type: inline-size; }
 svg { display: block; width: 100%; height: auto; overflow: visible; touch-action: none; user-select: none; -webkit-user-select: none; }
-svg text { fill: var(--_fg); font-size: max(12px, calc(var(--_tmin) * var(--_k, 0))); font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
-.hit { fill: transparent; stroke: none; pointer-events: all; }
-circle.hit-r { r: calc(14px * var(--_k, 1)); } /* a handle's touch target: 28 px across as drawn */
+svg text { fill: var(--_fg); font-size: var(--_fs, 12px); font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
 svg .muted { fill: var(--_muted); }
 svg .axis { stroke: var(--_grid); fill: none; }
 svg .edge { stroke: var(--_muted); stroke-width: 1.2; fill: none; }
@@ -128,22 +125,6 @@ td.zero { color: var(--_accent); font-weight: 700; }
 .swatch { display: inline-block; width: 0.75em; height: 0.75em; border-radius: 50%; margin-right: 0.4em; vertical-align: -0.05em; }
 ${["softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax"].map((k) =>
   `.m-${k} { fill: var(--_${k}); stroke: var(--_${k}); color: var(--_${k}); } .swatch.m-${k} { background: var(--_${k}); }`).join("\n")}
-/* narrow widgets (a phone) and touch: last, to override the rules above */
-@container (max-width: 420px) {
-  .controls label { grid-template-columns: minmax(0, 1fr) auto; row-gap: 0; }
-  .controls label > input[type="range"] { grid-column: 1 / -1; grid-row: 2; }
-  table { font-size: 12px; }
-  th, td { padding: 2.4px 3.2px; }
-}
-@media (pointer: coarse) {
-  :host { padding-bottom: 56px; }
-  input[type="range"] { height: 44px; }
-  button, select { min-height: 44px; min-width: 44px; }
-  input:not([type="range"], [type="checkbox"], [type="radio"]) { min-height: 32px; }
-  .toolbar button { min-height: 40px; }
-  .keys { display: none !important; }
-}
-@media not (pointer: coarse) { .touch { display: none !important; } }
 `);
 
 // ------------------------------------------------------------------ DOM helpers
@@ -282,55 +263,20 @@ const view = typeof IntersectionObserver == "function" && new IntersectionObserv
   }
 }, { rootMargin: "99px" });
 
-// Text that keeps its size on a phone: an <svg> of a class with `static fitText = true` carries
-// --_k, its viewBox units per CSS pixel (> 1 once drawn narrower than its viewBox), and text in it
-// is at least --_tmin (11.5 px) as drawn: `font-size: max(12px, calc(var(--_tmin) * var(--_k, 0)))`.
-// The same variable sizes a handle's invisible hit target (.hit) in CSS pixels.
-/** A font size for SVG text in a fitText widget: `px` on a wide screen, never under --_tmin as drawn. */
-export const fitSize = (px) => `max(${px}px, calc(var(--_tmin) * var(--_k, 0)))`;
-// Text grown that way may run past the viewBox (a label column, a legend at the edge): the
-// viewBox then grows to hold the drawing (fitBox), from the one the widget set, so the picture
-// stays inside the widget's box instead of spilling sideways.
-const fitted = new WeakSet();
-const resized = typeof ResizeObserver == "function" && new ResizeObserver((entries) => {
-  for (const { target } of entries) fitBox(target, true);
-});
-function fitSVGs(root) {
-  if (!resized) return;
-  for (const svg of root.querySelectorAll("svg[viewBox]")) {
-    if (!fitted.has(svg)) { fitted.add(svg); resized.observe(svg); } else fitBox(svg, false);
+// Text that keeps its size on a phone: SVG text in a class with `static fitText = true` is at
+// least 11.5 px as drawn, through --_k (viewBox units per CSS px, set by phone.js, whose sheet
+// sizes SVG text, keyboard hints (.keys) and handles' touch targets (.hit-r) by it). Such a
+// widget sizes a text by --_fs (default 12px), not font-size: the phone's rule takes the larger.
+// phone.js (styles for a narrow widget and a coarse pointer, the text fit) is fetched once a
+// widget is drawn under 420 px wide or the pointer is coarse: a desktop reader never loads it.
+let phone = null;
+function fitPhone(el) {
+  if (!phone && !el._wide) {
+    const w = el._body.clientWidth; // asked once per element, at its first render with a width
+    if (matchMedia("(pointer: coarse)").matches || (w && w < 420)) phone = import("./phone.js").catch(() => { phone = null; });
+    else el._wide = w > 0;
   }
-}
-// Sets --_k, and the viewBox: the widget's own (kept in svg._vb), grown to the drawing's bounding
-// box while the text is scaled up (--_k > 1) and the drawing runs past it. Text grows with --_k,
-// so a few rounds (a forced layout each) reach the fixed point; `fresh` starts from the widget's
-// own box (the svg was resized), else from the last fitted one (a re-render).
-const GROW = 1.3;
-function fitBox(svg, fresh) {
-  const cur = svg.getAttribute("viewBox");
-  if (!cur) return;
-  if (cur !== svg._fit) { svg._vb = cur; fresh = true; } // the widget set a new one
-  const base = svg._vb.split(/[\s,]+/).map(Number);
-  let box = fresh ? base : svg._fit.split(" ").map(Number);
-  for (let round = 0; round < 4; round++) {
-    svg.setAttribute("viewBox", box.join(" "));
-    const w = svg.getBoundingClientRect().width;
-    if (!w) break;
-    const k = box[2] / w;
-    svg.style.setProperty("--_k", k.toFixed(3));
-    if (k <= 1 || svg.getAttribute("preserveAspectRatio") === "none") break;
-    const b = svg.getBBox(), [x, y, bw, bh] = base;
-    const x0 = Math.min(x, Math.floor(b.x)), y0 = Math.min(y, Math.floor(b.y));
-    // at most GROW times the widget's box: a line longer than the picture is wide never fits this
-    // way (it grows with the box), the widget must wrap or move it
-    const x1 = Math.min(x + bw * GROW, Math.max(x + bw, Math.ceil(b.x + b.width)));
-    const cx0 = Math.max(x0, x1 - bw * GROW), y1 = Math.min(y + bh * GROW, Math.max(y + bh, Math.ceil(b.y + b.height)));
-    const cy0 = Math.max(y0, y1 - bh * GROW);
-    const next = [cx0, cy0, x1 - cx0, y1 - cy0];
-    if (next.every((v, i) => Math.abs(v - box[i]) < 1)) break;
-    box = next;
-  }
-  svg._fit = svg.getAttribute("viewBox");
+  phone?.then((m) => m?.fit(el)); // (without it, a failed fetch, the widget keeps its wide styles)
 }
 
 // Subclasses declare `static spec = { name: { type, default, ... } }` (see viz/parse-attr.js),
@@ -426,7 +372,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
     const { s, errors } = this.settings();
     try {
       this.render(s);
-      if (this.constructor.fitText) fitSVGs(this.shadowRoot);
+      fitPhone(this);
       this.showMessage(errors);
     } catch (err) {
       this.showMessage([...errors, `${this.localName}: ${err.message}`]);

@@ -113,7 +113,7 @@ export class SxFused extends SxElement {
       this._bars = z.map((_, i) => {
         const bar = svgEl("rect", { class: "bar", x: x0(i) + bw * 0.15, width: bw * 0.7 }, svg);
         const h = svgEl("g", { role: "slider", "aria-label": `score ${i + 1}`, "aria-valuemin": -ZR, "aria-valuemax": ZR, "aria-orientation": "vertical" }, svg);
-        svgEl("circle", { class: "hit hit-r", r: 14, cx: x0(i) + bw / 2 }, h);
+        svgEl("circle", { class: "hit-r", r: 14, fill: "transparent", cx: x0(i) + bw / 2 }, h);
         svgEl("circle", { class: "ring", r: 10, cx: x0(i) + bw / 2 }, h);
         svgEl("circle", { class: "knob", r: 6, cx: x0(i) + bw / 2 }, h);
         return { bar, h };

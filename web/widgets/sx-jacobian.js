@@ -9,7 +9,7 @@
 // stays exactly the same while softmax's (the `compare` heatmap) changes. The numbers are the
 // library's jacobian(); the line below them is the closed form (diag(s) - s s^T / sum s) / T,
 // s = p^(2 - alpha) on the support. Events: sx-jacobian-change { scores, mapping, t, p, jacobian }.
-import { SxElement, define, sheet, fitSize, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
 import { handleRow } from "./handle-row.js";
 import { jacobian } from "../lib/mappings.js";
 import { parseAttr } from "./viz/parse-attr.js";
@@ -54,7 +54,7 @@ text.label { font-weight: 600; stroke: none; }
 .cell.pos { fill: var(--_pos); }
 .cell.neg { fill: var(--_neg); }
 .cell.zero { fill: none; }
-text.val { font-size: ${fitSize(12)}; text-anchor: middle; font-variant-numeric: tabular-nums; pointer-events: none; }
+text.val { --_fs: 12px; text-anchor: middle; font-variant-numeric: tabular-nums; pointer-events: none; }
 text.val.strong { fill: var(--_bg); }
 text.val.zero { fill: var(--_muted); }
 .zdot { fill: var(--_muted); stroke: none; }
@@ -242,7 +242,6 @@ export class SxJacobian extends SxElement {
     svg.replaceChildren();
     svgEl("text", { x: 2, y: 12, class: "label" }, svg).textContent = "scores z";
     svgEl("text", { x: BW - BR, y: 12, "text-anchor": "end", class: "muted keys" }, svg).textContent = "drag, or arrow keys";
-    svgEl("text", { x: BW - BR, y: 12, "text-anchor": "end", class: "muted touch" }, svg).textContent = "drag";
     svgEl("line", { class: "zero-line", x1: BL, x2: BW - BR, y1: zs(0), y2: zs(0) }, svg);
     for (const v of [-ZMAX, 0, ZMAX]) svgEl("text", { x: BL - 6, y: zs(v) + 4, "text-anchor": "end", class: "muted" }, svg).textContent = num(v, 0);
     svgEl("text", { x: 2, y: 186, class: "label" }, svg).textContent = "output p";
@@ -252,7 +251,7 @@ export class SxJacobian extends SxElement {
       const cx = BL + (i + 0.5) * bw, w = Math.min(34, bw * 0.6);
       const bar = svgEl("rect", { class: "bar", x: cx - w / 2, width: w }, svg);
       const h = svgEl("g", { role: "slider", "aria-label": `score z${i + 1}`, "aria-valuemin": -ZMAX, "aria-valuemax": ZMAX, "aria-orientation": "vertical" }, svg);
-      svgEl("circle", { class: "hit hit-r", r: 14, cx }, h);
+      svgEl("circle", { class: "hit-r", r: 14, fill: "transparent", cx }, h);
       svgEl("circle", { class: "ring", r: 11, cx }, h);
       svgEl("circle", { class: "knob", r: 7, cx }, h);
       const zval = svgEl("text", { x: cx, "text-anchor": "middle", class: "muted" }, svg);

@@ -8,7 +8,8 @@
 // animation frame, so the page never freezes and the fit moves as it learns.
 //   <sx-pooling mappings="softmax sparsemax entmax15" w="1" points="50" seed="1"></sx-pooling>
 // Events: sx-pooling-change { w }, sx-pooling-learn { steps, ms, computeMs, kernels: [{ mapping, w, before, after }] }.
-import { SxElement, define, sheet, fitSize, svgEl, htmlEl, rangeControl, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt, MAPPINGS } from "./base.js";
+import { fitBox } from "./fit-box.js";
 import { attentionPooling, attentionPoolingBackward } from "../lib/simplexity.js";
 import { linear, ticks } from "./viz/scale.js";
 import { poolingData, mse } from "./viz/pooling-data.js";
@@ -25,7 +26,8 @@ svg.picture { max-width: 720px; }
 .fit { fill: none; stroke-width: 2.2; }
 .hm-bg { fill: var(--_panel); stroke: var(--_grid); }
 .label { font-weight: 600; stroke: none; }
-.small { font-size: ${fitSize(11)}; }
+.small { --_fs: 11px; }
+.body { container-type: inline-size; }
 @container (max-width: 420px) { svg .wide-only { display: none; } } /* the table below says it too */
 .controls { max-width: 480px; }
 .actions { display: flex; gap: 8px; align-items: center; margin: 5.6px 0; flex-wrap: wrap; }
@@ -39,6 +41,7 @@ table { margin-top: 4.8px; }
 
 export class SxPooling extends SxElement {
   static fitText = true;
+  static fitBox = fitBox;
   static spec = {
     mappings: { type: "enums", default: ["softmax", "sparsemax", "entmax15"], values: KERNELS },
     w: { type: "number", default: 1, min: 0.05, max: 50 },

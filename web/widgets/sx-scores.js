@@ -9,7 +9,8 @@
 // reader sets (every number from the library: attentionScores, then the mapping).
 //   <sx-scores scoring="scaled" mapping="sparsemax" query="0.4 0.2" d="64"></sx-scores>
 // Events: sx-scores-change { query, scoring, mapping, scores, weights, pooled, d }.
-import { SxElement, define, sheet, fitSize, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { fitBox } from "./fit-box.js";
 import { attentionScores } from "../lib/simplexity.js";
 import { mulberry32 } from "./viz/mulberry32.js";
 
@@ -32,7 +33,7 @@ svg.picture { max-width: 360px; touch-action: none; }
 .link { stroke: var(--_accent); stroke-opacity: 0.5; }
 .bar-scaled { fill: var(--_softmax); fill-opacity: 0.7; }
 .bar-dot { fill: var(--_sparsemax); fill-opacity: 0.55; }
-.small { font-size: ${fitSize(11)}; }
+.small { --_fs: 11px; }
 table { font-variant-numeric: tabular-nums; margin-top: 4.8px; }
 td.zero { color: var(--_accent); font-weight: 600; }
 .pick { display: flex; gap: 9.6px; flex-wrap: wrap; margin: 4.8px 0; align-items: center; }
@@ -44,6 +45,7 @@ td.zero { color: var(--_accent); font-weight: 600; }
 
 export class SxScores extends SxElement {
   static fitText = true;
+  static fitBox = fitBox;
   static spec = {
     scoring: { type: "enum", default: "scaled", values: SCORINGS },
     mapping: { type: "enum", default: "sparsemax", values: MAPS },

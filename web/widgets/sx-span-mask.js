@@ -8,7 +8,8 @@
 // library once the widget is on screen); choosing a head applies its span to the row.
 //   <sx-span-mask scores="0.4 1.6 -0.3 0.9 2.1 0.2" mapping="entmax15" z="2" ramp="2"></sx-span-mask>
 // Events: sx-span-mask-change { z, ramp, mapping }.
-import { SxElement, define, sheet, fitSize, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { fitBox } from "./fit-box.js";
 import { handleRow } from "./handle-row.js";
 import { spanMask, Model } from "../lib/simplexity.js";
 import { checkpointUrl } from "./runtime/checkpoints.js";
@@ -50,7 +51,7 @@ svg.picture { max-width: 720px; }
 .mask-line { fill: none; stroke: var(--_accent); stroke-width: 2.2; }
 .mask-dot { fill: var(--_accent); }
 .cut { fill: var(--_muted); fill-opacity: 0.12; }
-.cut-label { font-size: ${fitSize(11)}; }
+.cut-label { --_fs: 11px; }
 .knob { fill: var(--_accent); stroke: var(--_bg); stroke-width: 1.5; cursor: ew-resize; }
 .knob.ramp { fill: var(--_bg); stroke: var(--_accent); stroke-width: 2; }
 .ring { fill: none; stroke: transparent; }
@@ -59,7 +60,7 @@ svg.picture { max-width: 720px; }
 .w.cutw { fill: none; stroke: var(--_muted); stroke-width: 1; }
 .zero-line { stroke: var(--_muted); }
 .label { font-weight: 600; stroke: none; }
-.small { font-size: ${fitSize(11)}; }
+.small { --_fs: 11px; }
 .head { cursor: pointer; }
 .row-label { pointer-events: none; }
 .head .hit { fill: transparent; }
@@ -75,6 +76,7 @@ svg.picture { max-width: 720px; }
 
 export class SxSpanMask extends SxElement {
   static fitText = true;
+  static fitBox = fitBox;
   static spec = {
     scores: { type: "numbers", default: [0.4, 1.6, -0.3, 0.9, 2.1, 0.2, -0.8, 1.1, 0.5, 1.8, -0.2, 0.7, 1.4, 0.1, 1.0, 0.6], minLength: 2, maxLength: 32, min: -10, max: 10 },
     mapping: { type: "enum", default: "softmax", values: NAMES },
@@ -96,7 +98,7 @@ export class SxSpanMask extends SxElement {
     this._rowsG = svgEl("g", {}, svg);
     const handle = (label, cls) => {
       const h = svgEl("g", { role: "slider", tabindex: 0, "aria-label": label, "aria-orientation": "horizontal" }, svg);
-      svgEl("circle", { class: "hit hit-r", r: 14 }, h);
+      svgEl("circle", { class: "hit-r", r: 14, fill: "transparent" }, h);
       svgEl("circle", { class: "ring", r: 11 }, h);
       svgEl("circle", { class: `knob ${cls}`, r: 6.5 }, h);
       return h;

@@ -3,7 +3,7 @@
 //   <sx-trajectory scores="1.5 0 1" mappings="softmax entmax15 sparsemax" alpha="1.5" t="1" tmax="50">
 // Each path is one batched call over 400 values of t; each support change is then located by
 // bisection on t. The t slider moves a dot along every path; events: sx-trajectory-change { t }.
-import { SxElement, define, sheet, fitSize, svgEl, htmlEl, rangeControl, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt, MAPPINGS } from "./base.js";
 import { ternaryCorners, ternaryXY } from "./viz/ternary.js";
 import { supportMask } from "./viz/support.js";
 
@@ -17,7 +17,7 @@ const CSS = sheet(`
 svg.picture { max-width: 440px; }
 .path { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
 .change { stroke: var(--_bg); stroke-width: 1.5; }
-.change-label { font-size: ${fitSize(10.5)}; stroke: none; }
+.change-label { --_fs: 10.5px; stroke: none; }
 .dot { stroke: var(--_fg); stroke-width: 2; }
 .limit { fill: none; stroke: var(--_fg); stroke-dasharray: 2 2; }
 .side p { margin: 3.2px 0; }
