@@ -38,8 +38,10 @@ export function setK(svg) {
 const refit = (svg, fresh) => (svg.getRootNode().host.constructor.fitBox || setK)(svg, fresh);
 const resized = typeof ResizeObserver == "function" && new ResizeObserver((entries) => {
   for (const { target: svg, contentRect: { width } } of entries) {
+    const host = svg.getRootNode().host;
+    if (!host) { resized.unobserve(svg); continue; } // a picture the widget has replaced
     refit(svg, true);
-    if (svg._w !== undefined && svg._w !== width) svg.getRootNode().host.invalidate();
+    if (svg._w !== undefined && svg._w !== width) host.invalidate();
     svg._w = width;
   }
 });
