@@ -1,17 +1,17 @@
 // fit-box.js - a widget's viewBox grown to hold its text once that text is scaled up on a narrow
 // screen (`static fitBox = fitBox` on a fitText class; phone.js calls it): only the widgets whose
 // labels would run past their pictures' edges there carry it.
-import { setK } from "./phone.js";
 
 // At most GROW times the widget's own box: a line longer than the picture is wide never fits
 // this way (it grows with the box); the widget must wrap or move it.
 const GROW = 1.3;
 
-// Sets --_k and the viewBox: the widget's own (kept in svg._vb), grown to the drawing's bounding
-// box while the text is scaled up (--_k > 1) and the drawing runs past it. Text grows with --_k,
-// so a few rounds (a forced layout each) reach the fixed point; `fresh` starts from the widget's
-// own box (the svg was resized, or the widget set a new box), else from the last fitted one.
-export function fitBox(svg, fresh) {
+// Sets --_k (by setK, phone.js's, passed in: importing it would fetch phone.js on a desktop too)
+// and the viewBox: the widget's own (kept in svg._vb), grown to the drawing's bounding box while
+// the text is scaled up (--_k > 1) and the drawing runs past it. Text grows with --_k, so a few
+// rounds (a forced layout each) reach the fixed point; `fresh` starts from the widget's own box
+// (the svg was resized, or the widget set a new box), else from the last fitted one.
+export function fitBox(svg, fresh, setK) {
   const cur = svg.getAttribute("viewBox");
   if (cur !== svg._fit) { svg._vb = cur; fresh = true; }
   const base = svg._vb.split(/[\s,]+/).map(Number);

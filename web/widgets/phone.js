@@ -35,7 +35,7 @@ export function setK(svg) {
 // --_k again (and the widget's own viewBox fit, `static fitBox`: viz/fit-box.js) when a picture
 // is drawn at a new width; then the widget renders again (it may lay a narrow picture out
 // otherwise, as sx-threshold and sx-explain do).
-const refit = (svg, fresh) => (svg.getRootNode().host.constructor.fitBox || setK)(svg, fresh);
+const refit = (svg, fresh) => (svg.getRootNode().host.constructor.fitBox || setK)(svg, fresh, setK);
 const resized = typeof ResizeObserver == "function" && new ResizeObserver((entries) => {
   for (const { target: svg, contentRect: { width } } of entries) {
     const host = svg.getRootNode().host;
