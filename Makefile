@@ -259,6 +259,7 @@ test-browser: all
 	$(NODE) tests/browser/cores.mjs
 	$(NODE) tests/browser/page.mjs
 	$(NODE) tests/browser/book.mjs
+	$(NODE) tests/browser/phone.mjs
 	$(NODE) tests/browser/drawings.mjs
 	$(NODE) tests/browser/span-pooling.mjs
 	$(NODE) tests/browser/loss.mjs

@@ -112,10 +112,13 @@ const onePost = new Map([...widgetModules].map(([tag, f]) => [tag, [...new Set([
 const workerAll = [...new Set([...closure("train-worker.js"), ...FULL_CORE])];
 const worker = workerAll.filter((f) => !loaded.has(f) && !library.includes(f));
 const explainAll = [...new Set([...closure("explain-worker.js"), ...FULL_CORE])];
-// what base.js import()s on a widget's first SVG/PNG export (and what that imports)
-const onExport = [...new Set(Object.entries(graph("widgets/base.js")).filter(([i]) => rel(i) === "widgets/base.js")
+// what base.js import()s (and what that imports): on a widget's first SVG/PNG export, and on a
+// phone (widgets/phone.js: a widget drawn under 420 px wide, or a coarse pointer)
+const baseDynamic = [...new Set(Object.entries(graph("widgets/base.js")).filter(([i]) => rel(i) === "widgets/base.js")
   .flatMap(([, v]) => v.imports.filter((imp) => imp.kind === "dynamic-import").map((imp) => rel(imp.path)))
   .flatMap((f) => [...closure(f)]))].filter((f) => !loaded.has(f));
+const onPhone = baseDynamic.filter((f) => f === "widgets/phone.js");
+const onExport = baseDynamic.filter((f) => !onPhone.includes(f));
 const explainWorker = explainAll.filter((f) => !loaded.has(f) && !library.includes(f));
 
 // the models fetched when a section comes into view
@@ -171,13 +174,14 @@ line("+ the models, as their sections show", modelFiles, `  (${modelFiles.length
 line("+ the training worker", worker, `  (${worker.length} file${worker.length === 1 ? "" : "s"})`);
 line("+ the experiments worker and models", [...explainWorker, ...explainModels], `  (${explainWorker.length + explainModels.length} files)`);
 line("+ on a widget's first SVG/PNG export", onExport, `  (${onExport.length} file${onExport.length === 1 ? "" : "s"})`);
+line("+ on a phone", onPhone, `  (${onPhone.length} file${onPhone.length === 1 ? "" : "s"})`);
 line("every section seen, training started", [...library, ...widgetCode, ...shell, ...modelFiles, ...worker]);
 line("(scalar wasm, fetched instead of SIMD)", ["simplexity.wasm"]);
 line("(the mappings core, SIMD; scalar)", ["simplexity-mappings-simd.wasm"], `  ${kb(gz("simplexity-mappings.wasm"))} gzipped scalar`);
 line("single-file build (SIMD only)", ["simplexity-widgets.js"]);
 const unused = fs.readdirSync(SITE, { recursive: true })
   .filter((f) => f.endsWith(".js") && !f.startsWith("examples") && f !== "simplexity-widgets.js" && !loaded.has(f) && !worker.includes(f)
-    && !explainWorker.includes(f) && !onExport.includes(f));
+    && !explainWorker.includes(f) && !baseDynamic.includes(f));
 if (unused.length) console.log(`not fetched by the page: ${unused.sort().join(", ")}`);
 console.log("dependencies: none beyond the library (contours, scales, colours, 3-D projection are web/widgets/viz/*.js)");
 

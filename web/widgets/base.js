@@ -99,7 +99,7 @@ export const BASE_SHEET = sheet(`
 :host([hidden]) { display: none; }
 * { box-sizing: border-box; }
 svg { display: block; width: 100%; height: auto; overflow: visible; touch-action: none; user-select: none; -webkit-user-select: none; }
-svg text { fill: var(--_fg); font-size: 12px; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+svg text { fill: var(--_fg); font-size: var(--_fs, 12px); font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
 svg .muted { fill: var(--_muted); }
 svg .axis { stroke: var(--_grid); fill: none; }
 svg .edge { stroke: var(--_muted); stroke-width: 1.2; fill: none; }
@@ -116,7 +116,7 @@ button:hover, button:focus-visible { color: var(--_fg); border-color: var(--_mut
 .controls { display: grid; gap: 5.6px; align-content: start; }
 .controls label { display: grid; grid-template-columns: 120px minmax(96px, 1fr) 54.4px; align-items: center; gap: 8px; }
 .controls output { font-variant-numeric: tabular-nums; text-align: right; }
-input[type="range"] { width: 100%; accent-color: var(--_accent); margin: 0; height: 22.4px; }
+input[type="range"] { width: 100%; accent-color: var(--_accent); margin: 0; height: 24px; }
 select { font: inherit; color: var(--_fg); background: var(--_bg); border: 1px solid var(--_grid); border-radius: 6px; padding: 1.6px 4.8px; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
 th, td { padding: 2.4px 9.6px; text-align: right; border-bottom: 1px solid var(--_grid); }
@@ -265,6 +265,22 @@ const view = typeof IntersectionObserver == "function" && new IntersectionObserv
   }
 }, { rootMargin: "99px" });
 
+// Text that keeps its size on a phone: SVG text in a class with `static fitText = true` is at
+// least 11.5 px as drawn, through --_k (viewBox units per CSS px, set by phone.js, whose sheet
+// sizes SVG text, keyboard hints (.keys) and handles' touch targets (.hit-r) by it). Such a
+// widget sizes a text by --_fs (default 12px), not font-size: the phone's rule takes the larger.
+// phone.js (styles for a narrow widget and a coarse pointer, the text fit) is fetched once a
+// widget is drawn under 420 px wide or the pointer is coarse: a desktop reader never loads it.
+let phone = null;
+function fitPhone(el) {
+  if (!phone && !el._wide) {
+    const w = el._body.clientWidth; // asked once per element, at its first render with a width
+    if (matchMedia("(pointer: coarse)").matches || (w && w < 420)) phone = import("./phone.js").catch(() => { phone = null; });
+    else el._wide = w > 0;
+  }
+  phone?.then((m) => m?.fit(el)); // (without it, a failed fetch, the widget keeps its wide styles)
+}
+
 // Subclasses declare `static spec = { name: { type, default, ... } }` (see viz/parse-attr.js),
 // `static sheets = [...]`, build() once (DOM), render(settings) per frame, pictures() the <svg>s
 // to export. defineAttributes(Class) installs a typed getter/setter per attribute.
@@ -358,6 +374,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
     const { s, errors } = this.settings();
     try {
       this.render(s);
+      fitPhone(this);
       this.showMessage(errors);
     } catch (err) {
       this.showMessage([...errors, `${this.localName}: ${err.message}`]);

@@ -3,6 +3,7 @@
 // With scores, the mapping each entropy regularises is drawn on its panel: softmax on Shannon,
 // alpha-entmax on Tsallis alpha (the argmax of <p, z> + H(p)). Hover a panel to read H(p).
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, fmt, MAPPINGS } from "./base.js";
+import { fitBox } from "./fit-box.js";
 import { tsallisEntropy } from "../lib/mappings.js";
 import { ternaryCorners, ternaryXY, ternaryFromXY } from "./viz/ternary.js";
 import { drawEntropy, themeColors, maxEntropy } from "./entropy-layer.js";
@@ -20,6 +21,8 @@ svg.picture { max-width: 680px; margin: 0 auto; }
 `);
 
 export class SxEntropy extends SxElement {
+  static fitText = true;
+  static fitBox = fitBox;
   static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     alpha: { type: "number", default: 1.5, min: 0.1, max: 4 },

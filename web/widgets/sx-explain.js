@@ -48,6 +48,11 @@ const ROWS = [
   { key: "alignment", label: "known alignment", signed: false },
 ];
 const W = 720, LW = 150, RW = 96, TOK_H = 30, ROW_H = 40, TOP = TOK_H + 8;
+// The bars' geometry: wide, a label column left and a τ column right; drawn under 420 px wide (a
+// phone), a narrower picture (its text and tokens keep their size) with each row's label and τ on
+// a line above its bars, the captions under the picture (ty: the tokens' top, lab: a row's label line).
+const WIDE = { W, LW, RW, ty: 0, tok: TOK_H, row: ROW_H, lab: 0 };
+const NARROW = { W: 360, LW: 6, RW: 6, ty: 18, tok: 40, row: 56, lab: 16 };
 const CW = 560, CH = 270, CL = 48, CR = 150, CT = 14, CB = 40;
 
 // Worker sources ("file", "blob") that could not be started on this page, and why: later runs go
@@ -74,7 +79,7 @@ input:focus-visible, select:focus-visible, button:focus-visible { outline: 2px s
 .io { margin: 3.2px 0 6.4px; display: flex; flex-wrap: wrap; gap: 4.8px 12.8px; align-items: baseline; }
 .mono, .tok-out { font: 15px ui-monospace, "SF Mono", Menlo, Consolas, monospace; }
 .outs { display: inline-flex; gap: 2px; }
-.tok-out { padding: 0.8px 4.8px; border-radius: 4px; border: 1px solid var(--_grid); cursor: pointer; background: var(--_bg); }
+.tok-out { display: inline-block; min-width: 24px; min-height: 24px; text-align: center; padding: 0.8px 4.8px; border-radius: 4px; border: 1px solid var(--_grid); cursor: pointer; background: var(--_bg); }
 .tok-out[aria-checked="true"] { background: var(--_accent); color: var(--_bg); border-color: var(--_accent); }
 .tok-out:focus-visible { outline: 2px solid var(--_accent); outline-offset: 2px; }
 .muted { color: var(--_muted); }
@@ -82,6 +87,8 @@ input:focus-visible, select:focus-visible, button:focus-visible { outline: 2px s
 .erased-out { font-variant-numeric: tabular-nums; }
 .views { display: flex; flex-wrap: wrap; gap: 9.6px 19.2px; align-items: flex-start; margin: 4.8px 0; }
 .views > svg, .views > .tables { flex: 3 1 480px; min-width: 0; }
+.caption-narrow { flex: 1 1 100%; margin: 0; font-size: 13px; }
+.caption-narrow[hidden] { display: none; }
 .note { flex: 1 1 224px; margin: 0; font-size: 13px; color: var(--_fg); }
 .note b { font-weight: 600; }
 .note .here { display: block; margin-top: 4.8px; }
@@ -103,15 +110,15 @@ svg .bar.att { fill: var(--_softmax); }
 svg .bar.roll { fill: var(--_fusedmax); }
 svg .bar.align { fill: var(--_entmax15); }
 svg .zero { fill: none; stroke: var(--_accent); stroke-width: 1.3; }
-svg .row-label { font-size: 12.5px; }
-svg .tau { font-size: 12px; font-variant-numeric: tabular-nums; }
-svg .caption { font-size: 12px; }
+svg .row-label { --_fs: 12.5px; }
+svg .tau { --_fs: 12px; font-variant-numeric: tabular-nums; }
+svg .caption { --_fs: 12px; }
 svg .line { fill: none; stroke-width: 2.2; }
 svg .line.random { stroke-dasharray: 6 4; stroke-width: 1.6; }
 svg .k-softmax { stroke: var(--_softmax); }
 svg .k-entmax15 { stroke: var(--_entmax15); }
 svg .k-alpha { stroke: var(--_entmax); }
-svg .legend text { font-size: 11.5px; }
+svg .legend text { --_fs: 11.5px; }
 .exp { margin: 14.4px 0 0; padding: 9.6px 0 0; border-top: 1px solid var(--_grid); }
 .progress { display: inline-block; width: 192px; height: 14.4px; border: 1px solid var(--_grid); border-radius: 4px; overflow: hidden; vertical-align: middle; }
 .progress svg { width: 100%; height: 100%; display: block; }
@@ -127,6 +134,7 @@ svg .legend text { font-size: 11.5px; }
 `);
 
 export class SxExplain extends SxElement {
+  static fitText = true;
   static spec = {
     task: { type: "enum", default: "reverse", values: TASKS },
     kind: { type: "enum", default: "entmax15", values: KINDS },
@@ -235,6 +243,7 @@ export class SxExplain extends SxElement {
     const v1 = htmlEl("div", { class: "views" }, body);
     this._svg = svgEl("svg", { class: "picture bars", viewBox: `0 0 ${W} 300`, role: "group",
       "aria-label": "per source token: the attention row and each attribution as bars, the known alignment; the source tokens on top erase on Enter" }, v1);
+    this._caption = htmlEl("p", { class: "caption-narrow muted" }, v1);
     this._note1 = htmlEl("p", { class: "note", part: "note" }, v1);
     this._note1.innerHTML = "<b>Asks:</b> does the attention row rank the source tokens as the attributions do, and point at the token the output is read from? " +
       "<b>Found:</b> attention correlated only weakly with gradient and leave-one-out importance (Jain &amp; Wallace 2019); and a map can be " +
@@ -478,75 +487,84 @@ export class SxExplain extends SxElement {
   _drawBars(c, s) {
     const svg = this._svg;
     const rows = ROWS.filter((r) => r.key !== "alignment" || c.alignRow || c.alignError);
-    const H = TOP + rows.length * ROW_H + 40;
-    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    const narrow = svg.getBoundingClientRect().width < 420;
+    const { W: w, LW: lw, RW: rw, ty, tok, row, lab } = narrow ? NARROW : WIDE, top = ty + tok + TOP - TOK_H;
+    const H = top + rows.length * row + (narrow ? 8 : 40);
+    svg.setAttribute("viewBox", `0 0 ${w} ${H}`);
     const hadFocus = svg.contains(this.shadowRoot.activeElement);
     svg.replaceChildren();
-    const cw = (W - LW - RW) / c.n, x0 = (j) => LW + j * cw;
+    const cw = (w - lw - rw) / c.n, x0 = (j) => lw + j * cw;
     // bands: the aligned columns, the erased ones
     for (let j = 0; j < c.n; j++) {
-      if (c.aligned && c.aligned.includes(j)) svgEl("rect", { class: "aligned-band", x: x0(j), y: TOP - 4, width: cw, height: rows.length * ROW_H }, svg);
-      if (this._erased.has(j)) svgEl("rect", { class: "erased-band", x: x0(j), y: TOP - 4, width: cw, height: rows.length * ROW_H }, svg);
+      if (c.aligned && c.aligned.includes(j)) svgEl("rect", { class: "aligned-band", x: x0(j), y: top - 4, width: cw, height: rows.length * row }, svg);
+      if (this._erased.has(j)) svgEl("rect", { class: "erased-band", x: x0(j), y: top - 4, width: cw, height: rows.length * row }, svg);
     }
+    // a row's label and τ: in the columns either side of its bars, or (narrow) on a line above them
+    const left = (y0, y1) => (narrow ? { x: lw, y: y0 + 11 } : { x: LW - 8, y: (y0 + y1) / 2 + 4, "text-anchor": "end" });
+    const right = (y0, y1) => (narrow ? { x: w - rw, y: y0 + 11, "text-anchor": "end" } : { x: W - RW + 8, y: (y0 + y1) / 2 + 4 });
     // the source tokens: one tab stop, toggle buttons
     this._tokFocus = Math.min(this._tokFocus, c.n - 1);
-    svgEl("text", { x: LW - 8, y: 19, "text-anchor": "end", class: "row-label muted" }, svg).textContent = "source (erase)";
+    svgEl("text", { ...(narrow ? { x: lw, y: 12 } : { x: LW - 8, y: 19, "text-anchor": "end" }), class: "row-label muted" }, svg).textContent = "source (erase)";
     this._toks = c.srcLabels.map((t, j) => {
       const erased = this._erased.has(j);
       const g = svgEl("g", { class: `tok focusable${erased ? " erased" : ""}`, role: "button", tabindex: j === this._tokFocus ? 0 : -1,
         "aria-pressed": String(erased), "aria-label": `source token ${j + 1}, ${spoken(t)}: ${erased ? "erased; press to restore" : "press to erase"}` }, svg);
-      svgEl("rect", { class: "tok-bg", x: x0(j) + 2, y: 2, width: cw - 4, height: TOK_H - 6, rx: 4 }, g);
-      svgEl("rect", { class: "ring", x: x0(j), y: 0, width: cw, height: TOK_H - 2, rx: 5 }, g);
-      svgEl("text", { x: x0(j) + cw / 2, y: 20, "text-anchor": "middle" }, g).textContent = tokenLabel(t);
+      svgEl("rect", { class: "tok-bg", x: x0(j) + 2, y: ty + 2, width: cw - 4, height: tok - 6, rx: 4 }, g);
+      svgEl("rect", { class: "ring", x: x0(j), y: ty, width: cw, height: tok - 2, rx: 5 }, g);
+      svgEl("text", { x: x0(j) + cw / 2, y: ty + tok / 2 + 5, "text-anchor": "middle" }, g).textContent = tokenLabel(t);
       g.addEventListener("click", () => this._toggle(j));
       g.addEventListener("keydown", (e) => this._tokKey(e, j));
       g.addEventListener("focus", () => { this._tokFocus = j; });
       return g;
     });
     if (hadFocus) this._toks[this._tokFocus].focus();
-    svgEl("text", { x: W - RW + 8, y: 19, class: "tau muted" }, svg).textContent = "τ with attention";
+    if (!narrow) svgEl("text", { x: W - RW + 8, y: 19, class: "tau muted" }, svg).textContent = "τ with attention";
     rows.forEach((r, i) => {
-      const y0 = TOP + i * ROW_H, y1 = y0 + ROW_H - 8;
+      const y0 = top + i * row, y1 = y0 + row - 8, yb = y0 + lab; // yb: the top of the bars
       const g = svgEl("g", { class: `row row-${r.key}`, "data-row": r.key }, svg);
       let label = r.label;
       if (r.key === "attention") label = c.head === "mean" ? "attention (mean)" : `attention L${c.head.split(".")[0]} H${c.head.split(".")[1]}`;
-      svgEl("text", { x: LW - 8, y: (y0 + y1) / 2 + 4, "text-anchor": "end", class: "row-label" }, g).textContent = label;
+      svgEl("text", { ...left(y0, y1), class: "row-label" }, g).textContent = label;
       if (r.key === "alignment" && !c.alignRow) {
-        svgEl("text", { x: LW + 4, y: (y0 + y1) / 2 + 4, class: "caption muted" }, g).textContent = `unknown: ${c.alignError.slice(0, 70)}`;
+        svgEl("text", { x: lw + 4, y: (yb + y1) / 2 + 4, class: "caption muted" }, g).textContent = `unknown: ${c.alignError.slice(0, narrow ? 40 : 70)}`;
         return;
       }
       const values = r.key === "attention" ? c.attention : r.key === "alignment" ? c.alignRow : c.importance[r.key];
       const { bars, max } = importanceBars(values);
-      const mid = r.signed ? (y0 + y1) / 2 : y1, half = r.signed ? (y1 - y0) / 2 : y1 - y0;
-      svgEl("line", { class: "base", x1: LW, x2: W - RW, y1: mid, y2: mid }, g);
+      const mid = r.signed ? (yb + y1) / 2 : y1, half = r.signed ? (y1 - yb) / 2 : y1 - yb;
+      svgEl("line", { class: "base", x1: lw, x2: w - rw, y1: mid, y2: mid }, g);
       const cls = r.key === "attention" ? "att" : r.key === "rollout" ? "roll" : r.key === "alignment" ? "align" : null;
       bars.forEach((b, j) => {
         const h = Math.abs(b.h) * half;
-        const x = x0(j) + cw * 0.18, w = cw * 0.64;
+        const x = x0(j) + cw * 0.18, bw = cw * 0.64;
         let el;
         if (r.key === "attention" && b.value === 0) el = svgEl("circle", { class: "zero", cx: x0(j) + cw / 2, cy: mid - 3, r: 2.6, "data-value": "0" }, g);
         else {
           const up = b.h >= 0;
-          el = svgEl("rect", { class: `bar ${cls || (up ? "pos" : "neg")}`, x, width: w, y: up ? mid - h : mid, height: Math.max(b.value === 0 ? 0 : 0.8, h),
+          el = svgEl("rect", { class: `bar ${cls || (up ? "pos" : "neg")}`, x, width: bw, y: up ? mid - h : mid, height: Math.max(b.value === 0 ? 0 : 0.8, h),
             "data-value": String(b.value) }, g);
         }
         svgEl("title", {}, el).textContent = `${label}, ${tokenLabel(c.srcLabels[j])}: ${r.key === "alignment" ? (b.value ? "aligned" : "not aligned")
           : r.key === "attention" && b.value === 0 ? "exactly 0" : b.value.toPrecision(3)}`;
       });
       if (r.key !== "alignment" && r.key !== "attention") {
-        svgEl("text", { x: W - RW + 8, y: (y0 + y1) / 2 + 4, class: "tau" }, g).textContent = `τ = ${formatTau(c.tau[r.key])}`;
+        svgEl("text", { ...right(y0, y1), class: "tau" }, g).textContent = `τ = ${formatTau(c.tau[r.key])}`;
       } else if (r.key === "alignment") {
-        svgEl("text", { x: W - RW + 8, y: (y0 + y1) / 2 + 4, class: "tau" }, g).textContent = `τ = ${formatTau(c.tau.alignment)}`;
+        svgEl("text", { ...right(y0, y1), class: "tau" }, g).textContent = `τ = ${formatTau(c.tau.alignment)}`;
       } else {
-        svgEl("text", { x: W - RW + 8, y: (y0 + y1) / 2 + 4, class: "tau muted" }, g).textContent = `max ${fmt(max, 2)}`;
+        svgEl("text", { ...right(y0, y1), class: "tau muted" }, g).textContent = `max ${fmt(max, 2)}`;
       }
     });
-    const yc = TOP + rows.length * ROW_H + 14;
     const obj = s.objective === "logit" ? "logit" : "log p";
-    svgEl("text", { x: 4, y: yc, class: "caption muted" }, svg).textContent =
-      `"${s.text}" → "${c.output}" (${LABELS[s.kind]}): step ${c.step + 1} predicts "${tokenLabel(c.target)}", ${obj} ${fmt(c.value, 2)}, p ${fmt(Math.exp(c.logProb), 3)}`;
-    svgEl("text", { x: 4, y: yc + 15, class: "caption muted" }, svg).textContent =
-      "each row scaled to its largest |value|; signed attributions: red up, blue down; rings: exact zeros";
+    const captions = [`"${s.text}" → "${c.output}" (${LABELS[s.kind]}): step ${c.step + 1} predicts "${tokenLabel(c.target)}", ${obj} ${fmt(c.value, 2)}, p ${fmt(Math.exp(c.logProb), 3)}`,
+      "each row scaled to its largest |value|; signed attributions: red up, blue down; rings: exact zeros"];
+    // under the picture when narrow (a line of the picture would run past its edge)
+    this._caption.hidden = !narrow;
+    this._caption.textContent = narrow ? captions.join(". ") + "." : "";
+    if (!narrow) {
+      const yc = top + rows.length * row + 14;
+      captions.forEach((t, k) => { svgEl("text", { x: 4, y: yc + 15 * k, class: "caption muted" }, svg).textContent = t; });
+    }
   }
 
   _toggle(j) {

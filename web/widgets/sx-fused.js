@@ -45,6 +45,7 @@ svg.picture { max-width: 720px; }
 `);
 
 export class SxFused extends SxElement {
+  static fitText = true;
   static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     scores: { type: "numbers", default: [0.2, 1.1, 1.0, 1.05, 0.3, -0.4, 0.9, 0.95, 0.1, -0.2], minLength: 2, maxLength: 24, min: -ZR, max: ZR },
@@ -113,6 +114,7 @@ export class SxFused extends SxElement {
       this._bars = z.map((_, i) => {
         const bar = svgEl("rect", { class: "bar", x: x0(i) + bw * 0.15, width: bw * 0.7 }, svg);
         const h = svgEl("g", { role: "slider", "aria-label": `score ${i + 1}`, "aria-valuemin": -ZR, "aria-valuemax": ZR, "aria-orientation": "vertical" }, svg);
+        svgEl("circle", { class: "hit-r", r: 14, fill: "transparent", cx: x0(i) + bw / 2 }, h);
         svgEl("circle", { class: "ring", r: 10, cx: x0(i) + bw / 2 }, h);
         svgEl("circle", { class: "knob", r: 6, cx: x0(i) + bw / 2 }, h);
         return { bar, h };

@@ -54,7 +54,7 @@ text.label { font-weight: 600; stroke: none; }
 .cell.pos { fill: var(--_pos); }
 .cell.neg { fill: var(--_neg); }
 .cell.zero { fill: none; }
-text.val { font-size: 12px; text-anchor: middle; font-variant-numeric: tabular-nums; pointer-events: none; }
+text.val { --_fs: 12px; text-anchor: middle; font-variant-numeric: tabular-nums; pointer-events: none; }
 text.val.strong { fill: var(--_bg); }
 text.val.zero { fill: var(--_muted); }
 .zdot { fill: var(--_muted); stroke: none; }
@@ -66,6 +66,7 @@ text.val.zero { fill: var(--_muted); }
 `);
 
 export class SxJacobian extends SxElement {
+  static fitText = true;
   static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     mapping: { type: "enum", default: "sparsemax", values: NAMES },
@@ -241,7 +242,7 @@ export class SxJacobian extends SxElement {
     const svg = this._bars, bw = (BW - BL - BR) / n, zs = this._zs, ps = this._ps;
     svg.replaceChildren();
     svgEl("text", { x: 2, y: 12, class: "label" }, svg).textContent = "scores z";
-    svgEl("text", { x: BW - BR, y: 12, "text-anchor": "end", class: "muted" }, svg).textContent = "drag, or arrow keys";
+    svgEl("text", { x: BW - BR, y: 12, "text-anchor": "end", class: "muted keys" }, svg).textContent = "drag, or arrow keys";
     svgEl("line", { class: "zero-line", x1: BL, x2: BW - BR, y1: zs(0), y2: zs(0) }, svg);
     for (const v of [-ZMAX, 0, ZMAX]) svgEl("text", { x: BL - 6, y: zs(v) + 4, "text-anchor": "end", class: "muted" }, svg).textContent = num(v, 0);
     svgEl("text", { x: 2, y: 186, class: "label" }, svg).textContent = "output p";
@@ -251,6 +252,7 @@ export class SxJacobian extends SxElement {
       const cx = BL + (i + 0.5) * bw, w = Math.min(34, bw * 0.6);
       const bar = svgEl("rect", { class: "bar", x: cx - w / 2, width: w }, svg);
       const h = svgEl("g", { role: "slider", "aria-label": `score z${i + 1}`, "aria-valuemin": -ZMAX, "aria-valuemax": ZMAX, "aria-orientation": "vertical" }, svg);
+      svgEl("circle", { class: "hit-r", r: 14, fill: "transparent", cx }, h);
       svgEl("circle", { class: "ring", r: 11, cx }, h);
       svgEl("circle", { class: "knob", r: 7, cx }, h);
       const zval = svgEl("text", { x: cx, "text-anchor": "middle", class: "muted" }, svg);

@@ -9,6 +9,7 @@
 //   <sx-pooling mappings="softmax sparsemax entmax15" w="1" points="50" seed="1"></sx-pooling>
 // Events: sx-pooling-change { w }, sx-pooling-learn { steps, ms, computeMs, kernels: [{ mapping, w, before, after }] }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt, MAPPINGS } from "./base.js";
+import { fitBox } from "./fit-box.js";
 import { attentionPooling, attentionPoolingBackward } from "../lib/simplexity.js";
 import { linear, ticks } from "./viz/scale.js";
 import { poolingData, mse } from "./viz/pooling-data.js";
@@ -25,7 +26,9 @@ svg.picture { max-width: 720px; }
 .fit { fill: none; stroke-width: 2.2; }
 .hm-bg { fill: var(--_panel); stroke: var(--_grid); }
 .label { font-weight: 600; stroke: none; }
-.small { font-size: 11px; }
+.small { --_fs: 11px; }
+.body { container-type: inline-size; }
+@container (max-width: 420px) { svg .wide-only { display: none; } } /* the table below says it too */
 .controls { max-width: 480px; }
 .actions { display: flex; gap: 8px; align-items: center; margin: 5.6px 0; flex-wrap: wrap; }
 .actions button { font-size: 13px; color: var(--_fg); padding: 3.2px 11.2px; }
@@ -37,6 +40,8 @@ table { margin-top: 4.8px; }
 `);
 
 export class SxPooling extends SxElement {
+  static fitText = true;
+  static fitBox = fitBox;
   static spec = {
     mappings: { type: "enums", default: ["softmax", "sparsemax", "entmax15"], values: KERNELS },
     w: { type: "number", default: 1, min: 0.05, max: 50 },
@@ -170,13 +175,13 @@ export class SxPooling extends SxElement {
       const x0 = 20 + c * (panelW + gap), y0 = top;
       const { level, zeros, max } = weightLevels(r.weights, { levels: LEVELS });
       svgEl("text", { x: x0, y: 14, class: `label small m-${r.mapping}` }, svg).textContent = label(r);
-      svgEl("text", { x: x0, y: 26, class: "muted small" }, svg).textContent = `w = ${r.w.toPrecision(3)}, max weight ${max.toFixed(2)}`;
+      svgEl("text", { x: x0, y: 26, class: "muted small wide-only" }, svg).textContent = `w = ${r.w.toPrecision(3)}, max weight ${max.toFixed(2)}`;
       svgEl("rect", { class: "hm-bg", x: x0, y: y0, width: side, height: side }, svg);
       const g = svgEl("g", { class: `m-${r.mapping}` }, svg);
       levelPaths(level, nq, nk, { x0, y0, cw, ch, levels: LEVELS }).forEach((d, i) => {
         if (d) svgEl("path", { d, "fill-opacity": levelOpacity(i + 1, LEVELS).toFixed(3), stroke: "none" }, g);
       });
-      svgEl("text", { x: x0, y: y0 + side + 14, class: "muted small" }, svg).textContent = r.mapping === "softmax"
+      svgEl("text", { x: x0, y: y0 + side + 14, class: "muted small wide-only" }, svg).textContent = r.mapping === "softmax"
         ? (zeros ? `${fmt((100 * zeros) / r.weights.length, 0)}% underflow to 0 in float32` : "no zeros") : `${zeroText(r)} exactly 0 (blank)`;
     });
     svgEl("text", { x: 4, y: top + side / 2, class: "muted small", transform: `rotate(-90 10 ${top + side / 2})`, "text-anchor": "middle" }, svg).textContent = "queries ↓";

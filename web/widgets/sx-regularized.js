@@ -61,6 +61,7 @@ text.head { font-weight: 600; }
 `);
 
 export class SxRegularized extends SxElement {
+  static fitText = true;
   static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     scores: { type: "numbers", default: [1.5, 0, 1], minLength: 3, maxLength: 3, min: -ZR, max: ZR },
@@ -118,6 +119,7 @@ export class SxRegularized extends SxElement {
     this._grad = svgEl("line", { class: "grad" }, pg);
     this._gradHead = svgEl("path", { class: "grad-head" }, pg);
     this._handle = svgEl("g", { class: "handle focusable", tabindex: 0, role: "application", "aria-roledescription": "2-D handle" }, pg);
+    svgEl("circle", { class: "hit-r", r: 14, fill: "transparent" }, this._handle);
     svgEl("circle", { class: "ring", r: 11 }, this._handle);
     svgEl("circle", { class: "knob", r: 6 }, this._handle);
     const fromPointer = (e) => {
@@ -168,7 +170,7 @@ export class SxRegularized extends SxElement {
     const text = htmlEl("div", {}, lower);
     this._readout = htmlEl("p", { class: "readout", part: "readout", "aria-live": "polite" }, text);
     this._formula = htmlEl("p", { class: "formula", part: "formula" }, text);
-    htmlEl("p", { class: "formula", text: "Keyboard: Tab to the score point ○ of the plane, arrow keys move z₁ and z₂ (Shift: by 0.5); the sliders set each score." }, text);
+    htmlEl("p", { class: "formula keys", text: "Keyboard: Tab to the score point ○ of the plane, arrow keys move z₁ and z₂ (Shift: by 0.5); the sliders set each score." }, text);
     this._keys = {};
   }
 

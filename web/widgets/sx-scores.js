@@ -10,6 +10,7 @@
 //   <sx-scores scoring="scaled" mapping="sparsemax" query="0.4 0.2" d="64"></sx-scores>
 // Events: sx-scores-change { query, scoring, mapping, scores, weights, pooled, d }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { fitBox } from "./fit-box.js";
 import { attentionScores } from "../lib/simplexity.js";
 import { mulberry32 } from "./viz/mulberry32.js";
 
@@ -26,12 +27,13 @@ svg.picture { max-width: 360px; touch-action: none; }
 .key { stroke: var(--_fg); stroke-width: 1; fill: var(--_accent); fill-opacity: 0.75; }
 .key.zero { fill: none; stroke-dasharray: 3 2; }
 .query { fill: var(--_fg); stroke: var(--_bg); stroke-width: 2; cursor: grab; }
+@media (pointer: coarse) { circle.query { r: max(8px, calc(12px * var(--_k, 1))); } }
 .query:focus { outline: none; stroke: var(--_accent); stroke-width: 3; }
 .pooled { fill: none; stroke: var(--_accent); stroke-width: 2; }
 .link { stroke: var(--_accent); stroke-opacity: 0.5; }
 .bar-scaled { fill: var(--_softmax); fill-opacity: 0.7; }
 .bar-dot { fill: var(--_sparsemax); fill-opacity: 0.55; }
-.small { font-size: 11px; }
+.small { --_fs: 11px; }
 table { font-variant-numeric: tabular-nums; margin-top: 4.8px; }
 td.zero { color: var(--_accent); font-weight: 600; }
 .pick { display: flex; gap: 9.6px; flex-wrap: wrap; margin: 4.8px 0; align-items: center; }
@@ -42,6 +44,8 @@ td.zero { color: var(--_accent); font-weight: 600; }
 `);
 
 export class SxScores extends SxElement {
+  static fitText = true;
+  static fitBox = fitBox;
   static spec = {
     scoring: { type: "enum", default: "scaled", values: SCORINGS },
     mapping: { type: "enum", default: "sparsemax", values: MAPS },
@@ -227,7 +231,8 @@ export class SxScores extends SxElement {
     }));
     svgEl("line", { class: "axis", x1: L, x2: L + Wd, y1: B, y2: B }, svg);
     for (const t of [0, 0.25, 0.5, 0.75, 1]) svgEl("text", { x: L + t * Wd, y: B + 14, class: "muted small", "text-anchor": "middle" }, svg).textContent = String(t);
-    svgEl("text", { x: L + Wd / 2, y: HH - 3, class: "small", "text-anchor": "middle" }, svg).textContent = `largest weight of ${NK} keys (${MAPPINGS[this.mapping].label}), ${TRIALS} random trials`;
+    svgEl("text", { x: L + Wd / 2, y: HH - 3, class: "small", "text-anchor": "middle" }, svg).textContent = (svg.getBoundingClientRect().width || HW) < 340 // drawn narrow: the short caption
+      ? `largest of ${NK} weights, ${TRIALS} trials` : `largest weight of ${NK} keys (${MAPPINGS[this.mapping].label}), ${TRIALS} random trials`;
     svgEl("rect", { class: "bar-scaled", x: L + 4, y: 6, width: 10, height: 10 }, svg);
     svgEl("text", { x: L + 18, y: 15, class: "small" }, svg).textContent = "scaled q·k/√d";
     svgEl("rect", { class: "bar-dot", x: L + 120, y: 6, width: 10, height: 10 }, svg);

@@ -9,6 +9,7 @@
 //   <sx-span-mask scores="0.4 1.6 -0.3 0.9 2.1 0.2" mapping="entmax15" z="2" ramp="2"></sx-span-mask>
 // Events: sx-span-mask-change { z, ramp, mapping }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { fitBox } from "./fit-box.js";
 import { handleRow } from "./handle-row.js";
 import { spanMask, Model } from "../lib/simplexity.js";
 import { checkpointUrl } from "./runtime/checkpoints.js";
@@ -50,7 +51,7 @@ svg.picture { max-width: 720px; }
 .mask-line { fill: none; stroke: var(--_accent); stroke-width: 2.2; }
 .mask-dot { fill: var(--_accent); }
 .cut { fill: var(--_muted); fill-opacity: 0.12; }
-.cut-label { font-size: 11px; }
+.cut-label { --_fs: 11px; }
 .knob { fill: var(--_accent); stroke: var(--_bg); stroke-width: 1.5; cursor: ew-resize; }
 .knob.ramp { fill: var(--_bg); stroke: var(--_accent); stroke-width: 2; }
 .ring { fill: none; stroke: transparent; }
@@ -59,7 +60,7 @@ svg.picture { max-width: 720px; }
 .w.cutw { fill: none; stroke: var(--_muted); stroke-width: 1; }
 .zero-line { stroke: var(--_muted); }
 .label { font-weight: 600; stroke: none; }
-.small { font-size: 11px; }
+.small { --_fs: 11px; }
 .head { cursor: pointer; }
 .row-label { pointer-events: none; }
 .head .hit { fill: transparent; }
@@ -74,6 +75,8 @@ svg.picture { max-width: 720px; }
 `);
 
 export class SxSpanMask extends SxElement {
+  static fitText = true;
+  static fitBox = fitBox;
   static spec = {
     scores: { type: "numbers", default: [0.4, 1.6, -0.3, 0.9, 2.1, 0.2, -0.8, 1.1, 0.5, 1.8, -0.2, 0.7, 1.4, 0.1, 1.0, 0.6], minLength: 2, maxLength: 32, min: -10, max: 10 },
     mapping: { type: "enum", default: "softmax", values: NAMES },
@@ -95,6 +98,7 @@ export class SxSpanMask extends SxElement {
     this._rowsG = svgEl("g", {}, svg);
     const handle = (label, cls) => {
       const h = svgEl("g", { role: "slider", tabindex: 0, "aria-label": label, "aria-orientation": "horizontal" }, svg);
+      svgEl("circle", { class: "hit-r", r: 14, fill: "transparent" }, h);
       svgEl("circle", { class: "ring", r: 11 }, h);
       svgEl("circle", { class: `knob ${cls}`, r: 6.5 }, h);
       return h;
@@ -283,20 +287,24 @@ export class SxSpanMask extends SxElement {
       return;
     }
     if (!state.data) return;
-    const data = state.data, key = `${data.task}|${s.z}|${s.ramp}`;
+    const data = state.data, key = `${data.task}|${s.z}|${s.ramp}|${box.clientWidth}`;
     if (key === this._modelKey) return;
     this._modelKey = key;
     const rows = [];
     for (const kind of ["encoder", "decoder"]) {
       data[kind].forEach((heads, l) => heads.forEach((span, h) => { if (span !== null) rows.push({ kind, l, h, span }); }));
     }
-    const RH = 17, top = 30, H = top + rows.length * RH + 26, x0 = 150;
+    // rows at least 26 px tall as drawn, a label column wide enough for 11.5 px text (k: viewBox
+    // units per CSS px at the box's width)
+    const k = Math.max(1, W / (box.clientWidth || W));
+    const two = k > 1.4; // the readout under the title, not beside it
+    const RH = Math.max(17, Math.ceil(34 * k)), top = two ? Math.ceil(30 + 16 * k) : 30, H = top + rows.length * RH + 26, x0 = Math.max(150, Math.ceil(110 * k));
     const xs = linear([0, data.L + data.R], [x0, W - 20]);
     const focused = box.contains(this.shadowRoot.activeElement); // a head applied by key keeps the focus
     box.replaceChildren();
     const svg = svgEl("svg", { class: "picture", viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": `learned spans per head of ${data.task}-alpha-span` }, box);
     svgEl("text", { x: 4, y: 16, class: "label" }, svg).textContent = `learned spans: ${data.task}-alpha-span.sxm`;
-    svgEl("text", { x: W - 20, y: 16, "text-anchor": "end", class: "muted small" }, svg).textContent = `max span L = ${data.L}, ramp R = ${data.R}; choose a head`;
+    svgEl("text", { x: two ? 4 : W - 20, y: two ? Math.ceil(16 + 15 * k) : 16, "text-anchor": two ? "start" : "end", class: "muted small" }, svg).textContent = `max span ${two ? "" : "L = "}${data.L}, ramp ${two ? "" : "R = "}${data.R}; choose a head`;
     for (let t = 0; t <= data.L + data.R; t += data.L + data.R > 12 ? 3 : 1) {
       svgEl("line", { class: "axis", x1: xs(t), x2: xs(t), y1: top - 4, y2: top + rows.length * RH }, svg);
       svgEl("text", { x: xs(t), y: top + rows.length * RH + 14, "text-anchor": "middle", class: "muted small" }, svg).textContent = String(t);
@@ -309,8 +317,8 @@ export class SxSpanMask extends SxElement {
       svgEl("rect", { class: "hit", x: 2, y: y, width: W - 14, height: RH - 1, rx: 3 }, g);
       // the row's words sit beside the button, not in it: its name (which starts with them) is its
       // aria-label alone, not the labels run together ("enc L1 h17.4")
-      svgEl("text", { x: 8, y: y + 12, class: "small row-label", "aria-hidden": "true" }, svg).textContent = short;
-      svgEl("text", { x: x0 - 8, y: y + 12, "text-anchor": "end", class: "small row-label", "aria-hidden": "true" }, svg).textContent = fmt(r.span, 1);
+      svgEl("text", { x: 8, y: y + RH / 2 + 4, class: "small row-label", "aria-hidden": "true" }, svg).textContent = short;
+      svgEl("text", { x: x0 - 8, y: y + RH / 2 + 4, "text-anchor": "end", class: "small row-label", "aria-hidden": "true" }, svg).textContent = fmt(r.span, 1);
       const b = y + 3, hh = RH - 7;
       svgEl("rect", { class: "span-bar", x: xs(0), y: b, width: Math.max(0, xs(r.span) - xs(0)), height: hh }, g);
       svgEl("path", { class: "span-ramp", d: `M${xs(r.span).toFixed(1)},${b}L${xs(r.span + data.R).toFixed(1)},${b + hh}L${xs(r.span).toFixed(1)},${b + hh}Z` }, g);

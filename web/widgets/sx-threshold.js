@@ -40,10 +40,13 @@ svg.picture { max-width: 760px; }
 .zero-line { stroke: var(--_muted); }
 .p { fill: var(--_m); }
 .p.zero { fill: none; stroke: var(--_accent); stroke-width: 1.5; }
-.p-label { font-size: 10px; }
+.p-label { --_fs: 10px; }
 .p-label.zero { fill: var(--_accent); font-weight: 700; }
 .label { font-weight: 600; }
-.note { font-size: 12px; }
+.note { --_fs: 12px; }
+.note-narrow { margin: 3.2px 0 0; font-size: 13px; }
+.note-narrow[hidden] { display: none; }
+@media not (pointer: coarse) { .touch { display: none; } }
 .controls { max-width: 480px; }
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 5.6px 0 0; }
 .readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
@@ -58,6 +61,7 @@ ${NAMES.map((k) => `svg.map-${k} { --_m: var(--_${k}); }`).join("\n")}
 `);
 
 export class SxThreshold extends SxElement {
+  static fitText = true;
   static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     n: { type: "number", default: 8, min: 1, max: 50, integer: true },
@@ -82,12 +86,14 @@ export class SxThreshold extends SxElement {
       svgEl("text", { x: L - 6, y: zy(v) + 4, "text-anchor": "end", class: "muted" }, axis).textContent = String(v);
     }
     svgEl("text", { x: 4, y: 14, class: "label" }, svg).textContent = "scores z";
-    svgEl("text", { x: 4, y: PTOP - 10, class: "label" }, svg).textContent = "weights p";
     this._bars = svgEl("g", {}, svg);
     this._water = svgEl("g", {}, svg);
     this._lines = svgEl("g", {}, svg);
     this._weights = svgEl("g", {}, svg);
     this._note = svgEl("text", { x: 72, y: 14, class: "note" }, svg);
+    this._pLabel = svgEl("text", { x: 4, y: PTOP - 10, class: "label" }, svg);
+    // drawn narrow (a phone), the formula goes under the picture: in it, it would run off its edge
+    this._noteNarrow = htmlEl("p", { class: "note-narrow", part: "note" }, body);
 
     draggable(svg, (e) => {
       if (this._drag === undefined) return;
@@ -111,7 +117,8 @@ export class SxThreshold extends SxElement {
     const row = htmlEl("div", { class: "row" }, body);
     this._stepsBtn = htmlEl("button", { type: "button", part: "button steps-button", class: "steps-toggle", "aria-expanded": "false" }, row);
     this._stepsBtn.addEventListener("click", () => { this.steps = !this.steps; });
-    htmlEl("span", { class: "muted", text: "Keyboard: Tab to the bars, ←/→ pick one, ↑/↓ change it (Page Up/Down, Home/End)." }, row);
+    htmlEl("span", { class: "muted touch", text: "Drag a bar up or down to change its score." }, row);
+    htmlEl("span", { class: "muted keys", text: "Keyboard: Tab to the bars, ←/→ pick one, ↑/↓ change it (Page Up/Down, Home/End)." }, row);
     this._readout = htmlEl("p", { class: "readout", part: "readout", "aria-live": "polite" }, body);
 
     this._stepsBox = htmlEl("div", { class: "steps", part: "steps", id: "steps" }, body);
@@ -184,6 +191,9 @@ export class SxThreshold extends SxElement {
     this._alphaCtl.set(s.alpha);
     this._alphaCtl.input.disabled = s.mapping !== "entmax";
     const bw = (W - L - R) / n, x0 = (i) => L + i * bw, pad = Math.min(3, bw * 0.15);
+    // drawn under 420 px wide: the formula under the picture, tau's label above its line, the
+    // weights' scale in their title (the text, 11.5 px as drawn, would run past the edges)
+    const narrow = this._svg.getBoundingClientRect().width < 420;
 
     // the bars (one WAI-ARIA slider each, one tab stop for the row), rebuilt when n changes
     if (n !== this._n) {
@@ -244,14 +254,18 @@ export class SxThreshold extends SxElement {
         "data-z": String(line), "data-tau": String(c.tau) }, lines);
       svgEl("title", {}, el).textContent = `threshold line at z = ${fmt(line, 4)}`;
       const name = s.mapping === "sparsemax" ? (T === 1 ? "τ" : "Tτ") : T === 1 ? "τ/(α−1)" : "Tτ/(α−1)";
-      svgEl("text", { x: W - R + 8, y: yLine + 4 }, lines).textContent = `${name} = ${fmt(line)}`;
-      if (off) svgEl("text", { x: W - R + 8, y: yLine + (line < ZLO ? -10 : 18), class: "muted note" }, lines).textContent = line < ZLO ? "(below)" : "(above)";
+      const at = narrow ? { x: W - R + 4, y: yLine - 8, "text-anchor": "end" } : { x: W - R + 8, y: yLine + 4 };
+      svgEl("text", at, lines).textContent = `${name} = ${fmt(line)}${narrow && off ? (line < ZLO ? " (below)" : " (above)") : ""}`;
+      if (off && !narrow) svgEl("text", { x: W - R + 8, y: yLine + (line < ZLO ? -10 : 18), class: "muted note" }, lines).textContent = line < ZLO ? "(below)" : "(above)";
     }
-    this._note.textContent = line === null
+    const note = line === null
       ? `softmax has no threshold: every p > 0; p = exp(${T === 1 ? "z" : "z/T"} − ${fmt(c.tau, 3)}), log Σ exp(${T === 1 ? "z" : "z/T"}) = ${fmt(c.tau, 3)}`
       : s.mapping === "sparsemax"
         ? `sparsemax: p = [z − τ]₊${T === 1 ? ", the water above the line" : " / T"}`
         : `${s.mapping === "entmax15" ? "1.5-entmax" : `α-entmax (α = ${fmt(s.alpha)})`}: p = [(α−1)(z − line)${T === 1 ? "" : "/T"}]₊^(1/(α−1)), the outlined bars`;
+    this._note.textContent = narrow ? "" : note;
+    this._noteNarrow.textContent = narrow ? note : "";
+    this._noteNarrow.hidden = !narrow;
 
     // the candidate line of the step shown
     const st = s.steps ? this._renderSteps(s, c) : null;
@@ -270,8 +284,11 @@ export class SxThreshold extends SxElement {
     const pmax = Math.max(0.25, Math.ceil(Math.max(...p) * 4) / 4);
     const py = linear([0, pmax], [PBOT, PTOP]);
     svgEl("line", { class: "zero-line", x1: L, x2: W - R, y1: PBOT, y2: PBOT }, g);
-    svgEl("text", { x: L - 6, y: PTOP + 4, "text-anchor": "end", class: "muted" }, g).textContent = String(pmax);
-    svgEl("text", { x: L - 6, y: PBOT + 4, "text-anchor": "end", class: "muted" }, g).textContent = "0";
+    this._pLabel.textContent = narrow ? `weights p (0 to ${pmax})` : "weights p";
+    if (!narrow) {
+      svgEl("text", { x: L - 6, y: PTOP + 4, "text-anchor": "end", class: "muted" }, g).textContent = String(pmax);
+      svgEl("text", { x: L - 6, y: PBOT + 4, "text-anchor": "end", class: "muted" }, g).textContent = "0";
+    }
     const labels = n <= 16;
     p.forEach((v, i) => {
       const cx = x0(i) + bw / 2;

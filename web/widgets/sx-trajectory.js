@@ -12,21 +12,23 @@ const S = 280, OX = 40, OY = 40, SAMPLES = 400, TMIN = 0.01;
 
 const CSS = sheet(`
 .layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(224px, 1fr); gap: 16px; align-items: start; }
-@container sx (max-width: 620px) { .layout { grid-template-columns: 1fr; } }
+@container sx (max-width: 620px) { .layout { grid-template-columns: minmax(0, 1fr); } }
 :host { container: sx / inline-size; }
 svg.picture { max-width: 440px; }
 .path { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
 .change { stroke: var(--_bg); stroke-width: 1.5; }
-.change-label { font-size: 10.5px; stroke: none; }
+.change-label { --_fs: 10.5px; stroke: none; }
 .dot { stroke: var(--_fg); stroke-width: 2; }
 .limit { fill: none; stroke: var(--_fg); stroke-dasharray: 2 2; }
 .side p { margin: 3.2px 0; }
 td.supp { text-align: left; }
+@container (max-width: 300px) { td.supp, th:last-child { display: none; } } /* the line under the table names the supports */
 `);
 
 const supportName = (m) => ["A", "B", "C"].filter((_, i) => m & (1 << i)).join(", ");
 
 export class SxTrajectory extends SxElement {
+  static fitText = true;
   static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     scores: { type: "numbers", default: [1.5, 0, 1], minLength: 3, maxLength: 3, min: -10, max: 10 },

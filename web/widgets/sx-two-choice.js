@@ -17,7 +17,7 @@ svg.picture { max-width: 620px; }
 .cursor line { stroke: var(--_fg); stroke-dasharray: 3 3; }
 .cursor .knob { fill: var(--_fg); cursor: ew-resize; }
 .cursor .ring { fill: none; stroke: transparent; }
-.cursor .hit { fill: transparent; cursor: ew-resize; }
+.cursor .hit { fill: transparent; cursor: ew-resize; x: min(-12px, calc(-14px * var(--_k, 1))); width: max(24px, calc(28px * var(--_k, 1))); }
 .mark { stroke: var(--_bg); stroke-width: 1.2; }
 .mark.hi { fill: var(--_accent); }
 .controls { max-width: 448px; }
@@ -25,6 +25,7 @@ svg.picture { max-width: 620px; }
 `);
 
 export class SxTwoChoice extends SxElement {
+  static fitText = true;
   static core = "mappings"; // the mappings alone: the small core (base.js ready())
   static spec = {
     alphas: { type: "numbers", default: [1, 1.25, 1.5, 2, 3], minLength: 1, maxLength: 8, min: 1, max: 8 },
