@@ -9,11 +9,13 @@
 //    holding it) within the viewport, and every drawn part of the widget within the widget's box;
 //  - no keyboard hint shown (text naming keys, Tab or the keyboard) under a coarse pointer;
 // and on a desktop (1100 px, a mouse) the blog post never fetches widgets/phone.js.
-// PENDING: widgets whose phone pass is being done elsewhere; skipped with a printed line (delete
+// PENDING: widgets whose phone pass is not done yet (sx-positions: its 720-wide pictures; sx-attention: in its own branch); skipped with a printed line (delete
 // the list once their work is merged). Zero console errors, no request outside the origin.
-import { check, open, frames, runSuite, checkClean } from "./harness.mjs";
+import fs from "node:fs";
+import path from "node:path";
+import { check, open, frames, runSuite, checkClean, chapters, SITE } from "./harness.mjs";
 
-export const PENDING = ["sx-simplex", "sx-attention", "sx-positions", "sx-patterns"];
+export const PENDING = ["sx-attention", "sx-positions"];
 const MIN_TEXT = 11;
 const MIN_TARGET = 24;
 const SIZES = [[390, 844], [320, 700]];
@@ -133,7 +135,10 @@ async function desktop(browser, server) {
 await runSuite("phone", async (browser, server) => {
   await desktop(browser, server);
   for (const size of SIZES) {
-    await phone(browser, server.url, server.url, "site", size);
+    // the site is a book: every chapter that exists (each holds its own widgets; the map none)
+    for (const f of chapters().filter((c) => fs.existsSync(path.join(SITE, c)))) {
+      await phone(browser, server.url + f, server.url, f, size);
+    }
     await phone(browser, server.url + "examples/blog-post.html", server.url, "blog post", size);
   }
 });
