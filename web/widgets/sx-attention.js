@@ -393,7 +393,6 @@ export class SxAttention extends SxElement {
     this._svg.addEventListener("pointermove", (e) => this._point(e));
     this._svg.addEventListener("pointerdown", (e) => this._point(e));
     this._svg.addEventListener("pointerleave", (e) => { if (e.pointerType === "mouse") this._hideTip(); });
-    this._svg.addEventListener("focusout", () => this._hideTip());
     this._svg.addEventListener("keydown", (e) => { if (e.key === "Escape") this._hideTip(); });
     this._tip = htmlEl("div", { class: "tip", id: "tip", role: "tooltip", part: "tooltip", hidden: "" }, body);
     // the reading of the cell for screen readers (the tooltip shows it on screen)
@@ -908,6 +907,8 @@ export class SxAttention extends SxElement {
             this._drawReadout();
           });
           g.addEventListener("keydown", (e) => this._key(e, block, panel));
+          // (on the panel, not the <svg>: Chromium makes an SVG element with a focus listener a tab stop)
+          g.addEventListener("blur", () => this._hideTip());
         }
       }
       this._blocks.push(block);
