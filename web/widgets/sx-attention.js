@@ -16,6 +16,10 @@
 // positions, the cross-attention keys and values were computed once, each head's attention row
 // of the step is drawn (model.forward over the prefix: the incremental step's row), and the rows
 // computed with the cache and without it are counted.
+// Cause and effect on one screen: under the field, what the task takes (viz/task-text.js: its
+// characters and longest input, from the task table) or, in plain words, why the text was refused
+// (never cut; capitals folded where the alphabet asks); the other messages above the maps; the
+// training bar above the maps, sticky while a model trains; a cell's weight in a tooltip by it.
 //   <sx-attention task="reverse" kind="alpha" input="abcdefgh"></sx-attention>
 // Attributes: task (reverse, sort, after_marker, date), kind (softmax, entmax15, alpha,
 // alpha-span), input (text in the task's alphabet), maps (which maps, in order: encoder decoder
