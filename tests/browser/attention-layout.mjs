@@ -221,6 +221,8 @@ async function phone(page, label) {
       const svg = t.ownerSVGElement, vb = svg.viewBox.baseVal, scale = vb && vb.width ? svg.getBoundingClientRect().width / vb.width : 1;
       const px = parseFloat(getComputedStyle(t).fontSize) * scale;
       if (px < 10.95) small.push(`${t.textContent.slice(0, 16)} ${px.toFixed(1)}`);
+      const q = t.getBoundingClientRect();
+      if (q.right > hb.right + 0.5 || q.left < hb.left - 0.5) wide.push(`text "${t.textContent.slice(0, 24)}" ${q.left.toFixed(0)}..${q.right.toFixed(0)} of ${hb.left.toFixed(0)}..${hb.right.toFixed(0)}`);
     }
     for (const x of root.querySelectorAll("*")) {
       if (x instanceof SVGElement || !shown(x)) continue;
@@ -250,6 +252,11 @@ await runSuite("attention-layout", async (browser, server) => {
     await input(page, label);
     await tip(page, label, touch);
     const p = await phone(page, label);
+    // the step-by-step decoding open: the same rules
+    await page.$eval("#attention", (e) => { e.decode = true; });
+    await page.waitForFunction(() => document.getElementById("attention").shadowRoot.querySelectorAll("svg.decode g.drow").length > 0, null, { timeout: 15000 });
+    await phone(page, `${label}, decoding open`);
+    await page.$eval("#attention", (e) => { e.decode = false; });
     if (touch) check(p.hints.length === 0, `${label}: no keyboard hint on a touch screen (got ${JSON.stringify(p.hints)})`);
     else check(p.hints.length > 0, `${label}: the keyboard hint is there with a mouse (${JSON.stringify(p.hints)})`);
     await training(page, label);

@@ -53,6 +53,8 @@ const MAP_TITLES = {
   decoder: "decoder self-attention (causal): output → output so far",
   cross: "cross-attention: output → source",
 };
+// the same on a narrow widget (a phone), where a unit of the picture is about a pixel
+const MAP_TITLES_NARROW = { encoder: "encoder self-attention", decoder: "decoder self-attention (causal)", cross: MAP_TITLES.cross };
 const TITLE_H = 24, BLOCK_GAP = 18, LOSS_W = 720, LOSS_H = 170, SPARK_W = 120, SPARK_H = 28;
 const MIN_TEXT_PX = 11; // the smallest text on screen (SVG text is scaled by its viewBox)
 const PLAY_MS = 900; // one decoding step per PLAY_MS while "Play" runs
@@ -859,7 +861,7 @@ export class SxAttention extends SxElement {
       if (!maps.length) continue;
       const { heads, nq, nk } = maps[0];
       const cols = narrow ? Math.min(2, heads) : heads, perLayer = Math.ceil(heads / cols);
-      svgEl("text", { x: 0, y: y + 15, class: "block-title" }, svg).textContent = MAP_TITLES[kind];
+      svgEl("text", { x: 0, y: y + 15, class: "block-title" }, svg).textContent = (narrow ? MAP_TITLES_NARROW : MAP_TITLES)[kind];
       const lay = heatmapLayout({ nq, nk, rows: maps.length * perLayer, cols, width: W, top: y + TITLE_H, labelW: 16,
         labelH: 15, captionH: 44, gap: 14, minCell: 5, maxCell: 22, minPanel: 152 });
       const qLabels = kind === "encoder" ? v.srcLabels : v.outLabels;
