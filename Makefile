@@ -270,6 +270,7 @@ test-browser: all
 	$(NODE) tests/browser/scores.mjs
 	$(NODE) tests/browser/positions.mjs
 	$(NODE) tests/browser/transformer.mjs
+	$(NODE) tests/browser/attention-layout.mjs
 	$(NODE) tests/browser/decode.mjs
 	$(NODE) tests/browser/explain.mjs
 	$(NODE) tests/browser/keep-model.mjs

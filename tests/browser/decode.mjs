@@ -275,6 +275,9 @@ async function checkDecode(browser, server) {
   await page.locator("#attention details.decode").screenshot({ path: path.join(SHOTS, "decode-narrow.png") });
   await page.setViewportSize({ width: 1100, height: 1000 });
   await frames(page, 4);
+  // (the widget shrank back above the scroll position: in view again, or it defers its redraws)
+  await page.locator("#attention details.decode").scrollIntoViewIfNeeded();
+  await frames(page, 2);
 
   // ---- the attribute: removing it closes the panel, setting it opens it
   await page.$eval("#attention", (e) => { e.decode = false; });

@@ -1,8 +1,8 @@
 // Section 11 of the built page (dist/site) in real Chromium: <sx-attention> fetches no model
 // until it comes into view, then only the file of the model it shows; the shipped models give
 // the task's right answer for a typed input; switching models changes the maps (softmax: no
-// exact zero; learned alpha: dots); the maps are keyboard operable; a bad character and bad
-// attributes give messages, not exceptions; "Train from scratch" runs steps in a Web Worker
+// exact zero; learned alpha: dots); the maps are keyboard operable; a bad character (under the
+// field) and bad attributes give messages, not exceptions; "Train from scratch" runs steps in a Web Worker
 // (progress, loss curve, heatmaps), Stop ends it, and no worker is left behind; a worker error
 // reaches the page. Zero console errors, zero CSP violations, no request outside the origin.
 // With train-worker.js missing (404) it trains on the main thread in slices, and says so.
@@ -26,7 +26,8 @@ const state = (page, id = "attention") => page.$eval(`#${id}`, (e) => {
     task: r.querySelectorAll("select")[0].value, kind: r.querySelectorAll("select")[1].value,
     tstatus: r.querySelector(".tstatus").textContent, terror: r.querySelector(".tstatus").classList.contains("error"),
     progress: Number(r.querySelector("progress").value), lossPaths: r.querySelectorAll("svg.loss path").length,
-    readout: r.querySelector(".readout").textContent,
+    readout: r.querySelector(".readout").textContent, hint: r.querySelector(".hint").textContent,
+    invalid: r.querySelector("input[type=text]").getAttribute("aria-invalid"),
   };
 });
 
@@ -84,14 +85,16 @@ async function checkSection(browser, server) {
   await fs.mkdir(SHOTS, { recursive: true });
   await page.locator("#attention").screenshot({ path: path.join(SHOTS, "attention-reverse-alpha.png") });
 
-  // ---- a bad character: a message, the last good input stays, no exception
+  // ---- a bad character: a message under the field, the last good input stays, no exception
   await typeInput(page, "ab!");
   s = await state(page);
-  check(s.msg.includes('input="ab!"') && s.msg.includes('"!" is not in the reverse alphabet'), `bad character message (got "${s.msg}")`);
+  check(s.hint.includes("“!” (character 3) is not one of this task's characters: a–j.") && s.hint.includes("The maps still show “abcd”") && s.invalid === "true",
+    `bad character message under the field (got "${s.hint}", aria-invalid ${s.invalid})`);
+  check(s.msg === "", `and not in the message line under it all (got "${s.msg}")`);
   check(s.input === "abcd" && s.output === "dcba", `the last good input stays (got ${s.io})`);
   await typeInput(page, "hgf");
   s = await state(page);
-  check(s.msg === "" && s.output === "fgh", `the message goes with a good input (got "${s.msg}", ${s.io})`);
+  check(s.hint.startsWith("Up to 11 characters from a–j") && s.invalid === "false" && s.output === "fgh", `the message goes with a good input (got "${s.hint}", ${s.io})`);
 
   // ---- switching models changes the maps; softmax has no exact zero
   const alphaCells = s.cells, alphaZeros = s.zerosCol;
@@ -245,11 +248,12 @@ async function checkSection(browser, server) {
     el.scrollIntoView();
     for (let i = 0; i < 300 && el.shadowRoot.querySelectorAll("svg.maps .panel").length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     const r = el.shadowRoot;
-    return { msg: r.querySelector(".msg").textContent, visible: !r.querySelector(".msg").hidden, task: el.task, kind: el.kind,
+    return { msg: r.querySelector(".msg").textContent, visible: !r.querySelector(".msg").hidden, task: el.task, kind: el.kind, hint: r.querySelector(".hint").textContent,
       panels: r.querySelectorAll("svg.maps .panel").length, io: r.querySelector(".io").textContent };
   });
   check(bad.visible && bad.msg.includes('task="klingon" is not one of') && bad.msg.includes('kind="banana"') &&
-    bad.msg.includes('input="xyz!"') && bad.msg.includes('maps="cross nonsense"'), `bad attributes give messages (got "${bad.msg}")`);
+    bad.msg.includes('maps="cross nonsense"'), `bad attributes give messages (got "${bad.msg}")`);
+  check(bad.hint.startsWith("“x” (character 1) is not one of this task's characters"), `a bad input attribute: the message under the field (got "${bad.hint}")`);
   check(bad.task === "reverse" && bad.kind === "alpha" && bad.panels === 24 && bad.io.includes("hgfedcba"), `and fall back to the defaults (${JSON.stringify(bad)})`);
   await page.evaluate(() => document.getElementById("bad-attention").remove());
 

@@ -16,6 +16,10 @@
 // positions, the cross-attention keys and values were computed once, each head's attention row
 // of the step is drawn (model.forward over the prefix: the incremental step's row), and the rows
 // computed with the cache and without it are counted.
+// Cause and effect on one screen: under the field, what the task takes (viz/task-text.js: its
+// characters and longest input, from the task table) or, in plain words, why the text was refused
+// (never cut; capitals folded where the alphabet asks); the other messages above the maps; the
+// training bar above the maps, sticky while a model trains; a cell's weight in a tooltip by it.
 //   <sx-attention task="reverse" kind="alpha" input="abcdefgh"></sx-attention>
 // Attributes: task (reverse, sort, after_marker, date), kind (softmax, entmax15, alpha,
 // alpha-span), input (text in the task's alphabet), maps (which maps, in order: encoder decoder
@@ -40,6 +44,7 @@ import { getModel, listModels, putModel, deleteModel } from "./runtime/model-sto
 import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "./viz/heatmap.js";
 import { headStats } from "./viz/attention-stats.js";
 import { lossCurve } from "./viz/loss-curve.js";
+import { readText, taskLimits, quote } from "./viz/task-text.js";
 
 const TASKS = ["reverse", "sort", "after_marker", "date"];
 const MAP_KINDS = ["encoder", "decoder", "cross"];
@@ -48,7 +53,10 @@ const MAP_TITLES = {
   decoder: "decoder self-attention (causal): output → output so far",
   cross: "cross-attention: output → source",
 };
-const TITLE_H = 24, BLOCK_GAP = 18, LOSS_W = 720, LOSS_H = 170;
+// the same on a narrow widget (a phone), where a unit of the picture is about a pixel
+const MAP_TITLES_NARROW = { encoder: "encoder self-attention", decoder: "decoder self-attention (causal)", cross: MAP_TITLES.cross };
+const TITLE_H = 24, BLOCK_GAP = 18, LOSS_W = 720, LOSS_H = 170, SPARK_W = 120, SPARK_H = 28;
+const MIN_TEXT_PX = 11; // the smallest text on screen (SVG text is scaled by its viewBox)
 const PLAY_MS = 900; // one decoding step per PLAY_MS while "Play" runs
 const STOP_TIMEOUT_MS = 8000;
 const NARROW_PX = 560;
@@ -174,10 +182,26 @@ function decodeWork(t, { ns, layers, heads }) {
 
 const CSS = sheet(`
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
-.row label { display: inline-flex; gap: 6.4px; align-items: center; }
+.row label { display: inline-flex; flex-wrap: wrap; gap: 6.4px; align-items: center; }
+button, select { min-height: 24px; min-width: 24px; }
+summary { min-height: 24px; display: list-item; padding: 2px 0; }
 input[type="text"] { font: 14px/1.3 ui-monospace, "SF Mono", Menlo, Consolas, monospace; color: var(--_fg); background: var(--_bg);
-  border: 1px solid var(--_grid); border-radius: 6px; padding: 2.4px 6.4px; width: 176px; }
-input[type="text"]:focus-visible, select:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
+  border: 1px solid var(--_grid); border-radius: 6px; padding: 2.4px 6.4px; width: 176px; min-height: 28px; }
+input[type="text"]:focus-visible, select:focus-visible { outline: 2px solid var(--_softmax); outline-offset: 1px; }
+input[type="text"][aria-invalid="true"] { border: 2px solid var(--_accent); }
+.entry { margin: 0 0 6.4px; }
+.entry label { display: inline-flex; gap: 6.4px; align-items: center; }
+.hint { margin: 3.2px 0 0; font-size: 13px; color: var(--_muted); }
+.hint.bad { color: var(--_fg); border-left: 3px solid var(--_accent); padding-left: 6.4px; }
+.hint code { font: 13px ui-monospace, "SF Mono", Menlo, Consolas, monospace; background: var(--_panel); padding: 0 3px; border-radius: 4px; color: var(--_fg); }
+.point { color: var(--_muted); font-size: 13px; margin: 4.8px 0; }
+.point .coarse { display: none; }
+@media (pointer: coarse) { .point .fine { display: none; } .point .coarse { display: inline; } }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; margin: 0; }
+.tip { position: absolute; z-index: 3; pointer-events: none; max-width: 260px; padding: 4px 8px; border-radius: 6px;
+  background: var(--_fg); color: var(--_bg); font-size: 13px; line-height: 1.35; box-shadow: 0 2px 6px rgb(0 0 0 / 0.25); }
+.tip[hidden] { display: none; }
+.tip b { font-variant-numeric: tabular-nums; font-size: 14px; }
 .io { margin: 3.2px 0 6.4px; font-variant-numeric: tabular-nums; }
 .io code { font: 14px ui-monospace, "SF Mono", Menlo, Consolas, monospace; background: var(--_panel); padding: 0 4px; border-radius: 4px; }
 .io .ok { color: var(--_entmax15); font-weight: 600; }
@@ -189,7 +213,7 @@ svg .cell { fill: var(--sx-heat, var(--_softmax)); stroke: none; }
 svg .zeros { stroke: var(--_muted); stroke-linecap: round; fill: none; }
 svg .frame { fill: none; stroke: var(--_grid); stroke-width: 0.8; }
 svg .tok { font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; fill: var(--_muted); }
-svg .cap { font-size: 10.5px; }
+svg .cap { font-size: 11px; }
 svg .cap.muted { fill: var(--_muted); }
 svg .block-title { font-weight: 600; font-size: 13px; }
 svg .panel:focus { outline: none; }
@@ -200,10 +224,15 @@ svg .legend text { font-size: 11px; }
 details { margin: 6.4px 0 0; }
 summary { cursor: pointer; color: var(--_muted); }
 .scroll { overflow-x: auto; max-width: 100%; }
-.train { margin: 12.8px 0 0; padding: 9.6px 0 0; border-top: 1px solid var(--_grid); }
-.train[hidden], .train [hidden] { display: none; }
-progress { width: 192px; height: 14.4px; accent-color: var(--_accent); }
-.tstatus { font-variant-numeric: tabular-nums; font-size: 13px; }
+.tbar { margin: 6.4px 0 4.8px; padding: 4.8px 0; border-top: 1px solid var(--_grid); }
+.tbar.live { position: sticky; top: 0; z-index: 2; background: var(--_bg); border-bottom: 1px solid var(--_grid); }
+.tbar[hidden], .own[hidden], .tbar [hidden], .own [hidden] { display: none; }
+progress { width: 160px; height: 14.4px; accent-color: var(--_accent); }
+.tstatus { font-variant-numeric: tabular-nums; font-size: 13px; flex: 1 1 240px; }
+svg.spark { width: ${SPARK_W}px; height: ${SPARK_H}px; flex: none; touch-action: auto; }
+svg.spark.off { display: none; }
+svg.spark .frame { fill: none; stroke: var(--_grid); }
+svg.picture.maps, svg.picture.loss, svg.picture.decode { touch-action: auto; }
 .tstatus.error { color: var(--_accent); font-weight: 600; }
 .keep { color: var(--_muted); font-size: 13px; }
 .keep button { margin-left: 6.4px; }
@@ -217,8 +246,8 @@ svg .acc { fill: var(--_entmax15); stroke: var(--_bg); stroke-width: 1; }
 svg .acc-confirm { fill: none; stroke: var(--_entmax15); stroke-width: 1.5; }
 svg .acc-line { fill: none; stroke: var(--_entmax15); stroke-width: 1.2; }
 svg .target { stroke: var(--_entmax15); stroke-dasharray: 4 3; stroke-opacity: 0.7; }
-.decode .row output { font-variant-numeric: tabular-nums; min-width: 104px; }
-.decode input[type="range"] { width: 192px; height: 24px; margin: 0; accent-color: var(--_accent); }
+.decode .row output { font-variant-numeric: tabular-nums; min-width: 64px; }
+.decode input[type="range"] { width: 160px; max-width: 100%; height: 24px; margin: 0; accent-color: var(--_accent); }
 .decode button { min-height: 24px; min-width: 24px; }
 .dio { margin: 3.2px 0 6.4px; font-variant-numeric: tabular-nums; min-height: 1.4em; }
 .dio code { font: 14px ui-monospace, "SF Mono", Menlo, Consolas, monospace; background: var(--_panel); padding: 0 4px; border-radius: 4px; }
@@ -347,20 +376,33 @@ export class SxAttention extends SxElement {
     };
     this._taskSel = sel("task", TASKS.map((t) => [t, t.replace("_", " ")]));
     this._kindSel = sel("model", KINDS.map((k) => [k, KIND_LABELS[k]]));
-    const l = htmlEl("label", {}, row);
+    // the input, and under it what it takes (before any typing) or what is wrong with it
+    const entry = htmlEl("div", { class: "entry", part: "input" }, body);
+    const l = htmlEl("label", {}, entry);
     htmlEl("span", { text: "input" }, l);
-    this._inputEl = htmlEl("input", { type: "text", spellcheck: "false", autocomplete: "off", "aria-label": "input text for the task" }, l);
+    this._inputEl = htmlEl("input", { type: "text", spellcheck: "false", autocomplete: "off", autocapitalize: "off",
+      "aria-label": "input text for the task", "aria-describedby": "hint" }, l);
+    this._hint = htmlEl("p", { class: "hint", id: "hint", part: "hint", "aria-live": "polite" }, entry);
     this._taskSel.addEventListener("change", () => this._user({ task: this._taskSel.value, input: EXAMPLES[this._taskSel.value] }));
     this._kindSel.addEventListener("change", () => this._user({ kind: this._kindSel.value }));
-    this._inputEl.addEventListener("input", () => this._user({ input: this._inputEl.value }));
+    this._inputEl.addEventListener("input", () => this._typed());
 
     this._ioLine = htmlEl("p", { class: "io", part: "output", "aria-live": "polite" }, body);
     this._source = htmlEl("p", { class: "source", part: "source" }, body);
+    body.append(this._msg); // the other messages (models, files, training) up here too, not under the maps
+    this._buildTraining(body);
+    const point = htmlEl("p", { class: "point" }, body);
+    htmlEl("span", { class: "fine", text: "Point at a cell, or focus the maps and use the arrow keys, to read its weight." }, point);
+    htmlEl("span", { class: "coarse", text: "Touch a cell to read its weight." }, point);
     this._svg = svgEl("svg", { class: "picture maps", viewBox: "0 0 720 100", role: "group",
-      "aria-label": "attention maps per layer and head; focus a map and use the arrow keys to read its weights" }, body);
+      "aria-label": "attention maps per layer and head; focus a map and use the arrow keys to read its weights", "aria-describedby": "tip" }, body);
     this._svg.addEventListener("pointermove", (e) => this._point(e));
     this._svg.addEventListener("pointerdown", (e) => this._point(e));
-    this._readout = htmlEl("p", { class: "readout", part: "readout", "aria-live": "polite" }, body);
+    this._svg.addEventListener("pointerleave", (e) => { if (e.pointerType === "mouse") this._hideTip(); });
+    this._svg.addEventListener("keydown", (e) => { if (e.key === "Escape") this._hideTip(); });
+    this._tip = htmlEl("div", { class: "tip", id: "tip", role: "tooltip", part: "tooltip", hidden: "" }, body);
+    // the reading of the cell for screen readers (the tooltip shows it on screen)
+    this._readout = htmlEl("p", { class: "readout sr", part: "readout", "aria-live": "polite" }, body);
     const det = htmlEl("details", { part: "stats" }, body);
     htmlEl("summary", { text: "Per-head numbers: α, span, support size, exact zeros, entropy" }, det);
     const scroll = htmlEl("div", { class: "scroll" }, det);
@@ -369,14 +411,20 @@ export class SxAttention extends SxElement {
     for (const t of ["map", "layer", "head", "α", "span", "support", "exact zeros", "entropy (nats)"]) htmlEl("th", { text: t }, head);
     this._tbody = htmlEl("tbody", {}, this._table);
     this._buildDecode(body);
+    this._lossSvg = svgEl("svg", { class: "picture loss", viewBox: `0 0 ${LOSS_W} ${LOSS_H}`, role: "img",
+      "aria-label": "training loss (log scale) and held-out accuracy against steps" }, body);
+    this._lossSvg.classList.add("off"); // a class, not an inline style: a strict CSP blocks cloned style attributes
+  }
 
-    // training panel
-    const tr = this._trainEl = htmlEl("div", { class: "train", part: "train" }, body);
-    const trow = htmlEl("div", { class: "row" }, tr);
+  // The training bar (above the maps; it stays in view, sticky, while a model trains: controls,
+  // progress, status and a small loss curve) and the row of the reader's own models.
+  _buildTraining(body) {
+    const trow = this._tbar = htmlEl("div", { class: "row tbar", part: "train" }, body);
     this._startBtn = htmlEl("button", { type: "button", class: "start", text: "Train from scratch" }, trow);
     this._stopBtn = htmlEl("button", { type: "button", class: "stop", text: "Stop" }, trow);
     this._backBtn = htmlEl("button", { type: "button", class: "back", text: "Show the shipped model" }, trow);
     this._progress = htmlEl("progress", { max: SCHEDULE.maxSteps, value: 0, "aria-label": "training progress (steps)" }, trow);
+    this._spark = svgEl("svg", { class: "spark off", viewBox: `0 0 ${SPARK_W} ${SPARK_H}`, role: "img", "aria-label": "training loss so far (log scale)" }, trow);
     this._tstatus = htmlEl("span", { class: "tstatus", role: "status" }, trow);
     this._stopBtn.disabled = true;
     this._backBtn.hidden = true;
@@ -385,7 +433,7 @@ export class SxAttention extends SxElement {
     this._backBtn.addEventListener("click", () => { this._showOwn = !this._showOwn; this.renderNow(); });
     // the reader's own model: download the one shown, load a .sxm (the button, or a file dropped
     // anywhere on the widget), forget the one kept
-    const orow = htmlEl("div", { class: "row", part: "own" }, tr);
+    const orow = this._ownEl = htmlEl("div", { class: "row own", part: "own" }, body);
     this._saveBtn = htmlEl("button", { type: "button", class: "download", text: "Download .sxm", title: "Save the model shown as a .sxm checkpoint" }, orow);
     this._openBtn = htmlEl("button", { type: "button", class: "open", text: "Load a .sxm…", title: "Show a .sxm checkpoint (trained here or with the library); you can also drop one on this widget" }, orow);
     this._fileEl = htmlEl("input", { type: "file", accept: ".sxm,application/octet-stream", hidden: "", "aria-label": "a .sxm checkpoint to show" }, orow);
@@ -418,10 +466,23 @@ export class SxAttention extends SxElement {
       const f = e.dataTransfer.files[0];
       if (f && !this._busy()) this._loadFile(f);
     });
-    this._lossSvg = svgEl("svg", { class: "picture loss", viewBox: `0 0 ${LOSS_W} ${LOSS_H}`, role: "img",
-      "aria-label": "training loss (log scale) and held-out accuracy against steps" }, tr);
-    this._lossSvg.classList.add("off"); // a class, not an inline style: a strict CSP blocks cloned style attributes
     this._tstatus.textContent = "Trains a model of the shipped size (2 + 2 layers, 4 heads, 44 k parameters) in a Web Worker until 99.5% of held-out examples come out exactly right (500, then 2000 more).";
+  }
+
+  // The reader typed: capitals folded where the task's alphabet asks for it (the field shows what
+  // is read, the caret kept), then the attribute set; settings() says what is wrong, if anything.
+  _typed() {
+    const f = this._inputEl;
+    let text = f.value;
+    try {
+      const r = readText(tasks, this.task, text);
+      if (!r.error && r.text !== text) {
+        const { selectionStart: a, selectionEnd: b } = f;
+        f.value = text = r.text; // the same length: only the case changed
+        f.setSelectionRange(a, b);
+      }
+    } catch { /* the core is not ready yet: settings() reads the text once it is */ }
+    this._user({ input: text });
   }
 
   _user(change) {
@@ -439,19 +500,16 @@ export class SxAttention extends SxElement {
   settings() {
     const r = super.settings();
     const { s, errors } = r;
+    // input: read against the task (viz/task-text.js): case folded, or refused with a message
+    // shown under the field (s.inputError), the maps keeping the last good input
     const raw = this.getAttribute("input");
-    const fallback = this._lastGood[s.task] ?? EXAMPLES[s.task];
-    s.input = fallback;
+    s.input = this._lastGood[s.task] ?? EXAMPLES[s.task];
+    s.inputRaw = raw;
+    s.inputError = null;
     if (raw !== null) {
-      try {
-        tasks.encode(s.task, raw);
-        if (raw.length === 0) throw new RangeError("is empty");
-        s.input = raw;
-        this._lastGood[s.task] = raw;
-      } catch (err) {
-        const why = err.message.replace(/^tasks\.encode: /, "").replace(/^text(\[\d+\])? /, "");
-        errors.push(`input="${raw.slice(0, 40)}": ${why}; showing "${fallback}"`);
-      }
+      const r = readText(tasks, s.task, raw);
+      if (r.error) s.inputError = r.error;
+      else this._lastGood[s.task] = s.input = r.text;
     }
     const m = this.getAttribute("models");
     s.models = null; // the shipped checkpoints beside the library (checkpoints.js)
@@ -632,12 +690,15 @@ export class SxAttention extends SxElement {
   // --------------------------------------------------------------- render
   render(s) {
     if (this._trainDirty) { this._trainDirty = false; this._trainMaps = false; this._drawTraining(); }
-    this._trainEl.hidden = s["no-train"];
+    this._tbar.hidden = this._ownEl.hidden = s["no-train"];
+    this._lossSvg.classList.toggle("off", s["no-train"] || !this._run);
     const training = this._busy();
     this._taskSel.value = s.task; this._kindSel.value = s.kind;
     this._taskSel.disabled = this._kindSel.disabled = training;
-    if (this.shadowRoot.activeElement !== this._inputEl) this._inputEl.value = s.input;
-    this._inputEl.maxLength = tasks.width(s.task) - 1;
+    // the field: what was read (case folded), or the refused text the message under it is about
+    if (this.shadowRoot.activeElement !== this._inputEl) this._inputEl.value = s.inputError ? s.inputRaw : s.input;
+    this._inputEl.setAttribute("aria-invalid", s.inputError ? "true" : "false");
+    this._drawHint(s);
     if (this._failed && this._failed.key !== this._modelURL(s).href) this._failed = null;
     if (this._showRun && this._run && (this._run.task !== s.task || this._run.kind !== s.kind)) this._showRun = false;
 
@@ -706,6 +767,26 @@ export class SxAttention extends SxElement {
     }
   }
 
+  // Under the field: what the task takes (its characters, the longest input, an example), or
+  // why the text in the field was refused and what the maps show meanwhile.
+  _drawHint(s) {
+    const sig = `${s.task}|${s.input}|${s.inputError}`;
+    if (this._hintSig === sig) return;
+    this._hintSig = sig;
+    const h = this._hint, lim = taskLimits(tasks, s.task);
+    h.replaceChildren();
+    h.classList.toggle("bad", Boolean(s.inputError));
+    if (s.inputError) {
+      h.append(`${s.inputError} The maps still show ${quote(s.input)}.`);
+      return;
+    }
+    h.append(`Up to ${lim.max} characters from `);
+    lim.chars.forEach((c, k) => { if (k) h.append(" "); htmlEl("code", { text: c }, h); });
+    h.append(` (the models learned from inputs of ${lim.trained[0]} to ${lim.trained[1]}), like `);
+    htmlEl("code", { text: EXAMPLES[s.task] }, h);
+    h.append(lim.noCapitals ? "; capitals are read as small letters." : ".");
+  }
+
   // What the reader's model is, for the line above the maps.
   _ownLabel({ rec: r, restored }) {
     const from = r.source === "trained" ? `trained in ${restored ? "this browser" : "this tab"} on ${when(r.date)}`
@@ -769,7 +850,7 @@ export class SxAttention extends SxElement {
     const focused = this.shadowRoot.activeElement;
     const hadFocus = Boolean(focused && focused.classList && focused.classList.contains("panel"));
     const narrow = this._narrow = this._isNarrow();
-    const W = narrow ? 380 : 720;
+    const { W, minFont } = this._svgScale(narrow);
     svg.replaceChildren();
     this._blocks = [];
     let y = 0;
@@ -780,12 +861,12 @@ export class SxAttention extends SxElement {
       if (!maps.length) continue;
       const { heads, nq, nk } = maps[0];
       const cols = narrow ? Math.min(2, heads) : heads, perLayer = Math.ceil(heads / cols);
-      svgEl("text", { x: 0, y: y + 15, class: "block-title" }, svg).textContent = MAP_TITLES[kind];
+      svgEl("text", { x: 0, y: y + 15, class: "block-title" }, svg).textContent = (narrow ? MAP_TITLES_NARROW : MAP_TITLES)[kind];
       const lay = heatmapLayout({ nq, nk, rows: maps.length * perLayer, cols, width: W, top: y + TITLE_H, labelW: 16,
         labelH: 15, captionH: 44, gap: 14, minCell: 5, maxCell: 22, minPanel: 152 });
       const qLabels = kind === "encoder" ? v.srcLabels : v.outLabels;
       const kLabels = kind === "decoder" ? v.decLabels : v.srcLabels;
-      const font = Math.max(6, Math.min(12, lay.cell * 0.8));
+      const font = Math.max(minFont, Math.min(12, lay.cell * 0.8));
       const block = { kind, lay, maps, cols, perLayer, qLabels, kLabels, panels: [] };
       for (const m of maps) {
         const stats = headStats(m.data, { heads: m.heads, nq, nk, kind });
@@ -827,10 +908,13 @@ export class SxAttention extends SxElement {
           g.addEventListener("focus", () => {
             const cur = this._cursor;
             if (!cur || cur.kind !== kind || cur.layer !== m.layer || cur.head !== h) this._cursor = { kind, layer: m.layer, head: h, i: 0, j: 0 };
+            this._tipOn = true;
             this._rove(g);
             this._drawReadout();
           });
           g.addEventListener("keydown", (e) => this._key(e, block, panel));
+          // (on the panel, not the <svg>: Chromium makes an SVG element with a focus listener a tab stop)
+          g.addEventListener("blur", () => this._hideTip());
         }
       }
       this._blocks.push(block);
@@ -845,6 +929,14 @@ export class SxAttention extends SxElement {
       this._rove(p.g);
       if (hadFocus) p.g.focus({ preventScroll: true });
     }
+  }
+
+  // The width of a picture's viewBox (720 wide, 380 narrow, less on a phone so that a unit is
+  // about a pixel) and the smallest font size, in its units, that is MIN_TEXT_PX on screen.
+  _svgScale(narrow) {
+    const px = this._body.clientWidth;
+    const W = narrow && px > 0 ? Math.max(280, Math.min(380, Math.floor(px) - 4)) : narrow ? 380 : 720;
+    return { W, minFont: px > 0 ? Math.max(6, MIN_TEXT_PX * (W + 4) / px) : 6 };
   }
 
   _rove(g) {
@@ -1035,11 +1127,11 @@ export class SxAttention extends SxElement {
   _drawDecodeSvg(d, t) {
     const svg = this._decSvg;
     svg.replaceChildren();
-    const narrow = this._isNarrow(), W = narrow ? 380 : 720;
+    const narrow = this._isNarrow(), { W, minFont } = this._svgScale(narrow);
     const LAB = narrow ? 58 : 76, GAP = narrow ? 14 : 24;
     const c = Math.max(8, Math.min(20, Math.floor((W - LAB - GAP) / (d.maxLen + d.ns))));
     const xs = LAB, xc = LAB + d.maxLen * c + GAP; // left edges of the self and cross columns
-    const font = Math.max(7, Math.min(12, c * 0.7)), dot = Math.max(1.2, c * 0.16).toFixed(2);
+    const font = Math.max(minFont, Math.min(12, c * 0.7)), dot = Math.max(1.2, c * 0.16).toFixed(2);
     const lab = (id) => tokenLabel(d.vocab[id]);
     const text = (x, y, str, attrs = {}) => { svgEl("text", { x, y, ...attrs }, svg).textContent = str; };
     let y = this._decodeLegend(svg, W);
@@ -1112,11 +1204,35 @@ export class SxAttention extends SxElement {
       const hit = b.lay.hit(x, y);
       if (!hit) continue;
       const p = b.panels.find((q) => q.r === hit.r && q.c === hit.c);
-      if (!p) return;
+      if (!p) break;
       this._cursor = { kind: b.kind, layer: p.layer, head: p.head, i: hit.i, j: hit.j };
+      this._tipOn = true;
       this._drawReadout();
       return;
     }
+    this._hideTip(); // between the cells
+  }
+
+  _hideTip() {
+    this._tipOn = false;
+    this._tip.hidden = true;
+  }
+
+  // The tooltip by the cursor's cell: its weight, then where it is; above the cell, or below it
+  // when there is no room above in the viewport; inside the widget's width.
+  _placeTip(weight, where) {
+    const tip = this._tip;
+    tip.replaceChildren();
+    htmlEl("b", { text: weight }, tip);
+    htmlEl("br", {}, tip);
+    tip.append(where);
+    tip.hidden = false;
+    const c = this._cursorRect.getBoundingClientRect(), h = this.getBoundingClientRect();
+    const w = tip.offsetWidth, ht = tip.offsetHeight, gap = 6;
+    const x = Math.max(4, Math.min(h.width - w - 4, c.left + c.width / 2 - w / 2 - h.left));
+    const y = c.top - ht - gap >= 0 ? c.top - ht - gap - h.top : c.bottom + gap - h.top;
+    tip.style.left = `${x.toFixed(1)}px`; // CSSOM, which a strict CSP allows (a style attribute it does not)
+    tip.style.top = `${y.toFixed(1)}px`;
   }
 
   // Arrows move the cursor over a map's weights and on into the next map (left/right: the
@@ -1141,6 +1257,7 @@ export class SxAttention extends SxElement {
       default: return;
     }
     e.preventDefault();
+    this._tipOn = true;
     if (j < 0) { if (at(block, r, c - 1)) { c--; j = nk - 1; } else j = 0; }
     if (j >= nk) { if (at(block, r, c + 1)) { c++; j = 0; } else j = nk - 1; }
     if (i < 0 || i >= nq) {
@@ -1167,7 +1284,8 @@ export class SxAttention extends SxElement {
     const m = b ? b.maps.find((x) => x.layer === c.layer) : null;
     if (!b || !m || c.head >= m.heads || c.i >= m.nq || c.j >= m.nk) {
       if (rect) rect.setAttribute("width", 0);
-      this._readout.textContent = "Point at a cell (or focus a map and use the arrow keys) to read its weight.";
+      this._readout.textContent = "";
+      this._hideTip();
       return;
     }
     const { lay, cols, perLayer } = b;
@@ -1179,7 +1297,9 @@ export class SxAttention extends SxElement {
     const who = c.kind === "encoder" ? `source ${c.i + 1} "${q}"` : `the step that emits "${q}"`;
     const what = ck === "masked" ? "masked (a decoder step cannot see the future)"
       : ck === "zero" ? `exactly 0 (α = ${fmt(m.alpha[c.head])} cut it)` : p < 1e-3 ? p.toExponential(2) : p.toFixed(4);
-    this._readout.textContent = `${c.kind}, layer ${c.layer + 1}, head ${c.head + 1}: ${who} → ${c.kind === "decoder" ? "output" : "source"} ${c.j + 1} "${k}": ${what}`;
+    const to = `${c.kind === "decoder" ? "output" : "source"} ${c.j + 1} "${k}"`;
+    this._readout.textContent = `${c.kind}, layer ${c.layer + 1}, head ${c.head + 1}: ${who} → ${to}: ${what}`;
+    if (this._tipOn) this._placeTip(what, `${c.kind} L${c.layer + 1} h${c.head + 1}: ${who} → ${to}`);
   }
 
   // -------------------------------------------------------------- training
@@ -1366,6 +1486,7 @@ export class SxAttention extends SxElement {
     this._startBtn.textContent = run && !active ? "Train again" : "Train from scratch";
     this._stopBtn.disabled = !active || run.status === "stopping";
     this._taskSel.disabled = this._kindSel.disabled = Boolean(active);
+    this._tbar.classList.toggle("live", Boolean(active)); // sticky: in view while the maps are read
     if (!run) return;
     this._progress.max = run.maxSteps;
     this._progress.value = run.status === "done" ? run.maxSteps : run.step;
@@ -1391,7 +1512,20 @@ export class SxAttention extends SxElement {
     this._drawLoss(run);
   }
 
+  // The small loss curve of the training bar: the smoothed loss, log scale, no axes.
+  _drawSpark(run) {
+    const svg = this._spark;
+    svg.classList.toggle("off", !run.losses.length);
+    svg.replaceChildren();
+    const c = lossCurve(run.losses, { maxStep: Math.max(100, run.step), x0: 1, x1: SPARK_W - 1, y0: 2, y1: SPARK_H - 2 });
+    svgEl("rect", { class: "frame", x: 0.5, y: 0.5, width: SPARK_W - 1, height: SPARK_H - 1, rx: 3 }, svg);
+    if (c.smooth) svgEl("path", { class: "loss-smooth", d: c.smooth }, svg);
+    const last = run.losses.length ? run.losses[run.losses.length - 1] : null;
+    svg.setAttribute("aria-label", `training loss so far (log scale)${last === null ? "" : `, last ${last.toFixed(3)}`}`);
+  }
+
   _drawLoss(run) {
+    this._drawSpark(run);
     const svg = this._lossSvg;
     svg.replaceChildren();
     const L = 44, R = 44, T = 10, B = 28;
