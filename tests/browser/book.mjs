@@ -17,10 +17,11 @@ const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile:
 // Overflow is scrollWidth - clientWidth: on a mobile viewport window.innerWidth grows to the
 // content's width (the page is zoomed out to fit), so measured against it nothing ever overflows.
 const overflowOf = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-// The sections of the one-page site, the anchors links out there point at: each stays.
+// Every section of the book, in order: the fifteen of the one-page site (the anchors links out
+// there point at: each stays), then the sections added since.
 const ANCHORS = ["simplex-section", "entropy-section", "trajectory-section", "two-choice-section", "fused-section",
   "regularized-section", "threshold-section", "jacobian-section", "scores-section", "positions-section", "span-section",
-  "pooling-section", "patterns-section", "transformer-section", "explain-section"];
+  "pooling-section", "patterns-section", "transformer-section", "explain-section", "loss-section"];
 const MAPPINGS_CORE = ["sx-simplex", "sx-entropy", "sx-trajectory", "sx-two-choice", "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized"];
 
 const exists = (f) => fs.existsSync(path.join(SITE, f));
@@ -115,5 +116,5 @@ await runSuite("book", async (browser, server) => {
     if (AWAITED.has(file)) continue; // its own tests check it; its links are checked from the chapters before it
     seen.push(...await checkChapter(browser, server, file, k, order));
   }
-  check(JSON.stringify(seen) === JSON.stringify(ANCHORS), `every section of the one-page site is in one chapter, in order (got ${seen.join(" ")})`);
+  check(JSON.stringify(seen) === JSON.stringify(ANCHORS), `every section of the book is in one chapter, in order (got ${seen.join(" ")})`);
 });

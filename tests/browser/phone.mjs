@@ -15,7 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { check, open, frames, runSuite, checkClean, chapters, SITE } from "./harness.mjs";
 
-export const PENDING = ["sx-attention", "sx-positions"];
+export const PENDING = ["sx-positions"];
 const MIN_TEXT = 11;
 const MIN_TARGET = 24;
 const SIZES = [[390, 844], [320, 700]];
