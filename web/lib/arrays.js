@@ -202,7 +202,7 @@ async function zipMember(file, b, view, e) {
   let data;
   if (e.method === 0) data = raw;
   else if (e.method === 8) {
-    try { data = await inflateRaw(raw); } catch (err) { throw new ArrayFileError(file, `${where}: its deflated data is corrupt or truncated (${err.message})`); }
+    try { data = await inflateRaw(raw); } catch { throw new ArrayFileError(file, `${where}: its deflated data is corrupt or truncated`); }
   } else throw new ArrayFileError(file, `${where} is compressed with zip method ${e.method}: only stored (np.savez) and deflated (np.savez_compressed) are read`);
   if (data.length !== e.usize || crc32(data) !== e.crc) throw new ArrayFileError(file, `${where} is corrupt: its size or CRC-32 does not match the zip's directory`);
   return data;

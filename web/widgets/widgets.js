@@ -39,6 +39,7 @@ const MODULES = {
   "sx-patterns": () => import("./sx-patterns.js"),
   "sx-attention": () => import("./sx-attention.js"),
   "sx-explain": () => import("./sx-explain.js"),
+  "sx-heatmap": () => import("./sx-heatmap.js"),
 };
 
 /** Every widget's tag. */
@@ -46,7 +47,7 @@ export const TAGS = Object.freeze(Object.keys(MODULES));
 
 /** The tags whose elements need only the mappings core (the others need the full core). */
 export const MAPPINGS_CORE_TAGS = Object.freeze(["sx-simplex", "sx-entropy", "sx-trajectory", "sx-two-choice",
-  "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized"]);
+  "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized", "sx-heatmap"]);
 
 const loading = new Map(); // tag -> the promise of its class (a failure stays failed)
 
