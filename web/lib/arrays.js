@@ -404,7 +404,8 @@ function checkWeights(file, data, [L, H, Q, K], dtype) {
  * data: Float32Array, values, tokens? }. key: which array (needed when there are several);
  * values: "weights" (each row on the simplex, checked) or "scores" (any numbers, -Infinity masked).
  */
-export function toAttention(arrays, opts = {}) {
+export function toAttention(arrays, opts) {
+  opts = opts ?? {};
   const file = fileName("toAttention", opts);
   if (!(arrays instanceof Map)) throw new TypeError("toAttention: arrays must be a Map (from readArrays, parseNpz or parseSafetensors)");
   const values = opts.values ?? "weights";
