@@ -11,7 +11,10 @@
 // Events: sx-heatmap-load { name, key, dtype, shape, values } once a file is drawn;
 // sx-heatmap-change { mapping, sort, layer, values } when the reader changes a control.
 import { SxElement, MAPPINGS, define, sheet, svgEl, htmlEl, rangeControl, svgPoint, fmt } from "./base.js";
-import { readArrays, toAttention, parseLabels } from "../lib/arrays.js";
+// the file readers are fetched with the first file (a post that shows none stays within the
+// mappings widgets' 50 KB budget: tests/browser/sizes.mjs)
+let arrays = null;
+const loadArrays = async () => (arrays ??= await import("../lib/arrays.js"));
 import { remap } from "./viz/remap.js";
 import { headOrder } from "./viz/head-order.js";
 import { heatmapLayout } from "./viz/heatmap.js";
@@ -115,7 +118,7 @@ export class SxHeatmap extends SxElement {
     for (const f of Array.from(files ?? [])) {
       let bytes;
       try { bytes = new Uint8Array(await f.arrayBuffer()); } catch (err) { this._errors.file = `${f.name}: could not be read (${err.message})`; continue; }
-      if (isLabelFile(f.name, bytes)) this._takeLabels(f.name, bytes);
+      if (isLabelFile(f.name, bytes)) await this._takeLabels(f.name, bytes);
       else await this._takeFile(f.name, bytes);
     }
     this.invalidate();
@@ -125,6 +128,7 @@ export class SxHeatmap extends SxElement {
     this._loading = name;
     this.invalidate();
     try {
+      const { readArrays } = await loadArrays();
       this._file = { name, arrays: await readArrays(bytes, { name }) };
       this._errors.file = null;
     } catch (err) {
@@ -136,8 +140,8 @@ export class SxHeatmap extends SxElement {
     this.invalidate();
   }
 
-  _takeLabels(name, bytes) {
-    try { this._tokens = { name, list: parseLabels(bytes, { name }) }; this._errors.labels = null; } catch (err) { this._tokens = null; this._errors.labels = err.message; }
+  async _takeLabels(name, bytes) {
+    try { this._tokens = { name, list: (await loadArrays()).parseLabels(bytes, { name }) }; this._errors.labels = null; } catch (err) { this._tokens = null; this._errors.labels = err.message; }
     this.invalidate();
   }
 
@@ -187,7 +191,7 @@ export class SxHeatmap extends SxElement {
     if (!f) return;
     const id = `${key}\u0000${s.values}`;
     if (!this._att || this._att.file !== f || this._att.id !== id) {
-      try { this._att = { file: f, id, att: toAttention(f.arrays, { name: f.name, key, values: s.values }), error: null, loaded: false }; } catch (err) {
+      try { this._att = { file: f, id, att: arrays.toAttention(f.arrays, { name: f.name, key, values: s.values }), error: null, loaded: false }; } catch (err) {
         this._att = { file: f, id, att: null, error: err.message };
       }
     }
