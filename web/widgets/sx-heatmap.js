@@ -157,6 +157,7 @@ export class SxHeatmap extends SxElement {
       if (this.getAttribute(attr) === raw) await take(name, bytes);
     } catch (err) {
       if (this.getAttribute(attr) === raw) this._errors[attr === "src" ? "file" : "labels"] = `${name}: could not be fetched from ${url.href} (${err.message})`;
+      if (attr === "src") this._loading = null;
       this.invalidate();
     }
   }
