@@ -140,6 +140,21 @@ async function checkFileInput(page) {
   check(d.panels.length > 0 && d.panels.every((p) => p.labels === 10), `layers.npy with labels.txt: 5 key and 5 query labels per panel (got ${d.panels.map((p) => p.labels)})`);
 }
 
+// A drop on the widget: a DragEvent carrying the file, as a reader's drop does.
+async function checkDrop(page) {
+  const f = FX.good.find((x) => x.file === "half.npy");
+  await mount(page, {});
+  await page.evaluate(({ name, bytes }) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], name));
+    document.getElementById("w").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, { name: f.file, bytes: Array.from(f.bytes) });
+  await page.waitForFunction((n) => document.getElementById("w").result?.name === n, f.file, { timeout: 10000 }).catch(() => {});
+  const d = await drawn(page);
+  check(d.name === f.file && d.message === "", `${f.file} dropped on the widget: drawn (got ${d.name}, "${d.message}")`);
+  if (d.shape) checkCells(d, f.expect.data, shape4(f.expect.shape), `${f.file} dropped`);
+}
+
 async function checkRemap(page) {
   const f = FX.good.find((x) => x.file === "layers.npy");
   await mount(page, { src: "fx/layers.npy" });
@@ -245,6 +260,7 @@ async function checkWidget(browser, server) {
   const { page, log } = await openTestPage(browser, server);
   await checkGood(page);
   await checkFileInput(page);
+  await checkDrop(page);
   await checkRemap(page);
   await checkSort(page);
   await checkExport(page);
@@ -270,6 +286,15 @@ async function checkViewer(browser, server) {
   await frames(page);
   const ex = await page.evaluate(() => ({ panels: document.getElementById("heatmap").shadowRoot.querySelectorAll("g.panel").length, status: document.getElementById("status").textContent }));
   check(ex.panels === 8 && /example\.json: 2 × 4 × 10 × 10 float64 weights/.test(ex.status), `viewer: the example draws 8 heads (got ${JSON.stringify(ex)})`);
+  // a file dropped anywhere on the page goes to the widget
+  const f = FX.good.find((x) => x.file === "bf16.safetensors");
+  await page.evaluate(({ name, bytes }) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], name));
+    document.querySelector("footer").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, { name: f.file, bytes: Array.from(f.bytes) });
+  const dropped = await page.waitForFunction((n) => document.getElementById("heatmap").result?.name === n, f.file, { timeout: 10000 }).then(() => true, () => false);
+  check(dropped, "viewer: a file dropped on the page (outside the widget) is drawn");
   await page.evaluate(await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"));
   const violations = await page.evaluate(async () => (await window.axe.run(document, {
     runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] }, resultTypes: ["violations"],

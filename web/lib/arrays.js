@@ -75,7 +75,7 @@ function product(shape) {
 // ------------------------------------------------------------------ .npy
 // What NumPy's descr names, for the message when it is not a float we read.
 const NPY_KINDS = { b: "bool", i: "int", u: "uint", c: "complex", O: "object (pickled Python objects)", U: "unicode string",
-  S: "byte string", V: "raw bytes (void; bfloat16 from ml_dtypes is saved so, with no name: save it as float32)",
+  S: "byte string", V: "void",
   M: "datetime", m: "timedelta", f: "float" };
 
 function npyDtype(file, descr) {
@@ -84,7 +84,8 @@ function npyDtype(file, descr) {
   const [, order, kind, n] = m;
   const name = kind === "f" ? `float${8 * n}` : `${NPY_KINDS[kind] ?? kind}${kind === "i" || kind === "u" || kind === "c" ? 8 * n : ""}`;
   if (kind !== "f" || !(name in DTYPES) || name === "bfloat16") {
-    throw new ArrayFileError(file, `dtype ${name} (${descr}) is not supported: save float16, float32 or float64 (arr.astype(np.float32))`);
+    const hint = kind === "V" && n === "2" ? " (raw 2-byte values: how ml_dtypes' bfloat16 is saved, nameless; use safetensors for bfloat16)" : "";
+    throw new ArrayFileError(file, `dtype ${name} (${descr})${hint} is not supported: save float16, float32 or float64 (arr.astype(np.float32))`);
   }
   return { dtype: name, le: order !== ">" };
 }
