@@ -310,6 +310,17 @@ async function checkViewer(browser, server) {
   await checkClean(page, log, "viewer ?src: ");
   await page.close();
 
+  // phone width: the example drawn, no horizontal scroll
+  ({ page, log } = await open(browser, server.url + "viewer.html", server.url, { before: fxRoute, viewport: { width: 400, height: 900 } }));
+  await page.waitForFunction(() => customElements.get("sx-heatmap") && document.getElementById("heatmap").lastRenderMs > 0);
+  await page.click("#example");
+  await page.waitForFunction(() => document.getElementById("heatmap").result?.name === "example.json");
+  await frames(page);
+  const sw = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(sw <= 400, `viewer at 400 px: no horizontal scroll (scrollWidth ${sw})`);
+  await checkClean(page, log, "viewer at 400 px: ");
+  await page.close();
+
   ({ page, log } = await open(browser, server.url + "viewer.html?src=https://example.com/a.npy", server.url, { before: fxRoute }));
   await page.waitForFunction(() => document.getElementById("status").textContent.length > 0);
   const status = await page.evaluate(() => document.getElementById("status").textContent);
