@@ -28,7 +28,7 @@ const CSS = sheet(`
 .controls { display: flex; flex-wrap: wrap; gap: 6.4px 19.2px; align-items: center; margin-bottom: 6.4px; }
 .controls label.pick { display: flex; gap: 8px; align-items: center; }
 .controls label.slider { grid-template-columns: auto minmax(96px, 160px) 40px; }
-.controls [hidden] { display: none; }
+.controls [hidden] { display: none !important; }
 input[type="file"] { font: inherit; font-size: 12px; color: var(--_muted); max-width: 260px; }
 select:focus-visible, input[type="file"]:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
 .file, .note, .readout { margin: 3.2px 0; font-size: 13px; }
