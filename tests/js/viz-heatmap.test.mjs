@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { remap, scoresOf } from "../../web/widgets/viz/remap.js";
 import { headOrder } from "../../web/widgets/viz/head-order.js";
+import { weightLevels } from "../../web/widgets/viz/heat-levels.js";
 import { weights } from "../fixtures/attention-files.mjs";
 import { builds, rng } from "./helpers.mjs";
 
@@ -54,6 +55,15 @@ describe("remap", () => {
     const w = Float32Array.from(weights(20, 8, { seed: 5, f32: true }));
     const p = remap({ shape: [1, 1, 20, 8], data: w, values: "weights" }, (x, o) => sx.softmax(x, o));
     for (let i = 0; i < w.length; i++) assert.ok(Math.abs(p[i] - w[i]) < 1e-6 && (w[i] === 0) === (p[i] === 0), `${i}: ${p[i]} vs ${w[i]}`);
+  });
+});
+
+describe("weightLevels with a fixed max (the heatmap's absolute scale)", () => {
+  test("levels against max 1, not the largest weight; a bad max refused", () => {
+    const w = new Float32Array([0.25, 0, 0.5, 1e-9]);
+    assert.deepEqual(Array.from(weightLevels(w, { max: 1 }).level), [4, 0, 6, 1]);
+    assert.deepEqual(Array.from(weightLevels(w).level), [6, 0, 8, 1], "without max: relative to 0.5");
+    assert.throws(() => weightLevels(w, { max: 0 }), /weightLevels: max must be a finite number > 0 \(got 0\)/);
   });
 });
 
