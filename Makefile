@@ -273,6 +273,7 @@ test-browser: all
 	$(NODE) tests/browser/attention-layout.mjs
 	$(NODE) tests/browser/decode.mjs
 	$(NODE) tests/browser/explain.mjs
+	$(NODE) tests/browser/heatmap.mjs
 	$(NODE) tests/browser/keep-model.mjs
 	$(NODE) tests/browser/readme.mjs
 	$(NODE) tests/browser/single-file.mjs

@@ -158,6 +158,16 @@ export const MUTANTS = [
     ],
   },
   {
+    id: "heatmap-zero-dot", file: "web/widgets/sx-heatmap.js",
+    from: "else if (w[i * K + j] === 0) zeros", to: "else if (w[i * K + j] < 1e-2) zeros",
+    why: "sx-heatmap marks small weights as exact zeros", run: [browser("heatmap.mjs")],
+  },
+  {
+    id: "npy-fortran-order", file: "web/lib/arrays.js",
+    from: "out[c] = data[f];", to: "out[c] = data[c];",
+    why: "a Fortran-order .npy is read as if it were C order", run: [js("arrays.test.mjs")],
+  },
+  {
     id: "fuzz-short-exit", file: "Makefile",
     from: "the input is in $(FUZZ_DIR)/artifacts/\" >&2; exit 1; fi;", to: "the input is in $(FUZZ_DIR)/artifacts/\" >&2; fi;",
     why: "fuzz-short reports a crash and exits 0", run: ["make -s fuzz-selftest"],

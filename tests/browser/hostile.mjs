@@ -26,6 +26,7 @@ export const WIDGETS = [
   '<sx-patterns n="256" pattern="lsh" buckets="8"></sx-patterns>',
   '<sx-attention task="reverse" kind="entmax15" input="abcdef"></sx-attention>',
   '<sx-explain task="reverse" kind="entmax15" text="abcdefgh"></sx-explain>',
+  '<sx-heatmap></sx-heatmap>',
 ];
 
 const page = (css, wrap) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title>

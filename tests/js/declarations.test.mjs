@@ -275,6 +275,7 @@ const TAG_CLASSES = {
   "sx-positions": "SxPositionsElement",
   "sx-jacobian": "SxJacobianElement",
   "sx-explain": "SxExplainElement",
+  "sx-heatmap": "SxHeatmapElement",
 };
 // Public-looking members of the JS classes that are not API, so not declared: the custom-element
 // reactions (lib.dom declares none either) and the hooks between base.js and the widgets.
@@ -545,9 +546,9 @@ describe("widget declarations", () => {
   });
 });
 
-// ------------------------------------------------------------- explain.d.ts
-describe("explain declarations", () => {
-  const path = fileURLToPath(new URL("explain.d.ts", DIST));
+// ------------------------------------------------------------- explain.d.ts, arrays.d.ts
+for (const name of ["explain", "arrays"]) describe(`${name} declarations`, () => {
+  const path = fileURLToPath(new URL(`${name}.d.ts`, DIST));
   const prog = ts.createProgram([path], {
     strict: true, noEmit: true, target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -556,14 +557,15 @@ describe("explain declarations", () => {
   const chk = prog.getTypeChecker();
   const src = prog.getSourceFile(path);
 
-  test("explain.d.ts compiles (strict); explain.js exports exactly its functions, with their parameter counts", async () => {
+  test(`${name}.d.ts compiles (strict); ${name}.js exports exactly its values, functions with their parameter counts`, async () => {
     const diags = ts.getPreEmitDiagnostics(prog).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     assert.deepEqual(diags, []);
-    const ex = await import(new URL("explain.js", DIST).href);
+    const ex = await import(new URL(`${name}.js`, DIST).href);
     const decl = chk.getExportsOfModule(chk.getSymbolAtLocation(src)).filter((s) => s.flags & ts.SymbolFlags.Value);
     assert.deepEqual(sorted(decl.map((s) => s.name)), sorted(Object.keys(ex)));
     for (const s of decl) {
-      const sigs = chk.getSignaturesOfType(chk.getTypeOfSymbolAtLocation(s, src), ts.SignatureKind.Call);
+      const type = chk.getTypeOfSymbolAtLocation(s, src), call = chk.getSignaturesOfType(type, ts.SignatureKind.Call);
+      const sigs = call.length ? call : chk.getSignaturesOfType(type, ts.SignatureKind.Construct); // a class: its constructor
       assert.equal(Math.max(...sigs.map((g) => g.parameters.length)), ex[s.name].length, s.name);
     }
   });

@@ -33,8 +33,10 @@ const EXPECTED = { sparsemax: [0.75, 0, 0.25], entmax: [0.671, 0.005, 0.324] };
 // 1 MB is out of reach while the package holds what it promises: README.md (113 KB, npm always
 // packs it), the declarations (90 KB), the four .wasm (590 KB, the scalar ones 291 KB of it), the
 // library and widgets as commented sources (641 KB; 353 KB minified) and the single-file build
-// (538 KB). This limit holds today's size (1.99 MB), so that it can only come down.
-const UNPACKED_LIMIT_WITHOUT_MODELS = 2.05e6;
+// (538 KB). This limit held the size of the day (1.99 MB), so that it could only come down; the
+// attention viewer (issue 22: <sx-heatmap>, simplexity/arrays, their declarations and README
+// sections, and their share of the single-file build) added about 85 KB: 2.12 MB.
+const UNPACKED_LIMIT_WITHOUT_MODELS = 2.15e6;
 const BUILD_TIMEOUT_MS = 150000, PAGE_TIMEOUT_MS = 20000;
 
 echoPasses();

@@ -451,6 +451,56 @@ declare class SxPatternsElement extends SxElement {
   } | undefined;
 }
 
+/** The mappings <sx-heatmap> re-maps with ("none": the file's weights as they are). */
+type SxHeatmapMapping = "none" | SxMappingName;
+/** One head of <sx-heatmap>'s drawing: its layer and head (0-based), mean row entropy (nats) and fraction of exact zeros. */
+interface SxHeatmapHead { layer: number; head: number; entropy: number; zeros: number }
+
+/** `<sx-heatmap>`: a reader's own attention from a file (.npy, .npz, safetensors, JSON), every head
+ *  a heatmap with its exact zeros marked, re-mapped post hoc by any mapping, sorted by entropy or sparsity. */
+declare class SxHeatmapElement extends SxElement {
+  /** The URL of the attention file (fetched once set; the only request the widget makes, with labels); default none. */
+  get src(): string | null;
+  set src(v: Or<string>);
+  /** The URL of the token labels: a JSON list of strings or a text file, one a line; default none. */
+  get labels(): string | null;
+  set labels(v: Or<string>);
+  /** Which array of an .npz or safetensors file holding several; default none (the only one). */
+  get key(): string | null;
+  set key(v: Or<string>);
+  /** What the file holds: "weights" (each row on the simplex, checked) or "scores" (-Infinity a masked key); default "weights". */
+  get values(): "weights" | "scores";
+  set values(v: Or<"weights" | "scores">);
+  /** The mapping drawn ("none": the file's weights; softmax for scores); default "none". */
+  get mapping(): SxHeatmapMapping;
+  set mapping(v: Or<SxHeatmapMapping>);
+  /** α of α-entmax, in [1, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** λ of fusedmax, in [0, 2]; default 0.1. */
+  get lambda(): number;
+  set lambda(v: Or<number>);
+  /** β of oscarmax, in [0, 2]; default 0.1. */
+  get beta(): number;
+  set beta(v: Or<number>);
+  /** T in [0.01, 10]: the mappings see z / T; default 1. */
+  get temperature(): number;
+  set temperature(v: Or<number>);
+  /** The heads' order: "none" (layer, head), "entropy" (lowest first) or "sparsity" (most zeros first); default "none". */
+  get sort(): "none" | "entropy" | "sparsity";
+  set sort(v: Or<"none" | "entropy" | "sparsity">);
+  /** The layer drawn, from 1; 0 (the default) draws every layer. */
+  get layer(): number;
+  set layer(v: Or<number>);
+  /** Read files the reader chose or dropped (a FileList, File[]...): attention files, and labels (.txt, a JSON list of strings). */
+  loadFiles(files: Iterable<Blob & { readonly name: string }> | ArrayLike<Blob & { readonly name: string }> | null | undefined): Promise<void>;
+  /** What is drawn: the file, its shape as (layers, heads, queries, keys), the weights drawn (the file's or re-mapped), the heads in drawing order; undefined before a file is drawn. */
+  readonly result: {
+    name: string; key: string; dtype: "float16" | "bfloat16" | "float32" | "float64"; shape: [number, number, number, number];
+    values: "weights" | "scores"; mapping: SxHeatmapMapping; weights: Float32Array; order: SxHeatmapHead[];
+  } | undefined;
+}
+
 /** Overrides of `<sx-attention>`'s training schedule (web/trainer.js SCHEDULE). */
 interface SxTrainOptions {
   batch?: number; lr?: number; lrMin?: number; warmup?: number; decaySteps?: number; maxSteps?: number;
@@ -643,6 +693,11 @@ interface SxExplainChangeDetail {
   tau: (Record<SxExplainMethod, number> & { alignment?: number }) | null;
 }
 
+/** sx-heatmap-load: a file was read and drawn. shape: (layers, heads, queries, keys). */
+interface SxHeatmapLoadDetail { name: string; key: string; dtype: "float16" | "bfloat16" | "float32" | "float64"; shape: [number, number, number, number]; values: "weights" | "scores" }
+/** sx-heatmap-change: the reader chose a mapping, values, a sort or a layer, or moved a slider. */
+interface SxHeatmapChangeDetail { mapping: SxHeatmapMapping; sort: "none" | "entropy" | "sparsity"; layer: number; values: "weights" | "scores" }
+
 /** Every event the widgets fire (bubbling and composed CustomEvents), by name. */
 interface SxEventMap {
   "sx-simplex-change": CustomEvent<SxSimplexChangeDetail>;
@@ -680,6 +735,9 @@ interface SxEventMap {
   "sx-explain-change": CustomEvent<SxExplainChangeDetail>;
   "sx-explain-experiments": CustomEvent<SxExplainExperiments>;
   "sx-explain-export": CustomEvent<SxExportDetail>;
+  "sx-heatmap-load": CustomEvent<SxHeatmapLoadDetail>;
+  "sx-heatmap-change": CustomEvent<SxHeatmapChangeDetail>;
+  "sx-heatmap-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -700,6 +758,7 @@ interface SxElementTagNameMap {
   "sx-patterns": SxPatternsElement;
   "sx-attention": SxAttentionElement;
   "sx-explain": SxExplainElement;
+  "sx-heatmap": SxHeatmapElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -720,6 +779,7 @@ interface SxElementConstructorMap {
   "sx-patterns": typeof SxPatternsElement;
   "sx-attention": typeof SxAttentionElement;
   "sx-explain": typeof SxExplainElement;
+  "sx-heatmap": typeof SxHeatmapElement;
 }
 
 /** Every widget's tag. */
@@ -795,6 +855,10 @@ interface SxWidgetAttributes {
     task?: TaskName; kind?: SxModelKind; objective?: "logit" | "logProb"; step?: NumberAttr; examples?: NumberAttr;
     text?: string; head?: string; models?: string; theme?: SxTheme;
   };
+  "sx-heatmap": SxEventProps<"sx-heatmap"> & {
+    src?: string; labels?: string; key?: string; values?: "weights" | "scores"; mapping?: SxHeatmapMapping; alpha?: NumberAttr;
+    lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr; sort?: "none" | "entropy" | "sparsity"; layer?: NumberAttr; theme?: SxTheme;
+  };
 }
 
 export type {
@@ -812,6 +876,7 @@ export type {
   SxAttentionChangeDetail, SxAttentionProgressDetail, SxAttentionTrainedDetail, SxAttentionModelDetail,
   SxJacobianElement, SxJacobianChangeDetail,
   SxExplainElement, SxExplainChangeDetail, SxExplainExperiments, SxExplainMethod, SxExplainExperimentKind,
+  SxHeatmapElement, SxHeatmapLoadDetail, SxHeatmapChangeDetail, SxHeatmapMapping, SxHeatmapHead,
 };
 
 declare global {

@@ -40,6 +40,7 @@ const MODULES = {
   "sx-attention": () => import("./sx-attention.js"),
   "sx-explain": () => import("./sx-explain.js"),
   "sx-loss": () => import("./sx-loss.js"),
+  "sx-heatmap": () => import("./sx-heatmap.js"),
 };
 
 /** Every widget's tag. */
@@ -47,7 +48,7 @@ export const TAGS = Object.freeze(Object.keys(MODULES));
 
 /** The tags whose elements need only the mappings core (the others need the full core). */
 export const MAPPINGS_CORE_TAGS = Object.freeze(["sx-simplex", "sx-entropy", "sx-trajectory", "sx-two-choice",
-  "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized"]);
+  "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized", "sx-heatmap"]);
 
 const loading = new Map(); // tag -> the promise of its class (a failure stays failed)
 

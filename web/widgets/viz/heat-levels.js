@@ -3,14 +3,16 @@
 // zero never looks like a small weight) and 1..levels for the rest, relative to the largest
 // weight (gamma < 1 spreads the small ones); each level is then one <path> of rectangles, with
 // runs of equal level in a row merged. A 50 x 50 heatmap is `levels` elements, not 2500.
-//   weightLevels(w, { levels = 8, gamma = 0.5 }) -> { level: Uint8Array, max, zeros }
+//   weightLevels(w, { levels = 8, gamma = 0.5, max }) -> { level: Uint8Array, max, zeros }
+//     (max: the weight of the top level; default the largest weight, 1 for weights on an absolute scale)
 //   levelPaths(level, rows, cols, { x0 = 0, y0 = 0, cw = 1, ch = 1, levels = 8 }) -> [d of level 1, ... d of level L]
 //   levelOpacity(k, levels, floor = 0.15) -> fill-opacity of level k (0 for level 0)
 
-export function weightLevels(w, { levels = 8, gamma = 0.5 } = {}) {
+export function weightLevels(w, { levels = 8, gamma = 0.5, max: top } = {}) {
   if (!Number.isInteger(levels) || levels < 1 || levels > 255) throw new RangeError(`weightLevels: levels must be an integer in [1, 255] (got ${levels})`);
-  let max = 0, zeros = 0;
-  for (let i = 0; i < w.length; i++) if (w[i] > max) max = w[i];
+  if (top !== undefined && !(top > 0 && top < Infinity)) throw new RangeError(`weightLevels: max must be a finite number > 0 (got ${top})`);
+  let max = top ?? 0, zeros = 0;
+  if (top === undefined) for (let i = 0; i < w.length; i++) if (w[i] > max) max = w[i];
   const level = new Uint8Array(w.length);
   for (let i = 0; i < w.length; i++) {
     const v = w[i];
