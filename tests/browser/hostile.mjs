@@ -27,6 +27,7 @@ export const WIDGETS = [
   '<sx-attention task="reverse" kind="entmax15" input="abcdef"></sx-attention>',
   '<sx-explain task="reverse" kind="entmax15" text="abcdefgh"></sx-explain>',
   '<sx-heatmap></sx-heatmap>',
+  '<sx-loss mappings="softmax sparsemax entmax" alpha="1.3"></sx-loss>',
 ];
 
 const page = (css, wrap) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title>

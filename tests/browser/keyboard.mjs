@@ -25,6 +25,7 @@ const WIDGETS = [
   ["sx-attention", 'task="reverse" kind="entmax15" input="abcdef" no-train', 8],
   ["sx-explain", 'task="reverse" kind="entmax15" text="abcdefgh"', 11],
   ["sx-heatmap", "", 6],
+  ["sx-loss", 'mappings="sparsemax entmax"', 5],
 ];
 const HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Keys</title><link rel="icon" href="data:,">
 <script type="module" src="/widgets.js"></script></head><body><main style="width: 760px">

@@ -276,13 +276,14 @@ const TAG_CLASSES = {
   "sx-jacobian": "SxJacobianElement",
   "sx-explain": "SxExplainElement",
   "sx-heatmap": "SxHeatmapElement",
+  "sx-loss": "SxLossElement",
 };
 // Public-looking members of the JS classes that are not API, so not declared: the custom-element
 // reactions (lib.dom declares none either) and the hooks between base.js and the widgets.
 const INTERNAL = new Set(["constructor", "connectedCallback", "disconnectedCallback", "attributeChangedCallback",
   "build", "render", "settings", "pictures", "showMessage", "fail", "emit", "opts"]);
 // Fields the element assigns for the page to read: declared readonly.
-const ELEMENT_SET = new Set(["lastRenderMs", "lastLearn"]);
+const ELEMENT_SET = new Set(["lastRenderMs", "lastLearn", "slices"]);
 
 /** Property names of a type of this program, sorted (propsOf is the API program's). */
 const wPropsOf = (type) => sorted(wc.getPropertiesOfType(type).map((p) => p.name));

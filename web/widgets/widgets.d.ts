@@ -28,6 +28,8 @@ import type { ExperimentSummary } from "../lib/explain.js";
 type SxTheme = "auto" | "light" | "dark";
 /** The mappings the simplex widgets draw (MAPPINGS in widgets/base.js). */
 type SxMappingName = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax" | "oscarmax";
+/** The mappings of <sx-loss> (those with a Fenchel-Young loss in the library). */
+type SxLossMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
 /** The kernels of <sx-pooling>. */
 type SxPoolingKernel = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax";
 /** The mappings of <sx-threshold>. */
@@ -103,6 +105,26 @@ declare class SxSimplexElement extends SxElement {
   /** The 3-D view's tilt (radians), in [-1.5, 1.5]; default 0.45. */
   get pitch(): number;
   set pitch(v: Or<number>);
+}
+
+/** `<sx-loss>`: each mapping's Fenchel-Young loss for one target over the target's two score
+ *  differences, exactly 0 past the sparse mappings' margin (the full core). */
+declare class SxLossElement extends SxElement {
+  /** The target class; default "A". */
+  get target(): "A" | "B" | "C";
+  set target(v: Or<"A" | "B" | "C">);
+  /** The three scores, each in [-10, 10]; default [1, 0, -0.5]. */
+  get scores(): readonly number[];
+  set scores(v: Or<NumberList>);
+  /** The mappings whose losses are drawn; default softmax, sparsemax, entmax15. */
+  get mappings(): readonly SxLossMapping[];
+  set mappings(v: Or<Iterable<SxLossMapping>>);
+  /** α of α-entmax, in [1.05, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** Each panel spans score differences in [-range, range], range in [1, 8]; default 3. */
+  get range(): number;
+  set range(v: Or<number>);
 }
 
 /** `<sx-entropy>`: Shannon and Tsallis α-entropy as filled contours over the simplex. */
@@ -415,6 +437,9 @@ type SxPatternKind = "local" | "strided" | "fixed" | "lsh";
 /** `<sx-patterns>`: structured sparsity patterns (local, strided, fixed, LSH) against the learned
  *  sparsity of entmax and sparsemax, on random queries and keys. */
 declare class SxPatternsElement extends SxElement {
+  /** Slices of work run so far above n = 362 (each its own task; for tests and benchmarks);
+   *  undefined before the first. */
+  readonly slices: number | undefined;
   /** Queries and keys, in [8, 2048]; default 256. */
   get n(): number;
   set n(v: Or<number>);
@@ -608,6 +633,8 @@ declare class SxExplainElement extends SxElement {
 interface SxExportDetail { format: "svg" | "png"; size: number }
 /** sx-simplex-change: the reader moved a score, a slider or the score point. */
 interface SxSimplexChangeDetail { scores: readonly number[]; alpha: number; lambda: number; temperature: number }
+/** sx-loss-change: the reader moved the scores' point, the target or α. */
+interface SxLossChangeDetail { target: "A" | "B" | "C"; scores: readonly number[]; alpha: number }
 /** sx-entropy-change: the reader moved the α slider. */
 interface SxEntropyChangeDetail { alpha: number }
 /** sx-trajectory-change: the reader moved the t slider. */
@@ -738,6 +765,8 @@ interface SxEventMap {
   "sx-heatmap-load": CustomEvent<SxHeatmapLoadDetail>;
   "sx-heatmap-change": CustomEvent<SxHeatmapChangeDetail>;
   "sx-heatmap-export": CustomEvent<SxExportDetail>;
+  "sx-loss-change": CustomEvent<SxLossChangeDetail>;
+  "sx-loss-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -759,6 +788,7 @@ interface SxElementTagNameMap {
   "sx-attention": SxAttentionElement;
   "sx-explain": SxExplainElement;
   "sx-heatmap": SxHeatmapElement;
+  "sx-loss": SxLossElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -780,6 +810,7 @@ interface SxElementConstructorMap {
   "sx-attention": typeof SxAttentionElement;
   "sx-explain": typeof SxExplainElement;
   "sx-heatmap": typeof SxHeatmapElement;
+  "sx-loss": typeof SxLossElement;
 }
 
 /** Every widget's tag. */
@@ -859,6 +890,9 @@ interface SxWidgetAttributes {
     src?: string; labels?: string; key?: string; values?: "weights" | "scores"; mapping?: SxHeatmapMapping; alpha?: NumberAttr;
     lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr; sort?: "none" | "entropy" | "sparsity"; layer?: NumberAttr; theme?: SxTheme;
   };
+  "sx-loss": SxEventProps<"sx-loss"> & {
+    target?: "A" | "B" | "C"; scores?: string; mappings?: string; alpha?: NumberAttr; range?: NumberAttr; theme?: SxTheme;
+  };
 }
 
 export type {
@@ -877,6 +911,7 @@ export type {
   SxJacobianElement, SxJacobianChangeDetail,
   SxExplainElement, SxExplainChangeDetail, SxExplainExperiments, SxExplainMethod, SxExplainExperimentKind,
   SxHeatmapElement, SxHeatmapLoadDetail, SxHeatmapChangeDetail, SxHeatmapMapping, SxHeatmapHead,
+  SxLossElement, SxLossChangeDetail, SxLossMapping,
 };
 
 declare global {
