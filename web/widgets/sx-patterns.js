@@ -92,7 +92,8 @@ export class SxPatterns extends SxElement {
     htmlEl("th", { text: "pattern", rowspan: 2, scope: "col" }, r1);
     htmlEl("th", { text: "pairs", rowspan: 2, scope: "col" }, r1);
     htmlEl("th", { text: "dense mass kept", colspan: DENSE.length, scope: "colgroup" }, r1).style.textAlign = "center";
-    for (const [, l] of DENSE) htmlEl("th", { text: l, scope: "col" }, r2);
+    // a soft hyphen before "max": a phone's table breaks these headers rather than overflow
+    for (const [, l] of DENSE) htmlEl("th", { text: l.replace(/max$/, "\u00admax"), scope: "col" }, r2);
     this._tbody = htmlEl("tbody", {}, this._table);
     this._readout = htmlEl("p", { class: "readout", part: "readout", role: "status" }, body);
   }
@@ -271,7 +272,8 @@ export class SxPatterns extends SxElement {
     svg.style.display = cur.kind === "lsh" ? "" : "none";
     if (cur.kind !== "lsh") return;
     // as wide as the element (at most 560): drawn at scale 1 on a phone, so its text stays 11 px
-    const W = Math.max(300, Math.min(560, this._body.clientWidth || 560)), narrow = W < 480;
+    // (its narrow labels fit 240)
+    const W = Math.max(240, Math.min(560, this._body.clientWidth || 560)), narrow = W < 480;
     svg.setAttribute("viewBox", `0 0 ${W} 90`);
     const { buckets, order, chunk } = cur.r, c = Math.min(n, 256), w = (W - 20) / c;
     const color = (b) => BUCKET_COLORS[b % BUCKET_COLORS.length];

@@ -231,8 +231,7 @@ export class SxScores extends SxElement {
     }));
     svgEl("line", { class: "axis", x1: L, x2: L + Wd, y1: B, y2: B }, svg);
     for (const t of [0, 0.25, 0.5, 0.75, 1]) svgEl("text", { x: L + t * Wd, y: B + 14, class: "muted small", "text-anchor": "middle" }, svg).textContent = String(t);
-    svgEl("text", { x: L + Wd / 2, y: HH - 3, class: "small", "text-anchor": "middle" }, svg).textContent = (svg.getBoundingClientRect().width || HW) < 340 // drawn narrow: the short caption
-      ? `largest of ${NK} weights, ${TRIALS} trials` : `largest weight of ${NK} keys (${MAPPINGS[this.mapping].label}), ${TRIALS} random trials`;
+    this._caption(svg, L + Wd / 2);
     svgEl("rect", { class: "bar-scaled", x: L + 4, y: 6, width: 10, height: 10 }, svg);
     svgEl("text", { x: L + 18, y: 15, class: "small" }, svg).textContent = "scaled q·k/√d";
     svgEl("rect", { class: "bar-dot", x: L + 120, y: 6, width: 10, height: 10 }, svg);
@@ -241,6 +240,14 @@ export class SxScores extends SxElement {
     this._dStats = { d: st.d, meanMaxDot: mean(st.dot), meanMaxScaled: mean(st.scaled), varDot: st.varDot, varScaled: st.varScaled };
     this._dText.textContent = `d = ${st.d}: the scores' variance is ${fmt(st.varDot, 1)} unscaled (about d) and ${fmt(st.varScaled, 2)} scaled (about 1); ` +
       `mean largest weight ${fmt(this._dStats.meanMaxDot)} unscaled vs ${fmt(this._dStats.meanMaxScaled)} scaled.`;
+  }
+
+  // The histogram's caption, centred at x: naming the mapping when that line fits inside the
+  // viewBox at the text's size as drawn (a phone scales it up), else the short one.
+  _caption(svg, x) {
+    const t = svgEl("text", { x, y: HH - 3, class: "small", "text-anchor": "middle" }, svg);
+    t.textContent = `largest of ${NK} ${MAPPINGS[this.mapping].label} weights, ${TRIALS} trials`;
+    if (t.getComputedTextLength() > 2 * (HW - x) - 8) t.textContent = `largest of ${NK} weights, ${TRIALS} trials`;
   }
 
   /** The scores drawn (one per key), the weights (their mapping) and the pooled value [x, y]. */

@@ -25,7 +25,9 @@ const ZMAX = 3;
 // from 900 px the 3-D view beside them too. DOM order: triangle, bars, controls, 3-D view.
 const NARROW = 620, WIDE = 900;
 const MIN_TEXT = 11.5; // px on screen: SVG text is sized in viewBox units, so a picture drawn
-// smaller than its viewBox (a phone) scales its text up by --zoom (viewBox / drawn width)
+// smaller than its viewBox (a phone) scales its text up by --zoom (viewBox / drawn width).
+// It sets --_fs, not font-size: base.js and phone.js size every SVG text by --_fs (phone.js's
+// sheet, adopted last, would otherwise win over a font-size of this sheet's and undo the zoom).
 const CSS = sheet(`
 :host { container: sx / inline-size; }
 .grid { display: grid; gap: 12px; align-items: start; grid-template-columns: minmax(0, 1fr); }
@@ -54,7 +56,7 @@ input[type="range"], select, .v3box button { min-height: 24px; }
 .v3box button::before { content: "▸ "; }
 .v3box button[aria-expanded="true"]::before { content: "▾ "; }
 @media (pointer: coarse) { input[type="range"], select, .v3box button { min-height: 44px; } .hint .keys { display: none; } }
-svg text { font-size: max(12px, calc(${MIN_TEXT}px * var(--zoom, 1))); }
+svg text { --_fs: max(12px, calc(${MIN_TEXT}px * var(--zoom, 1))); }
 svg.tri { overflow: hidden; }
 svg.v3:active { cursor: grabbing; }
 .tri .edge.hot { stroke: var(--_accent); stroke-width: 3; }
