@@ -3,6 +3,7 @@
 // ?key= set its attributes (src and labels on this page's origin only: nothing else is fetched);
 // "Show an example" hands the widget a file made here (a causal softmax over ten tokens).
 import "../widgets/widgets.js";
+import { info } from "../lib/mappings.js";
 
 const $ = (id) => document.getElementById(id);
 const heatmap = $("heatmap"), status = $("status");
@@ -55,3 +56,12 @@ heatmap.addEventListener("sx-heatmap-load", (e) => {
 });
 $("example").addEventListener("click", () => customElements.whenDefined("sx-heatmap").then(example));
 fromQuery();
+
+// The page is ready (for a reader's script and the tests, as the chapters' app.js marks it) once
+// the widget has drawn itself the first time.
+(function markReady() {
+  if (!(heatmap.lastRenderMs > 0)) { requestAnimationFrame(markReady); return; }
+  const i = info();
+  $("engine").textContent = `Computed by the ${i.simd ? "SIMD" : "scalar"} WebAssembly build (ABI ${i.abi}, the ${i.core} core).`;
+  document.body.dataset.ready = "1";
+})();
