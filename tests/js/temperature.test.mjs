@@ -29,7 +29,7 @@ const WITH_T = [
   "softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax", "sigmoid", "groupmax",
   "softmaxBackward", "sparsemaxBackward", "entmax15Backward", "entmaxBackward", "fusedmaxBackward",
   "oscarmaxBackward", "sigmoidBackward", "groupmaxBackward", "entmaxAlphaGrad", "jacobian", "threshold",
-  "maskedMapping", "maskedMappingBackward",
+  "maskedMapping", "maskedMappingBackward", "fyLoss",
 ];
 const WITHOUT_T = [
   "SimplexityError", "init", "info", "tsallisEntropy", "alloc", "WasmArray", "Model", "tasks", "attention",
@@ -124,9 +124,25 @@ for (const { name: build, sx } of await builds()) {
       const extra = { entmax: { alpha: 1.3 }, groupmax: { groups: [1, 3] }, groupmaxBackward: { groups: [1, 3] } };
       for (const fn of WITH_T) {
         const o = { ...extra[fn], temperature: "2" };
-        const call = fn.endsWith("Backward") || fn === "entmaxAlphaGrad" ? () => sx[fn](x, dy, o) : () => sx[fn](x, o);
+        const call = fn === "fyLoss" ? () => sx.fyLoss(x, [2], o)
+          : fn.endsWith("Backward") || fn === "entmaxAlphaGrad" ? () => sx[fn](x, dy, o) : () => sx[fn](x, o);
         assert.throws(call, (e) => e.constructor === TypeError && e.message === `${fn}: temperature must be a number (got "2")`,
           `${fn} checks (so reads) opts.temperature`);
+      }
+    });
+
+    test("fyLoss at T: the loss of x / T, its gradient (p - y) / T, dalpha of x / T", () => {
+      const r = rng(2802);
+      for (const mapping of ["softmax", "sparsemax", "entmax15", "entmax"]) {
+        for (const T of TEMPERATURES) {
+          const x = scores(r, 3, 6), target = [0, 5, 2];
+          const o = mapping === "entmax" ? { n: 6, mapping, alpha: 1.3 } : { n: 6, mapping };
+          const g = mapping === "entmax" ? { grad: true, alphaGrad: true } : { grad: true };
+          const atT = sx.fyLoss(x, target, { ...o, ...g, temperature: T }), at1 = sx.fyLoss(over(x, T), target, { ...o, ...g });
+          assertClose(atT.loss, at1.loss, 2e-6, `${mapping} T=${T}: the loss is that of x / T`);
+          assertClose(atT.grad, Float32Array.from(at1.grad, (v) => v / T), 2e-6, `${mapping} T=${T}: grad = (p - y) / T`);
+          if (mapping === "entmax") assertClose(atT.dalpha, at1.dalpha, 2e-5, `${mapping} T=${T}: dalpha is that of x / T`);
+        }
       }
     });
 

@@ -99,7 +99,7 @@ export const BASE_SHEET = sheet(`
 :host([hidden]) { display: none; }
 * { box-sizing: border-box; }
 svg { display: block; width: 100%; height: auto; overflow: visible; touch-action: none; user-select: none; -webkit-user-select: none; }
-svg text { fill: var(--_fg); font-size: var(--_fs, 12px); font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+svg text { fill: var(--_fg); font-size: var(--_fs, 12px); }
 svg .muted { fill: var(--_muted); }
 svg .axis { stroke: var(--_grid); fill: none; }
 svg .edge { stroke: var(--_muted); stroke-width: 1.2; fill: none; }
