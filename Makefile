@@ -340,15 +340,24 @@ $(B)/bench/bench_native: bench/bench_native.c bench/inputs.h $(CORE_SRC) $(CORE_
 	@mkdir -p $(B)/bench
 	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
 
-bench: all $(B)/bench/bench_native
+# The general-alpha entmax solver's passes per row per input family (issue 26): the core built
+# with -DSX_COUNT_PASSES, which only this bench binary has.
+$(B)/bench/entmax_passes: bench/entmax_passes.c bench/inputs.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/bench
+	$(CC) $(BENCH_CFLAGS) -DSX_COUNT_PASSES -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
+
+bench: all $(B)/bench/bench_native $(B)/bench/entmax_passes
 	$(NODE) bench/run.mjs
 	$(NODE) bench/backward.mjs
+	$(B)/bench/entmax_passes
 
 # Attention and model speed (issue 3): attention() per mapping at n = 128, 512 and the shipped
 # model's forward tokens/s and train steps/s, SIMD vs scalar wasm vs native, with the mul+add
 # peak probe (bench/peak.c) that relates the times to the reference machine's; then long sequences
 # (issue 14, bench/long.mjs): the tiled path against the map path, tfjs and onnxruntime-web,
-# n = 1024 ... 16384. Not part of the tests.
+# n = 1024 ... 16384; alpha-entmax attention on flat score rows against softmax attention (issue 26,
+# bench/flat.mjs: exit 1 on a mismatch with its float64 reference) and the learned-alpha models'
+# training steps/s at initialisation and after training (bench/train-alpha.mjs). Not part of the tests.
 $(B)/bench/bench_attention: bench/bench_attention.c bench/inputs.h bench/peak.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/bench
 	$(CC) $(BENCH_CFLAGS) -I$(B)/inc bench/bench_attention.c bench/peak.c $(CORE_SRC) -o $@ -lm
@@ -359,6 +368,8 @@ $(B)/bench/peak-simd.wasm: bench/peak.c | $(B)/inc/simde
 
 bench-attention: all $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
 	$(NODE) bench/attention.mjs
+	$(NODE) bench/flat.mjs
+	$(NODE) bench/train-alpha.mjs
 	$(NODE) bench/long.mjs
 
 # Greedy decoding tokens/s with the KV cache vs the full recomputation (issue 13), SIMD and
