@@ -292,14 +292,18 @@ test-package: all
 # `make bench-attention` in build/bench/*.md are left as they were. But their checks count: a
 # bench exits non-zero when an engine's output disagrees with its reference (run.mjs: every
 # mapping against plain.js and native; attention.mjs: the wasm builds against native; long.mjs:
-# the tiled path against the map path; decode.mjs: cached against full decoding); quiet on
+# the tiled path against the map path; decode.mjs: cached against full decoding; flat.mjs: against
+# its float64 reference; entmax_passes: outputs on the simplex); quiet on
 # success, a failing command's saved output (stdout and stderr) is printed and make stops.
-commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
+commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm $(B)/bench/entmax_passes
 	@mkdir -p $(B)/bench/smoke
 	$(NODE) bench/run.mjs --quick --rounds 1 --ms 5 --n 3,64 --out $(B)/bench/smoke > $(B)/bench/smoke/run.txt 2>&1 || { cat $(B)/bench/smoke/run.txt; exit 1; }
 	$(NODE) bench/backward.mjs --quick --n 64 > $(B)/bench/smoke/backward.txt 2>&1 || { cat $(B)/bench/smoke/backward.txt; exit 1; }
 	$(NODE) bench/attention.mjs --quick --rounds 1 --ms 5 --out $(B)/bench/smoke > $(B)/bench/smoke/attention.txt 2>&1 || { cat $(B)/bench/smoke/attention.txt; exit 1; }
 	$(NODE) bench/long.mjs --quick --out $(B)/bench/smoke > $(B)/bench/smoke/long.txt 2>&1 || { cat $(B)/bench/smoke/long.txt; exit 1; }
+	$(NODE) bench/flat.mjs --quick --ms 5 > $(B)/bench/smoke/flat.txt 2>&1 || { cat $(B)/bench/smoke/flat.txt; exit 1; }
+	$(NODE) bench/train-alpha.mjs --quick --steps 5 --ms 20 > $(B)/bench/smoke/train-alpha.txt 2>&1 || { cat $(B)/bench/smoke/train-alpha.txt; exit 1; }
+	$(B)/bench/entmax_passes --ms 5 > $(B)/bench/smoke/entmax-passes.txt 2>&1 || { cat $(B)/bench/smoke/entmax-passes.txt; exit 1; }
 	$(NODE) tests/browser/sizes.mjs --check > $(B)/site-size.txt || { cat $(B)/site-size.txt; exit 1; }
 	$(NODE) tests/browser/train-time.mjs date-softmax
 	$(NODE) bench/decode.mjs --rounds 1 --ms 5 > $(B)/bench/smoke/decode.txt 2>&1 || { cat $(B)/bench/smoke/decode.txt; exit 1; }

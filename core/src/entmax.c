@@ -8,6 +8,8 @@
    at a time.
 
    Any other alpha: alpha = 1 is softmax, alpha = 2 sparsemax (exact algorithms). For 1 < alpha < 2,
+   rows of n >= 16 whose candidates all lie in the support (flat rows) take the dense path first
+   (dense_row: tau from the moments, one float power pass checked by an exact Newton step); else
    Newton on the q-norm ||[X - tau]_+||_q = 1 (q = 1 / (alpha - 1), X = (alpha - 1) z) over the
    candidates X > -1 and then X > each iterate: a float search first (u^(q - 1) by float log and
    exp, no division; its first step alone for rows of few candidates), started from an estimate

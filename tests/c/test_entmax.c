@@ -3,7 +3,7 @@
    long-double bisection reference: alpha next to 1, 1.5 and 2, n = 1, 2, 3 and across the float
    search's threshold (16) up to 4096, ties at the candidate threshold X = -1 and at the support's
    edge, masks, |x| up to 1e4 and 1e30, T from 1e-6; the backward pass and the alpha gradient on
-   the same rows. */
+   the same rows; flat rows (the dense path) within 1e-6. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
