@@ -301,14 +301,18 @@ test-package: all
 # `make bench-attention` in build/bench/*.md are left as they were. But their checks count: a
 # bench exits non-zero when an engine's output disagrees with its reference (run.mjs: every
 # mapping against plain.js and native; attention.mjs: the wasm builds against native; long.mjs:
-# the tiled path against the map path; decode.mjs: cached against full decoding); quiet on
+# the tiled path against the map path; decode.mjs: cached against full decoding; flat.mjs: against
+# its float64 reference; entmax_passes: outputs on the simplex); quiet on
 # success, a failing command's saved output (stdout and stderr) is printed and make stops.
-commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
+commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm $(B)/bench/entmax_passes
 	@mkdir -p $(B)/bench/smoke
 	$(NODE) bench/run.mjs --quick --rounds 1 --ms 5 --n 3,64 --out $(B)/bench/smoke > $(B)/bench/smoke/run.txt 2>&1 || { cat $(B)/bench/smoke/run.txt; exit 1; }
 	$(NODE) bench/backward.mjs --quick --n 64 > $(B)/bench/smoke/backward.txt 2>&1 || { cat $(B)/bench/smoke/backward.txt; exit 1; }
 	$(NODE) bench/attention.mjs --quick --rounds 1 --ms 5 --out $(B)/bench/smoke > $(B)/bench/smoke/attention.txt 2>&1 || { cat $(B)/bench/smoke/attention.txt; exit 1; }
 	$(NODE) bench/long.mjs --quick --out $(B)/bench/smoke > $(B)/bench/smoke/long.txt 2>&1 || { cat $(B)/bench/smoke/long.txt; exit 1; }
+	$(NODE) bench/flat.mjs --quick --ms 5 > $(B)/bench/smoke/flat.txt 2>&1 || { cat $(B)/bench/smoke/flat.txt; exit 1; }
+	$(NODE) bench/train-alpha.mjs --quick --steps 5 --ms 20 > $(B)/bench/smoke/train-alpha.txt 2>&1 || { cat $(B)/bench/smoke/train-alpha.txt; exit 1; }
+	$(B)/bench/entmax_passes --ms 5 > $(B)/bench/smoke/entmax-passes.txt 2>&1 || { cat $(B)/bench/smoke/entmax-passes.txt; exit 1; }
 	$(NODE) tests/browser/sizes.mjs --check > $(B)/site-size.txt || { cat $(B)/site-size.txt; exit 1; }
 	$(NODE) tests/browser/train-time.mjs date-softmax
 	$(NODE) bench/decode.mjs --rounds 1 --ms 5 > $(B)/bench/smoke/decode.txt 2>&1 || { cat $(B)/bench/smoke/decode.txt; exit 1; }
@@ -349,15 +353,24 @@ $(B)/bench/bench_native: bench/bench_native.c bench/inputs.h $(CORE_SRC) $(CORE_
 	@mkdir -p $(B)/bench
 	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
 
-bench: all $(B)/bench/bench_native
+# The general-alpha entmax solver's passes per row per input family (issue 26): the core built
+# with -DSX_COUNT_PASSES, which only this bench binary has.
+$(B)/bench/entmax_passes: bench/entmax_passes.c bench/inputs.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/bench
+	$(CC) $(BENCH_CFLAGS) -DSX_COUNT_PASSES -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
+
+bench: all $(B)/bench/bench_native $(B)/bench/entmax_passes
 	$(NODE) bench/run.mjs
 	$(NODE) bench/backward.mjs
+	$(B)/bench/entmax_passes
 
 # Attention and model speed (issue 3): attention() per mapping at n = 128, 512 and the shipped
 # model's forward tokens/s and train steps/s, SIMD vs scalar wasm vs native, with the mul+add
 # peak probe (bench/peak.c) that relates the times to the reference machine's; then long sequences
 # (issue 14, bench/long.mjs): the tiled path against the map path, tfjs and onnxruntime-web,
-# n = 1024 ... 16384. Not part of the tests.
+# n = 1024 ... 16384; alpha-entmax attention on flat score rows against softmax attention (issue 26,
+# bench/flat.mjs: exit 1 on a mismatch with its float64 reference) and the learned-alpha models'
+# training steps/s at initialisation and after training (bench/train-alpha.mjs). Not part of the tests.
 $(B)/bench/bench_attention: bench/bench_attention.c bench/inputs.h bench/peak.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/bench
 	$(CC) $(BENCH_CFLAGS) -I$(B)/inc bench/bench_attention.c bench/peak.c $(CORE_SRC) -o $@ -lm
@@ -368,6 +381,8 @@ $(B)/bench/peak-simd.wasm: bench/peak.c | $(B)/inc/simde
 
 bench-attention: all $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
 	$(NODE) bench/attention.mjs
+	$(NODE) bench/flat.mjs
+	$(NODE) bench/train-alpha.mjs
 	$(NODE) bench/long.mjs
 
 # Greedy decoding tokens/s with the KV cache vs the full recomputation (issue 13), SIMD and

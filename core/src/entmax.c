@@ -8,6 +8,8 @@
    at a time.
 
    Any other alpha: alpha = 1 is softmax, alpha = 2 sparsemax (exact algorithms). For 1 < alpha < 2,
+   rows of n >= 16 whose candidates all lie in the support (flat rows) take the dense path first
+   (dense_row: tau from the moments, one float power pass checked by an exact Newton step); else
    Newton on the q-norm ||[X - tau]_+||_q = 1 (q = 1 / (alpha - 1), X = (alpha - 1) z) over the
    candidates X > -1 and then X > each iterate: a float search first (u^(q - 1) by float log and
    exp, no division; its first step alone for rows of few candidates), started from an estimate
@@ -32,6 +34,19 @@
 #include <string.h>
 #include "internal.h"
 #include "simd.h"
+
+/* Pass counts of the general-alpha solver (1 < alpha < 2, rows of n > 32), for the benchmarks
+   only: built with -DSX_COUNT_PASSES (bench/entmax_passes.c), the shipped builds have none of it.
+   [0] rows, [1] float passes, [2] entries in them, [3] double passes, [4] entries in them,
+   [5] dense power passes (dense_row), [6] entries in them. */
+#ifdef SX_COUNT_PASSES
+long long sx__entmax_passes[7];
+#define SX_COUNT(i, k) (sx__entmax_passes[1 + 2 * (i)]++, sx__entmax_passes[2 + 2 * (i)] += (k))
+#define SX_COUNT_ROW() (sx__entmax_passes[0]++)
+#else
+#define SX_COUNT(i, k) ((void)0)
+#define SX_COUNT_ROW() ((void)0)
+#endif
 
 /* ============================================================== 1.5-entmax */
 
@@ -547,6 +562,7 @@ static double qnorm_step(double S, double S1, const erow *e) {
    again.
    Returns the new padded count. */
 static int qnorm_pass_f(float *X, int k4, float q1, float tau, float keep, double *S, double *S1) {
+    SX_COUNT(0, k4);
     const v128 vt = vsplat(tau), vq1 = vsplat(q1), zero = vsplat(0.0f), tiny = vsplat(FLT_MIN);
     const v128 vkeep = vsplat(keep);
     v128 s0 = zero, d0 = zero;
@@ -733,6 +749,7 @@ static void ecand_compact(ecand *c, double lo) {
    ecand_powers); libm in the scalar wasm build. */
 static void qnorm_sums(const double *X, double *P, int k, double q, double tau, double uthr,
                        double *S, double *S1) {
+    SX_COUNT(1, k);
     int i = 0;
     double s = 0.0, s1 = 0.0;
 #if !SX_SCALAR_WASM
@@ -1126,6 +1143,138 @@ static void erow_finish(float *p, const erow *e, double mass) {
     }
 }
 
+/* ---- dense rows (1 < alpha < 2, SIMD builds): when every candidate is in the support (flat
+   rows: a model at initialisation, small heads, alpha near 1), tau comes from the row's moments
+   and one power pass checks it by an exact Newton step on the q-norm; p is that pass's powers
+   moved by the step. With n candidates (X > -1), mu, v, m3, m4 their mean and central moments and
+   t = mu - tau, sum (X - tau)^q = 1 expands as n t^q (1 + eps(t)), eps = A2 v / t^2 + A3 m3 / t^3
+   + A4 m4 / t^4 (A_k = binom(q, k), the rest of order (spread / t)^5), so t = n^(-1/q) (1 +
+   eps(t))^(-1/q): two fixed-point steps from n^(-1/q). The q-norm is linear in tau on a uniform
+   row and its curvature is about K = (q - 1) v / (2 t^3) otherwise, so tau + delta (delta the
+   Newton step from the powers at tau) is within ~K delta^2 of the root. Accepted (qnorm_pass's
+   test) when 4 K delta^2 <= 1e-10, every candidate stays in the support with q |delta| / u <=
+   2^-6 (p moved by the binomial series to delta^3: truncation below 3e-9 of each p) and every p is
+   below 0.33 / (q + 3) (the float powers' error below 2e-8 of each, as erow.uthr); else another
+   pass from tau + delta (K then also from the last two steps), up to three; a row where an entry
+   leaves the support goes to the general search (dense_row returns 0). */
+#if !SX_SCALAR_WASM
+typedef struct {
+    double n, s1, s2, s3, s4, wmin; /* count, sums of w^k over the candidates, their smallest w */
+    float cf;                       /* c in float (clamped at FLT_MAX) */
+} dmoments;
+
+/* One pass: w = (x - m) c in float over the row; count, power sums and minimum of w > -1. */
+static void dense_moments(const erow *e, dmoments *mo) {
+    const float cf = e->c < FLT_MAX ? (float)e->c : FLT_MAX;
+    const v128 vm = vsplat((float)e->m), vc = vsplat(cf), lo = vsplat(-1.0f), zero = vsplat(0.0f);
+    v128 a = zero, b = zero, c = zero, d = zero, mn = vsplat(INFINITY), cnt = simde_wasm_i32x4_splat(0);
+    for (int i = 0; i < e->n; i += 4) {
+        const v128 xv = i + 4 <= e->n ? vload(e->x + i) : sx_load_tail(e->x + i, e->n - i, -INFINITY);
+        const v128 w = vmul(vsub(xv, vm), vc), k = vgt(w, lo), wk = vand(w, k), w2 = vmul(wk, wk);
+        a = vadd(a, wk);
+        b = vadd(b, w2);
+        c = vadd(c, vmul(w2, wk));
+        d = vadd(d, vmul(w2, w2));
+        mn = vmin(mn, vsel(k, w, vsplat(INFINITY)));
+        cnt = simde_wasm_i32x4_sub(cnt, k);
+    }
+    mo->n = sx_hsum_i32(cnt);
+    mo->s1 = sx_hsum(a);
+    mo->s2 = sx_hsum(b);
+    mo->s3 = sx_hsum(c);
+    mo->s4 = sx_hsum(d);
+    mo->wmin = sx_hmin(mn);
+    mo->cf = cf;
+}
+
+/* tau from the moments (see above), and K; 0 if the row is not flat enough for the expansion. */
+static int dense_tau0(const dmoments *mo, double q, double *tau, double *K) {
+    const double n = mo->n, mu = mo->s1 / n, e2 = mo->s2 / n, e3 = mo->s3 / n, e4 = mo->s4 / n;
+    const double v = fmax(e2 - mu * mu, 0.0), m3 = e3 - 3.0 * mu * e2 + 2.0 * mu * mu * mu;
+    const double m4 = fmax(e4 - 4.0 * mu * e3 + 6.0 * mu * mu * e2 - 3.0 * mu * mu * mu * mu, 0.0);
+    const double a2 = 0.5 * q * (q - 1.0), a3 = a2 * (q - 2.0) / 3.0, a4 = a3 * (q - 3.0) * 0.25, r = 1.0 / q;
+    const double t0 = exp(-log(n) * r);
+    double t = t0;
+    for (int it = 0; it < 2; it++) {
+        const double i2 = 1.0 / (t * t), eps = i2 * (a2 * v + (a3 * m3 + a4 * m4 * i2 / t) / t);
+        if (!(fabs(eps) <= 0.25)) return 0;
+        t = t0 * exp(-log1p(eps) * r);
+    }
+    *tau = mu - t;
+    *K = (q - 1.0) * v / (2.0 * t * t * t);
+    return n >= 1.0 && *tau < mo->wmin;
+}
+
+/* p = u^q, u = w - tau over the candidates (0 elsewhere), into p; S = sum u^q, S1 = sum u^(q - 1). */
+static void dense_powers(float *p, const erow *e, const dmoments *mo, double tau, double *S, double *S1) {
+    const v128 vm = vsplat((float)e->m), vc = vsplat(mo->cf), vt = vsplat((float)tau), lo = vsplat(-1.0f);
+    const v128 q1 = vsplat((float)(e->q - 1.0)), zero = vsplat(0.0f);
+    v128d s = dsplat(0.0), s1 = s;
+    for (int i = 0; i < e->n; i += 4) {
+        const v128 xv = i + 4 <= e->n ? vload(e->x + i) : sx_load_tail(e->x + i, e->n - i, -INFINITY);
+        const v128 w = vmul(vsub(xv, vm), vc), u = vsub(w, vt);
+        const v128 k = vand(vgt(w, lo), vgt(u, zero));
+        /* masked after the product: u = -Infinity at masked entries */
+        const v128 w1 = vand(exp_clamped(vmul(q1, log_pos(vmax(u, vsplat(FLT_MIN))))), k), pu = vand(vmul(w1, u), k);
+        s = dadd(s, dadd(simde_wasm_f64x2_promote_low_f32x4(pu),
+                         simde_wasm_f64x2_promote_low_f32x4(simde_wasm_i32x4_shuffle(pu, pu, 2, 3, 0, 1))));
+        s1 = dadd(s1, dadd(simde_wasm_f64x2_promote_low_f32x4(w1),
+                           simde_wasm_f64x2_promote_low_f32x4(simde_wasm_i32x4_shuffle(w1, w1, 2, 3, 0, 1))));
+        if (i + 4 <= e->n) vstore(p + i, pu);
+        else sx_store_tail(p + i, pu, e->n - i);
+    }
+    *S = dlane(s, 0) + dlane(s, 1);
+    *S1 = dlane(s1, 0) + dlane(s1, 1);
+}
+
+/* p *= (1 - x)^q, x = delta / u (u = w - tau as dense_powers took it), by the series to x^3;
+   returns the sum of the new p. */
+static double dense_move(float *p, const erow *e, const dmoments *mo, double tau, double delta) {
+    const double q = e->q, a2 = 0.5 * q * (q - 1.0), a3 = a2 * (q - 2.0) / 3.0;
+    const v128 vm = vsplat((float)e->m), vc = vsplat(mo->cf), vt = vsplat((float)tau), zero = vsplat(0.0f);
+    const v128 vd = vsplat((float)delta), c1 = vsplat((float)-q), c2 = vsplat((float)a2), c3 = vsplat((float)-a3);
+    v128d s = dsplat(0.0);
+    for (int i = 0; i < e->n; i += 4) {
+        const int full = i + 4 <= e->n;
+        const v128 xv = full ? vload(e->x + i) : sx_load_tail(e->x + i, e->n - i, -INFINITY);
+        const v128 pv = full ? vload(p + i) : sx_load_tail(p + i, e->n - i, 0.0f);
+        const v128 u = vsub(vmul(vsub(xv, vm), vc), vt), live = vgt(pv, zero);
+        const v128 x = vand(vdiv(vd, vsel(live, u, vsplat(1.0f))), live);
+        const v128 f = vadd(vsplat(1.0f), vmul(x, vadd(c1, vmul(x, vadd(c2, vmul(x, c3))))));
+        const v128 pn = vmul(pv, f);
+        s = dadd(s, dadd(simde_wasm_f64x2_promote_low_f32x4(pn),
+                         simde_wasm_f64x2_promote_low_f32x4(simde_wasm_i32x4_shuffle(pn, pn, 2, 3, 0, 1))));
+        if (full) vstore(p + i, pn);
+        else sx_store_tail(p + i, pn, e->n - i);
+    }
+    return dlane(s, 0) + dlane(s, 1);
+}
+
+/* One row by the dense path into p (normalised); 0 if the row is not dense (p is then scratch). */
+static int dense_row(float *p, const erow *e) {
+    dmoments mo;
+    double tau, K, S, S1, prev = 0.0;
+    dense_moments(e, &mo);
+    if (!dense_tau0(&mo, e->q, &tau, &K)) return 0;
+    const double pmax = 0.33 / (e->q + 3.0);
+    for (int it = 0; it < 3; it++) {
+        SX_COUNT(2, e->n);
+        dense_powers(p, e, &mo, tau, &S, &S1);
+        const double delta = qnorm_step(S, S1, e), u = mo.wmin - tau;
+        /* an entry leaves the support, or the top entry's p is too large for float powers */
+        if (!(S1 > 0.0) || !(u - delta > 0.0) || !(exp(e->q * log(-(tau + delta))) <= pmax)) return 0;
+        if (prev > 0.0) K = fmax(K, fabs(delta) / (prev * prev));
+        if (4.0 * K * delta * delta <= 1e-10 && e->q * fabs(delta) <= 0x1p-6 * u) {
+            erow_finish(p, e, dense_move(p, e, &mo, tau, delta));
+            return 1;
+        }
+        tau += delta;
+        prev = fabs(delta);
+    }
+    return 0;
+}
+#endif
+
 /* Rows of 1 < alpha < 2 (q > 1), given scratch for `slots` rows (erow_scratch_bytes(n) each):
    groups of up to `slots` rows, each set up (qnorm_start), then one Newton pass of each in turn
    until all are done, then the powers of each over its candidates (a superset of its support).
@@ -1149,6 +1298,10 @@ static void entmax_qnorm_rows(float *out, const float *x, int rows, int n, float
                 continue;
             }
             r->e.uthr = uthr;
+            SX_COUNT_ROW();
+#if !SX_SCALAR_WASM
+            if (n >= SX_QNORM_FLOAT_MIN && dense_row(r->p, &r->e)) continue;
+#endif
             ecand_at(&r->c, (char *)scratch + (size_t)m * erow_scratch_bytes(n), n);
             ecand_float(&r->c, &r->e);
             qnorm_start(r);
