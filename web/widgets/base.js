@@ -121,7 +121,6 @@ select { font: inherit; color: var(--_fg); background: var(--_bg); border: 1px s
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
 th, td { padding: 2.4px 9.6px; text-align: right; border-bottom: 1px solid var(--_grid); }
 th:first-child, td:first-child { text-align: left; }
-td.zero { color: var(--_accent); font-weight: 700; }
 .swatch { display: inline-block; width: 0.75em; height: 0.75em; border-radius: 50%; margin-right: 0.4em; vertical-align: -0.05em; }
 ${["softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax"].map((k) =>
   `.m-${k} { fill: var(--_${k}); stroke: var(--_${k}); color: var(--_${k}); } .swatch.m-${k} { background: var(--_${k}); }`).join("\n")}

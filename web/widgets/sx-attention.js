@@ -181,6 +181,7 @@ function decodeWork(t, { ns, layers, heads }) {
 }
 
 const CSS = sheet(`
+td.zero { color: var(--_accent); font-weight: 700; }
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
 .row label { display: inline-flex; flex-wrap: wrap; gap: 6.4px; align-items: center; }
 button, select { min-height: 24px; min-width: 24px; }
