@@ -36,7 +36,11 @@ const EXPECTED = { sparsemax: [0.75, 0, 0.25], entmax: [0.671, 0.005, 0.324] };
 // (538 KB). This limit held the size of the day (1.99 MB), so that it could only come down; the
 // attention viewer (issue 22: <sx-heatmap>, simplexity/arrays, their declarations and README
 // sections, and their share of the single-file build) added about 85 KB: 2.12 MB.
-const UNPACKED_LIMIT_WITHOUT_MODELS = 2.15e6;
+// Then, on 2026-11-27, the phone pass (widgets/phone.js, fit-box.js, each widget's narrow layout),
+// sx-simplex's 3-D view module, sx-attention's layout (viz/task-text.js), the Fenchel-Young losses
+// (blocks/losses.js) and <sx-loss>, with their declarations, README sections and share of the
+// single-file build, took it to 2.23 MB.
+const UNPACKED_LIMIT_WITHOUT_MODELS = 2.25e6;
 const BUILD_TIMEOUT_MS = 150000, PAGE_TIMEOUT_MS = 20000;
 
 echoPasses();
