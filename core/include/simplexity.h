@@ -141,6 +141,30 @@ int sx_fy_loss(float *loss, float *dx, float *dalpha, const float *x, const floa
 int sx_fy_loss_index(float *loss, float *dx, float *dalpha, const float *x, const int *target, int rows, int n,
                      int mapping, float param, float temperature);
 
+/* ================================================== structured attention over a sequence */
+/* A linear chain of binary "attend / skip" variables y_1 .. y_n per row, scored
+   s(y) = sum_i u_i y_i + t sum_i y_i y_{i+1}: unary scores u (finite or -Infinity: never
+   selected) and one transition score t (finite; t > 0 rewards contiguous selections).
+   sx_chain_marginals: the CRF marginals mu_i = P(y_i = 1), P(y) proportional to exp s(y), by
+   forward-backward (Kim et al. 2017): dense, every unmasked position gets some weight.
+   sx_chain_sparsemap: SparseMAP (Niculae et al. 2018), the unary marginals of the projection onto
+   the chain's marginal polytope by the active-set method with Viterbi as the oracle: a sparse
+   mixture of a few selections, listed with their weights (largest first) by
+   sx_chain_sparsemap_support (count gets the number of selections, cap x n bytes of sel and cap
+   floats of weight are written; cap = 0 only counts); its rows have at most
+   SX_CHAIN_SPARSEMAP_MAX_N = 63 positions (SX_EINVAL beyond: up to 2n selections can be active,
+   each step solves their KKT system afresh). mu_i is in [0, 1], not normalised.
+   The backward passes take dmu (finite) and write du and, when dt is not NULL, the gradient
+   wrt t summed over the rows. Each call allocates O(n) scratch (SparseMAP: up to 128 active
+   selections, O(128 n + 128^2)): SX_ENOMEM if it cannot. */
+#define SX_CHAIN_SPARSEMAP_MAX_N 63
+int sx_chain_marginals(float *mu, const float *u, int rows, int n, float t);
+int sx_chain_marginals_backward(float *du, float *dt, const float *u, const float *dmu, int rows, int n, float t);
+int sx_chain_sparsemap(float *mu, const float *u, int rows, int n, float t);
+int sx_chain_sparsemap_backward(float *du, float *dt, const float *u, const float *dmu, int rows, int n, float t);
+int sx_chain_sparsemap_support(unsigned char *sel, float *weight, int cap, int *count, const float *u, int n,
+                               float t);
+
 /* =========================================================== mapping codes */
 /* The `mapping` argument of sx_nw_pooling and sx_attention, and a model layer's mapping (the
    config ints SX_MODEL_MAP + layer): one set of codes for all three. The values are fixed (the

@@ -58,6 +58,13 @@ void sx__entmax_alpha_backward_row(float *dz, const float *p, const float *g, in
                                    double *ls);
 #define SX_ENTMAX_BW_STACK 256
 
+/* The chain's argument checks (chain.c, sparsemap.c): sizes and NULL buffers, t finite, u finite
+   or -Infinity, dmu finite. */
+int sx__chain_check_t(float t);
+int sx__chain_check_n(int n); /* SparseMAP's n <= SX_CHAIN_SPARSEMAP_MAX_N */
+int sx__chain_check_forward(float *mu, const float *u, int rows, int n, float t);
+int sx__chain_check_backward(float *du, const float *u, const float *dmu, int rows, int n, float t);
+
 /* Code off the hot paths (argument checks, explanations, demos at page scale) compiles for size
    under clang (emcc), which otherwise unrolls and vectorises its loops into kilobytes of wasm that
    every page fetches: a file wraps its functions in SX_COLD_BEGIN ... SX_COLD_END, after its
