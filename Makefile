@@ -330,7 +330,7 @@ test:
 	@bash tools/setup.sh test
 	@$(MAKE) --no-print-directory test-suites
 
-test-suites: untracked-before all tools-test check-simd test-c fuzz-selftest fuzz-short models-check text test-js test-types \
+test-suites: untracked-before all tools-test check-simd test-c fuzz-selftest fuzz-short models-check text-check test-js test-types \
              test-browser test-package commands-smoke untracked-check
 	@echo "make test: all suites passed"
 
@@ -456,7 +456,7 @@ models-check: $(B)/tools/train
 # SHA-256 of each file and fails unless they equal tools/text/devil.sha256, so every model
 # trained on it trains on the same bytes. Under a second; run each time (it is the check).
 TEXT := $(B)/text
-.PHONY: text text-baseline
+.PHONY: text text-baseline text-check
 
 text:
 	@test -f /usr/share/dictd/devil.dict.dz || { echo "make: /usr/share/dictd/devil.dict.dz not found (The Devil's Dictionary, the text models' corpus): apt-get install dict-devil" >&2; exit 1; }
@@ -473,6 +473,12 @@ $(B)/tools/text-baseline: tools/text/baseline.c tools/text/ngram.c tools/text/ng
 text-baseline: text $(B)/tools/text-baseline
 	$(B)/tools/text-baseline --dir $(TEXT) --json $(TEXT)/baseline.json --md $(TEXT)/baseline.md
 	$(NODE) tools/text/readme-table.mjs --table $(TEXT)/baseline.md --readme README.md --block text-baseline
+
+# Part of make test: the corpus's hashes (make text), and the README's baseline table against a
+# fresh run (a second; the table cannot drift from tools/text/ngram.c).
+text-check: text $(B)/tools/text-baseline
+	$(B)/tools/text-baseline --dir $(TEXT) --json $(TEXT)/baseline.json --md $(TEXT)/baseline.md > /dev/null
+	$(NODE) tools/text/readme-table.mjs --table $(TEXT)/baseline.md --readme README.md --block text-baseline --check
 
 # tests/c/test_ngram.c tests the n-gram model of tools/text/, which the core does not hold.
 $(B)/native/test_ngram: tests/c/test_ngram.c tools/text/ngram.c tools/text/ngram.h tests/c/check.h
