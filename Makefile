@@ -466,9 +466,10 @@ text:
 # interpolated modified Kneser-Ney (tools/text/ngram.c), trained on the train split; bits per
 # character on validation and test, the epsilon-perplexity (core/src/perplexity.c) and support
 # rate; build/text/baseline.{json,md}, and the table into the README (tools/text/readme-table.mjs).
-$(B)/tools/text-baseline: tools/text/baseline.c tools/text/ngram.c tools/text/ngram.h tools/text/vocab.h core/src/perplexity.c core/src/status.c $(CORE_HDR)
+TEXT_TOOL_SRC := tools/text/ngram.c tools/text/split.c
+$(B)/tools/text-baseline: tools/text/baseline.c $(TEXT_TOOL_SRC) $(wildcard tools/text/*.h) core/src/perplexity.c core/src/status.c $(CORE_HDR)
 	@mkdir -p $(B)/tools
-	$(CC) $(BENCH_CFLAGS) -Itools/text tools/text/baseline.c tools/text/ngram.c core/src/perplexity.c core/src/status.c -o $@ -lm
+	$(CC) $(BENCH_CFLAGS) -Itools/text tools/text/baseline.c $(TEXT_TOOL_SRC) core/src/perplexity.c core/src/status.c -o $@ -lm
 
 text-baseline: text $(B)/tools/text-baseline
 	$(B)/tools/text-baseline --dir $(TEXT) --json $(TEXT)/baseline.json --md $(TEXT)/baseline.md

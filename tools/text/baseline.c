@@ -20,6 +20,7 @@
 #include <string.h>
 #include "simplexity.h"
 #include "ngram.h"
+#include "split.h"
 #include "vocab.h"
 
 typedef struct {
@@ -43,24 +44,13 @@ static void die(const char *fmt, ...) {
     exit(1);
 }
 
-/* A split file as vocabulary ids; any byte outside the vocabulary is an error. */
+/* A split file as vocabulary ids (split.c); any byte outside the vocabulary is an error. */
 static split read_split(const char *dir, const char *name) {
-    char path[1024];
+    char path[1024], err[1200];
     snprintf(path, sizeof path, "%s/devil-%s.txt", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) die("cannot open %s (%s): run make text", path, strerror(errno));
-    split s = { NULL, 0 };
-    size_t cap = 1 << 16;
-    s.ids = malloc(cap);
-    for (int c; s.ids && (c = fgetc(f)) != EOF;) {
-        const int id = tx_char_id((unsigned char)c);
-        if (id < 0) die("%s: byte %zu (0x%02x) is outside the vocabulary (newline, printable ASCII): run make text", path, s.n, c);
-        if (s.n == cap) s.ids = realloc(s.ids, cap *= 2);
-        if (s.ids) s.ids[s.n++] = (unsigned char)id;
-    }
-    fclose(f);
-    if (!s.ids) die("out of memory reading %s", path);
-    if (s.n == 0) die("%s is empty: run make text", path);
+    split s;
+    s.ids = tx_read_split(path, &s.n, err, sizeof err);
+    if (!s.ids) die("%s", err);
     return s;
 }
 
