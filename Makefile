@@ -330,7 +330,7 @@ test:
 	@bash tools/setup.sh test
 	@$(MAKE) --no-print-directory test-suites
 
-test-suites: untracked-before all tools-test check-simd test-c fuzz-selftest fuzz-short models-check test-js test-types \
+test-suites: untracked-before all tools-test check-simd test-c fuzz-selftest fuzz-short models-check text-check test-js test-types \
              test-browser test-package commands-smoke untracked-check
 	@echo "make test: all suites passed"
 
@@ -448,3 +448,40 @@ models-check: $(B)/tools/train
 	  > $(B)/models-check/date-softmax.json
 	cmp $(B)/models-check/date-softmax.sxm web/models/date-softmax.sxm
 	@echo "models-check: date-softmax.sxm retrained byte for byte"
+
+# ---------------------------------------------------------------- text (issue 23)
+# The character models' corpus: The Devil's Dictionary (Ambrose Bierce, 1911, public domain) from
+# Debian's dict-devil package, as plain text split 90/5/5 in whole entries by a seeded hash of
+# the headword (tools/text/corpus.mjs), into build/text/devil-{train,valid,test}.txt; prints the
+# SHA-256 of each file and fails unless they equal tools/text/devil.sha256, so every model
+# trained on it trains on the same bytes. Under a second; run each time (it is the check).
+TEXT := $(B)/text
+.PHONY: text text-baseline text-check
+
+text:
+	@test -f /usr/share/dictd/devil.dict.dz || { echo "make: /usr/share/dictd/devil.dict.dz not found (The Devil's Dictionary, the text models' corpus): apt-get install dict-devil" >&2; exit 1; }
+	$(NODE) tools/text/corpus.mjs --out $(TEXT) --hashes tools/text/devil.sha256
+
+# The baseline the character models are measured against: character n-grams of orders 2 to 5,
+# interpolated modified Kneser-Ney (tools/text/ngram.c), trained on the train split; bits per
+# character on validation and test, the epsilon-perplexity (core/src/perplexity.c) and support
+# rate; build/text/baseline.{json,md}, and the table into the README (tools/text/readme-table.mjs).
+TEXT_TOOL_SRC := tools/text/ngram.c tools/text/split.c
+$(B)/tools/text-baseline: tools/text/baseline.c $(TEXT_TOOL_SRC) $(wildcard tools/text/*.h) core/src/perplexity.c core/src/status.c $(CORE_HDR)
+	@mkdir -p $(B)/tools
+	$(CC) $(BENCH_CFLAGS) -Itools/text tools/text/baseline.c $(TEXT_TOOL_SRC) core/src/perplexity.c core/src/status.c -o $@ -lm
+
+text-baseline: text $(B)/tools/text-baseline
+	$(B)/tools/text-baseline --dir $(TEXT) --json $(TEXT)/baseline.json --md $(TEXT)/baseline.md
+	$(NODE) tools/text/readme-table.mjs --table $(TEXT)/baseline.md --readme README.md --block text-baseline
+
+# Part of make test: the corpus's hashes (make text), and the README's baseline table against a
+# fresh run (a second; the table cannot drift from tools/text/ngram.c).
+text-check: text $(B)/tools/text-baseline
+	$(B)/tools/text-baseline --dir $(TEXT) --json $(TEXT)/baseline.json --md $(TEXT)/baseline.md > /dev/null
+	$(NODE) tools/text/readme-table.mjs --table $(TEXT)/baseline.md --readme README.md --block text-baseline --check
+
+# tests/c/test_ngram.c tests the n-gram model of tools/text/, which the core does not hold.
+$(B)/native/test_ngram: tests/c/test_ngram.c tools/text/ngram.c tools/text/ngram.h tests/c/check.h
+	@mkdir -p $(B)/native
+	$(CC) $(SAN_CFLAGS) -Itests/c -Itools/text $< tools/text/ngram.c -o $@ -lm

@@ -4,7 +4,8 @@
 #
 #   bash tools/setup.sh serve    the build: emscripten, SIMDe, binaryen; npm packages (esbuild)
 #   bash tools/setup.sh test     the build plus the tests' tools: clang and libFuzzer's runtime,
-#                                Chromium; npm packages (playwright-core, the bundlers...)
+#                                Chromium, dict-devil (the text corpus, make text); npm packages
+#                                (playwright-core, the bundlers...)
 #
 # Debian packages: the missing ones are installed with apt-get when this runs as root (or with
 # sudo when it is available without a password), saying which; otherwise the script prints the
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 what=${1:-test}
 case "$what" in
   serve) pkgs="make gcc emscripten libsimde-dev binaryen" ;;
-  test)  pkgs="make gcc clang libclang-rt-14-dev emscripten libsimde-dev binaryen chromium" ;;
+  test)  pkgs="make gcc clang libclang-rt-14-dev emscripten libsimde-dev binaryen chromium dict-devil" ;;
   *) echo "setup.sh: unknown target '$what' (serve or test)" >&2; exit 2 ;;
 esac
 

@@ -755,6 +755,26 @@ int sx_masked_mapping(float *out, const float *x, const int *valid_len, int rows
 int sx_masked_mapping_backward(float *dx, const float *x, const float *dy, const int *valid_len,
                                int rows, int n, int mapping, float param, float temperature);
 
+/* ================================================ held-out scores of sparse outputs */
+/* A language model with sparse outputs (sparsemax, entmax) can give the true next token
+   probability exactly 0, and its perplexity is then infinite. Martins, Marinho & Martins 2020
+   ("Sparse Text Generation", sec. 4) report the epsilon-perplexity instead: every probability
+   smoothed additively, p_eps = (p + eps) / (1 + eps V) for a vocabulary of V tokens, i.e.
+   (1 - lambda) p + lambda / V with lambda = eps V / (1 + eps V), and eps chosen on held-out
+   data to minimise it.
+   sx_eps_perplexity: p_true, the n >= 1 probabilities a model gave the true token (each in
+   [0, 1]; SX_ENONFINITE for NaN or Infinity, SX_EINVAL outside [0, 1], naming the index); eps
+   finite, >= 0 (0: the plain perplexity, +Infinity when some p is 0). out, 3 doubles:
+   out[0] exp(-mean log p_eps), the epsilon-perplexity; out[1] -mean log2 p_eps, the same in
+   bits per token; out[2] the fraction of the n tokens with p > 0 (the true token inside the
+   support). Sums in double.
+   sx_eps_choose: *eps, the eps >= 0 that minimises the epsilon-perplexity of p_true (convex in
+   lambda: bisection on its derivative, to double precision); 0 when smoothing cannot help (no
+   p is 0 and the derivative at lambda = 0 is >= 0). SX_EINVAL when the mean of p_true is at
+   most 1 / V: the minimum is then the uniform distribution (eps infinite). No scratch. */
+int sx_eps_perplexity(double *out, const float *p_true, int n, int vocab, double eps);
+int sx_eps_choose(double *eps, const float *p_true, int n, int vocab);
+
 #ifdef __cplusplus
 }
 #endif
