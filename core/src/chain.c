@@ -35,6 +35,9 @@
 #include <string.h>
 #include "internal.h"
 
+/* Scalar double code, not a hot path of any model yet: compiled for size in wasm. */
+SX_COLD_BEGIN
+
 /* ------------------------------------------------------------ dual numbers */
 typedef struct {
     double v; /* value */
@@ -190,3 +193,5 @@ int sx_chain_marginals_backward(float *du, float *dt, const float *u, const floa
     if (dt) *dt = clamp_float(sum);
     return SX_OK;
 }
+
+SX_COLD_END

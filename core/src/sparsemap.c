@@ -28,6 +28,9 @@
 #include <string.h>
 #include "internal.h"
 
+/* Scalar double code, not a hot path of any model yet: compiled for size in wasm. */
+SX_COLD_BEGIN
+
 
 typedef struct {
     int n, cap, k;       /* positions, capacity, active selections */
@@ -382,3 +385,5 @@ int sx_chain_sparsemap_support(unsigned char *sel, float *weight, int cap, int *
     free(mem);
     return SX_OK;
 }
+
+SX_COLD_END

@@ -18,6 +18,7 @@ import {
   sigmoid, sigmoidBackward, groupmax, groupmaxBackward,
   positionalEncoding, relativeScores, txlScores,
   attentionScores, attentionScoresBackward, maskedMapping, maskedMappingBackward, fyLoss,
+  chainAttention, chainAttentionBackward, sparsemapSelections,
   Model, tasks, alloc, WasmArray,
 } from "simplexity";
 import type { PositionalEncodingOptions, RelativeScoresOptions, TxlScoresOptions } from "simplexity";
@@ -528,6 +529,17 @@ export { notArray, dx, asError, codeText, split, answerRow, notOut };
   fyLoss([1, 2], [0], { mapping: "fusedmax" });
   // @ts-expect-error grad is a boolean
   fyLoss([1, 2], [0], { grad: 1 });
+  exact<Float32Array>()(chainAttention([1, 2, 3], { method: "sparsemap", transition: 0.5 }));
+  const cb = chainAttentionBackward(new Float32Array(4), [1, 0, 0, 1], { n: 2 });
+  exact<Float32Array>()(cb.du);
+  exact<number>()(cb.dt);
+  const sel = sparsemapSelections([1, 0.2], { transition: 1 }).selections[0];
+  exact<number[]>()(sel.positions);
+  exact<number>()(sel.weight);
+  // @ts-expect-error method is "crf" or "sparsemap"
+  chainAttention([1, 2], { method: "viterbi" });
+  // @ts-expect-error the backward pass writes no out
+  chainAttentionBackward([1, 2], [1, 0], { out: new Float32Array(2) });
 }
 
 // ------------------------------------------------------- caller-owned wasm arrays

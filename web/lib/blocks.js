@@ -9,7 +9,8 @@
 // patterns.js (attentionPattern and the pattern option), pooling.js (spanMask, attentionPooling
 // and its backward), positions.js (positionalEncoding, relativeScores, txlScores), scores.js
 // (attentionScores and its backward), masked.js (maskedMapping and its backward), losses.js
-// (fyLoss: the Fenchel-Young losses), args.js (what
+// (fyLoss: the Fenchel-Young losses), chain.js (chainAttention: CRF and SparseMAP attention over
+// a sequence), args.js (what
 // they share: sx_attention's mapping codes, the size check).
 import { sizeArgs } from "./blocks/args.js";
 import { attentionApi } from "./blocks/attention.js";
@@ -19,6 +20,7 @@ import { positionsApi } from "./blocks/positions.js";
 import { scoresApi } from "./blocks/scores.js";
 import { maskedApi } from "./blocks/masked.js";
 import { lossesApi } from "./blocks/losses.js";
+import { chainApi } from "./blocks/chain.js";
 
 /**
  * The functions over one mappings.js instance. lib: that module's internals (argument
@@ -31,6 +33,6 @@ export function blocksApi(lib) {
   Object.assign(shared, { patternArg });
   return {
     ...attentionApi(lib, shared), attentionPattern, ...poolingApi(lib), ...positionsApi(lib, shared),
-    ...scoresApi(lib, shared), ...maskedApi(lib), ...lossesApi(lib),
+    ...scoresApi(lib, shared), ...maskedApi(lib), ...lossesApi(lib), ...chainApi(lib),
   };
 }

@@ -580,6 +580,36 @@ export interface FyLossResult {
  */
 export function fyLoss(x: Scores, target: readonly number[] | Int32Array | Scores, options?: FyLossOptions): FyLossResult;
 
+/** Options of chainAttention() and its backward pass. */
+export interface ChainOptions {
+  /** Row length (default: u.length, one row). */
+  n?: number;
+  /** "crf" (default): the CRF marginals, dense; "sparsemap": SparseMAP, rows of at most 63. */
+  method?: "crf" | "sparsemap";
+  /** The transition score t, finite (default 0): > 0 rewards attending to neighbours together. */
+  transition?: number;
+  /** Write the result here (chainAttention only): a Float32Array or WasmArray of u.length. */
+  out?: Float32Array | WasmArray;
+}
+/**
+ * Structured attention over a sequence: a linear chain of attend / skip variables y_i scored
+ * sum_i u_i y_i + transition * sum_i y_i y_{i+1}. "crf": the marginals P(y_i = 1) (Kim et al.
+ * 2017); "sparsemap": the SparseMAP marginals (Niculae et al. 2018), a sparse mixture of a few
+ * selections (sparsemapSelections lists them). Each weight in [0, 1], rows not normalised;
+ * -Infinity scores get 0. Needs the full core.
+ */
+export function chainAttention(u: Scores, options?: ChainOptions): Float32Array;
+/** The backward pass: du for a gradient dmu of the weights, and dt (summed over the rows). */
+export function chainAttentionBackward(u: Scores, dmu: Scores, options?: Omit<ChainOptions, "out">): { du: Float32Array; dt: number };
+/** One of SparseMAP's selections: the attended positions (ascending) and its weight. */
+export interface ChainSelection {
+  positions: number[];
+  weight: number;
+}
+/** SparseMAP's selections for one row u (at most 63 scores), largest weight first; the weights
+ *  sum to 1 and give chainAttention(u, { method: "sparsemap" }). */
+export function sparsemapSelections(u: Scores, options?: { transition?: number }): { count: number; selections: ChainSelection[] };
+
 // ------------------------------------------------------------- the model and the tasks
 // Tokens: every task has its own vocabulary, 0 = PAD, 1 = BOS, 2 = EOS, then its alphabet.
 // Source rows: characters, EOS, PAD...; target rows: BOS, characters, EOS, PAD...

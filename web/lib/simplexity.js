@@ -27,5 +27,5 @@ export const { Model, tasks } = modelApi(internal.core);
 export const {
   attention, attentionPattern, spanMask, attentionPooling, attentionPoolingBackward, positionalEncoding,
   relativeScores, txlScores, attentionScores, attentionScoresBackward, maskedMapping,
-  maskedMappingBackward, fyLoss,
+  maskedMappingBackward, fyLoss, chainAttention, chainAttentionBackward, sparsemapSelections,
 } = blocksApi(internal.lib);
