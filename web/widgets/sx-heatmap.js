@@ -40,7 +40,11 @@ svg .frame { fill: var(--_panel); stroke: var(--_grid); stroke-width: 0.5; }
 svg .cell { fill: var(--sx-heat, var(--_softmax)); stroke: none; }
 svg .zero { fill: var(--_accent); stroke: none; }
 svg .masked { fill: var(--_grid); stroke: none; }
-svg .drop { fill: none; stroke: var(--_grid); stroke-width: 1.5; stroke-dasharray: 6 4; }
+.drop { display: flex; flex-direction: column; justify-content: center; min-height: 120px; margin: 0; padding: 12px;
+  border: 1.5px dashed var(--_grid); border-radius: 8px; text-align: center; font-size: 12px; }
+.drop p { margin: 2px 0; }
+.drop .muted { color: var(--_muted); font-size: 11px; }
+.drop[hidden], svg.picture.off { display: none; }
 svg .small { font-size: 11px; }
 `);
 
@@ -98,6 +102,8 @@ export class SxHeatmap extends SxElement {
     }
     this._fileLine = htmlEl("p", { class: "file", part: "file-line" }, body);
     this._note = htmlEl("p", { class: "note", part: "note" }, body);
+    // before a file is drawn: the drop zone, in HTML (its lines wrap on a phone), in place of the picture
+    this._drop = htmlEl("div", { class: "drop", part: "drop", role: "note" }, body);
     this._svg = svgEl("svg", { class: "picture", role: "img", viewBox: `0 0 ${WIDTH} 120` }, body);
     this._readout = htmlEl("p", { class: "readout", part: "readout", "aria-live": "polite" }, body);
     this._svg.addEventListener("pointermove", (e) => this._hover(e));
@@ -275,16 +281,17 @@ export class SxHeatmap extends SxElement {
   }
 
   _drawEmpty() {
-    const svg = this._svg;
-    svg.replaceChildren();
-    svg.setAttribute("viewBox", `0 0 ${WIDTH} 120`);
-    svg.setAttribute("aria-label", "no attention file yet");
-    svgEl("rect", { class: "drop", x: 2, y: 2, width: WIDTH - 4, height: 116, rx: 8 }, svg);
-    const line = (y, text, cls = "") => { svgEl("text", { x: WIDTH / 2, y, "text-anchor": "middle", class: cls }, svg).textContent = text; };
-    if (this._loading) return line(64, `loading ${this._loading}…`);
-    line(52, "Drop a file of attention here, or choose one above:");
-    line(74, ".npy, .npz, .safetensors or .json, shaped (keys) ... (layers, heads, queries, keys); labels as .txt", "muted small");
-    line(94, "Read in this browser: nothing is uploaded.", "muted small");
+    this._svg.replaceChildren();
+    this._svg.classList.add("off"); // a class, not an inline style: a strict CSP blocks cloned style attributes
+    this._svg.setAttribute("aria-label", "no attention file yet");
+    const drop = this._drop;
+    drop.hidden = false;
+    drop.replaceChildren();
+    const line = (text, cls = "") => htmlEl("p", { text, ...(cls ? { class: cls } : {}) }, drop);
+    if (this._loading) return line(`loading ${this._loading}…`);
+    line("Drop a file of attention here, or choose one above:");
+    line(".npy, .npz, .safetensors or .json, shaped (keys) ... (layers, heads, queries, keys); labels as .txt", "muted");
+    line("Read in this browser: nothing is uploaded.", "muted");
   }
 
   // Every head in `order` a panel: the frame (the colour of an exact zero), the weights as LEVELS
@@ -296,6 +303,8 @@ export class SxHeatmap extends SxElement {
     let lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: WIDTH, labelW: 4, labelH: 4, captionH: 32, minCell: 1, maxCell: 24, minPanel: 96 });
     const labelled = s.tokens && lay.cell >= 9;
     if (labelled) lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: WIDTH, labelW: 52, labelH: 52, captionH: 32, minCell: 1, maxCell: 24, minPanel: 96 });
+    this._drop.hidden = true;
+    svg.classList.remove("off");
     svg.replaceChildren();
     svg.setAttribute("viewBox", `0 0 ${lay.width} ${lay.height}`);
     svg.setAttribute("aria-label", `${order.length} attention heatmap${order.length > 1 ? "s" : ""}, ${Q} queries by ${K} keys`);
