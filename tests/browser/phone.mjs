@@ -9,16 +9,12 @@
 //    holding it) within the viewport, and every drawn part of the widget within the widget's box;
 //  - no keyboard hint shown (text naming keys, Tab or the keyboard) under a coarse pointer;
 // and on a desktop (1100 px, a mouse) the blog post never fetches widgets/phone.js.
-// PENDING: widgets whose phone pass is not done yet (sx-positions: its 720-wide pictures; see below); skipped with a printed line (delete
-// the list once their work is merged). Zero console errors, no request outside the origin.
+// Every widget on those pages is checked: none is exempt. Zero console errors, no request outside
+// the origin.
 import fs from "node:fs";
 import path from "node:path";
 import { check, open, frames, runSuite, checkClean, chapters, SITE } from "./harness.mjs";
 
-// sx-attention: its own pass (attention-layout.mjs) holds in its test page but not yet at the
-// site's and the blog post's widths (a table 19 px too wide at 390, 10.5 px captions at 320);
-// sx-heatmap: its empty state's SVG text (5 px at 390).
-export const PENDING = ["sx-positions", "sx-attention", "sx-heatmap"];
 const MIN_TEXT = 11;
 const MIN_TARGET = 24;
 const SIZES = [[390, 844], [320, 700]];
@@ -46,7 +42,7 @@ async function showAll(p) {
 
 // In the page: per widget, what breaks the rules above (a list of short strings), and the page's
 // own overflow.
-const inspect = (p, rules) => p.evaluate(({ MIN_TEXT, MIN_TARGET, HINT, PENDING }) => {
+const inspect = (p, rules) => p.evaluate(({ MIN_TEXT, MIN_TARGET, HINT }) => {
   const hint = new RegExp(HINT, "i");
   const vw = document.documentElement.clientWidth;
   const shown = (el) => {
@@ -62,7 +58,6 @@ const inspect = (p, rules) => p.evaluate(({ MIN_TEXT, MIN_TARGET, HINT, PENDING 
   const widgets = [...document.querySelectorAll("body *")].filter((x) => x.localName.startsWith("sx-"));
   const out = [];
   for (const host of widgets) {
-    if (PENDING.includes(host.localName)) { out.push({ tag: host.localName, pending: true }); continue; }
     const bad = { text: [], target: [], overflow: [], hint: [] };
     const h = host.getBoundingClientRect();
     const card = host.closest("figure, section, article") || host.parentElement;
@@ -99,7 +94,7 @@ const inspect = (p, rules) => p.evaluate(({ MIN_TEXT, MIN_TARGET, HINT, PENDING 
   return { widgets: out, page: { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, body: document.body.scrollWidth } };
 }, rules);
 
-const RULES = { MIN_TEXT, MIN_TARGET, HINT: HINT.source, PENDING };
+const RULES = { MIN_TEXT, MIN_TARGET, HINT: HINT.source };
 const head = (list) => (list.length > 4 ? `${list.slice(0, 4).join("; ")}; and ${list.length - 4} more` : list.join("; "));
 
 async function phone(browser, url, origin, label, [w, h]) {
@@ -110,10 +105,7 @@ async function phone(browser, url, origin, label, [w, h]) {
   const { widgets, page: doc } = await inspect(page, RULES);
   check(n > 0 && widgets.length === n, `${label} ${w} px: ${n} widgets found and inspected`);
   check(doc.scrollWidth <= doc.clientWidth && doc.body <= doc.clientWidth, `${label} ${w} px: the page does not scroll sideways (document ${doc.scrollWidth}, body ${doc.body}, viewport ${doc.clientWidth})`);
-  const pending = [...new Set(widgets.filter((x) => x.pending).map((x) => x.tag))];
-  if (pending.length) console.log(`phone: ${label} ${w} px: pending: ${pending.join(", ")} (their phone pass is being done elsewhere; not checked)`);
-  for (const { tag, id, bad, pending: skip } of widgets) {
-    if (skip) continue;
+  for (const { tag, id, bad } of widgets) {
     const who = `${label} ${w} px: ${tag}${id ? "#" + id : ""}`;
     check(bad.text.length === 0, `${who}: text at least ${MIN_TEXT} px (too small: ${head(bad.text)})`);
     check(bad.target.length === 0, `${who}: targets at least ${MIN_TARGET} px (too small: ${head(bad.target)})`);
