@@ -7,7 +7,8 @@
 //    control role or a tabindex (a handle's box holds its invisible touch target, circle.hit-r);
 //  - no horizontal overflow: the document, each widget's box and its card (the figure or section
 //    holding it) within the viewport, and every drawn part of the widget within the widget's box;
-//  - no keyboard hint shown (text naming keys, Tab or the keyboard) under a coarse pointer;
+//  - no keyboard hint shown (text naming keys, Tab or the keyboard) under a coarse pointer
+// (an <sx-heatmap>, on viewer.html, before and after a file is handed to it as a drop would);
 // and on a desktop (1100 px, a mouse) the blog post never fetches widgets/phone.js.
 // Every widget on those pages is checked: none is exempt. Zero console errors, no request outside
 // the origin.
@@ -102,18 +103,42 @@ async function phone(browser, url, origin, label, [w, h]) {
   const coarse = await page.evaluate(() => matchMedia("(pointer: coarse)").matches && matchMedia("(hover: none)").matches);
   check(coarse, `${label} ${w} px: the emulated phone has a coarse pointer and no hover`);
   const n = await showAll(page);
+  await checkAll(page, n, `${label} ${w} px`);
+  // an <sx-heatmap> shows its drop zone until a file comes: then its heatmaps, checked the same
+  if (await page.evaluate(() => document.querySelector("sx-heatmap") !== null)) {
+    await page.evaluate(dropFile);
+    await page.waitForFunction(() => document.querySelector("sx-heatmap").result?.name === "phone.json", null, { timeout: 15000 });
+    await frames(page, 4);
+    await checkAll(page, n, `${label} ${w} px, a file drawn`);
+  }
+  await checkClean(page, log, `${label} ${w} px: `);
+  await page.close();
+}
+
+async function checkAll(page, n, who0) {
   const { widgets, page: doc } = await inspect(page, RULES);
-  check(n > 0 && widgets.length === n, `${label} ${w} px: ${n} widgets found and inspected`);
-  check(doc.scrollWidth <= doc.clientWidth && doc.body <= doc.clientWidth, `${label} ${w} px: the page does not scroll sideways (document ${doc.scrollWidth}, body ${doc.body}, viewport ${doc.clientWidth})`);
+  check(n > 0 && widgets.length === n, `${who0}: ${n} widgets found and inspected`);
+  check(doc.scrollWidth <= doc.clientWidth && doc.body <= doc.clientWidth, `${who0}: the page does not scroll sideways (document ${doc.scrollWidth}, body ${doc.body}, viewport ${doc.clientWidth})`);
   for (const { tag, id, bad } of widgets) {
-    const who = `${label} ${w} px: ${tag}${id ? "#" + id : ""}`;
+    const who = `${who0}: ${tag}${id ? "#" + id : ""}`;
     check(bad.text.length === 0, `${who}: text at least ${MIN_TEXT} px (too small: ${head(bad.text)})`);
     check(bad.target.length === 0, `${who}: targets at least ${MIN_TARGET} px (too small: ${head(bad.target)})`);
     check(bad.overflow.length === 0, `${who}: nothing overflows sideways (${head(bad.overflow)})`);
     check(bad.hint.length === 0, `${who}: no keyboard hint under a coarse pointer (${head(bad.hint)})`);
   }
-  await checkClean(page, log, `${label} ${w} px: `);
-  await page.close();
+}
+
+// In the page: a file of attention handed to the first <sx-heatmap> as a reader's drop would:
+// 2 layers x 4 heads x 8 x 8 weights (rows on the simplex, some exact zeros) with token labels.
+function dropFile() {
+  const [L, H, T] = [2, 4, 8], data = [];
+  for (let r = 0; r < L * H * T; r++) {
+    const row = Array.from({ length: T }, (_, j) => ((r * 7 + j * 3) % 5 === 0 ? 0 : 1 + ((r + j) % 4)));
+    const sum = row.reduce((a, b) => a + b, 0);
+    data.push(...row.map((v) => v / sum));
+  }
+  const json = JSON.stringify({ shape: [L, H, T, T], data, tokens: ["The", "cat", "sat", "on", "the", "mat", "today", "."] });
+  return document.querySelector("sx-heatmap").loadFiles([new File([json], "phone.json", { type: "application/json" })]);
 }
 
 // A desktop reader (a fine pointer, every widget wider than 420 px) never fetches widgets/phone.js:

@@ -22,6 +22,9 @@ import { weightLevels, levelPaths, levelOpacity } from "./viz/heat-levels.js";
 
 const MAPPING_NAMES = ["none", "softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax"];
 const LEVELS = 8, WIDTH = 704, MAX_CELLS = 400_000;
+// Under NARROW_PX (a phone) the heatmaps are drawn as wide as the widget, a unit a pixel (their
+// captions keep their size), with panels at least NARROW_PANEL wide (room for a caption).
+const NARROW_PX = 560, NARROW_PANEL = 136;
 const ACCEPT = ".npy,.npz,.safetensors,.json,.txt";
 
 const CSS = sheet(`
@@ -298,11 +301,14 @@ export class SxHeatmap extends SxElement {
   // paths (viz/heat-levels.js, on the absolute scale 0..1), exact zeros dotted, masked keys grey.
   _draw(s, weights, order) {
     const [, H, Q, K] = s.att.shape, svg = this._svg;
-    const maxCols = Math.max(1, Math.floor((WIDTH + 14) / (2 * K + 18)));
+    const W = this._W = this._width(), minPanel = W < WIDTH ? NARROW_PANEL : 96;
+    this._watchWidth();
+    const maxCols = Math.max(1, Math.floor((W + 14) / (W < WIDTH ? Math.max(2 * K, minPanel) + 14 : 2 * K + 18)));
     const cols = Math.min(s.sort === "none" ? H : Math.max(H, 4), maxCols, order.length), rows = Math.ceil(order.length / cols);
-    let lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: WIDTH, labelW: 4, labelH: 4, captionH: 32, minCell: 1, maxCell: 24, minPanel: 96 });
+    let lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: W, labelW: 4, labelH: 4, captionH: 32, minCell: 1, maxCell: 24, minPanel });
     const labelled = s.tokens && lay.cell >= 9;
-    if (labelled) lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: WIDTH, labelW: 52, labelH: 52, captionH: 32, minCell: 1, maxCell: 24, minPanel: 96 });
+    if (labelled) lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: W, labelW: 52, labelH: 52, captionH: 32, minCell: 1, maxCell: 24, minPanel });
+    lay.capX = W < WIDTH && labelled ? 50 : 0; // a narrow panel's captions start under its query labels
     this._drop.hidden = true;
     svg.classList.remove("off");
     svg.replaceChildren();
@@ -311,6 +317,19 @@ export class SxHeatmap extends SxElement {
     const masked = s.values === "scores" ? s.att.data : null;
     order.forEach((o, n) => this._panel(svg, lay, Math.floor(n / cols), n % cols, o, weights, masked, s, labelled));
     this._layout = { lay, cols, order, weights, s };
+  }
+
+  // The pictures' width in units: WIDTH, or on a narrow widget its width in px (a unit a pixel).
+  _width() {
+    const px = this._body.clientWidth;
+    return px > 0 && px < NARROW_PX ? Math.max(200, Math.floor(px)) : WIDTH;
+  }
+
+  // A drawn file is drawn again when the width it was drawn at changes (a phone turned, a column resized).
+  _watchWidth() {
+    if (this._resize || typeof ResizeObserver != "function") return;
+    this._resize = new ResizeObserver(() => { if (this._layout && this._width() !== this._W) this.invalidate(); });
+    this._resize.observe(this._body);
   }
 
   _panel(svg, lay, r, c, o, weights, masked, s, labelled) {
@@ -331,7 +350,7 @@ export class SxHeatmap extends SxElement {
     if (hidden) svgEl("path", { class: "masked", d: hidden }, g);
     if (zeros) svgEl("path", { class: "zero", d: zeros }, g);
     if (labelled) this._labels(g, x0, y0, cell, Q, K, s.tokens);
-    const cap = (dy, text, cls) => { svgEl("text", { x: x0, y: y0 + Q * cell + dy, class: cls }, g).textContent = text; };
+    const cap = (dy, text, cls) => { svgEl("text", { x: x0 - lay.capX, y: y0 + Q * cell + dy, class: cls }, g).textContent = text; };
     cap(13, `layer ${o.layer + 1} · head ${o.head + 1}`, "small");
     cap(26, `H ${fmt(o.entropy)} nats · ${fmt(100 * o.zeros, 0)}% zeros`, "muted small");
   }
