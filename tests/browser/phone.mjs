@@ -8,7 +8,8 @@
 //  - no horizontal overflow: the document, each widget's box and its card (the figure or section
 //    holding it) within the viewport, and every drawn part of the widget within the widget's box;
 //  - no keyboard hint shown (text naming keys, Tab or the keyboard) under a coarse pointer
-// (an <sx-heatmap>, on viewer.html, before and after a file is handed to it as a drop would);
+// (an <sx-heatmap>, on viewer.html, before and after a file is handed to it as a drop would;
+// the Transformer chapter's <sx-attention> before and after a short training run);
 // and on a desktop (1100 px, a mouse) the blog post never fetches widgets/phone.js.
 // Every widget on those pages is checked: none is exempt. Zero console errors, no request outside
 // the origin.
@@ -110,6 +111,16 @@ async function phone(browser, url, origin, label, [w, h]) {
     await page.waitForFunction(() => document.querySelector("sx-heatmap").result?.name === "phone.json", null, { timeout: 15000 });
     await frames(page, 4);
     await checkAll(page, n, `${label} ${w} px, a file drawn`);
+  }
+  // the Transformer chapter's <sx-attention> after a short training run: its loss curve shown too
+  if (label === "transformer.html") {
+    await page.$eval("#attention", (e) => { e.trainOptions = { maxSteps: 40, evalEvery: 20, heldout: 32 }; });
+    const trained = page.evaluate(() => new Promise((r) => document.getElementById("attention").addEventListener("sx-attention-trained", r, { once: true })));
+    await page.locator("#attention button.start").click();
+    await trained;
+    await frames(page, 4);
+    check(await page.$eval("#attention", (e) => !e.shadowRoot.querySelector("svg.loss").classList.contains("off")), `${label} ${w} px: the loss curve is shown after training`);
+    await checkAll(page, n, `${label} ${w} px, a model trained`);
   }
   await checkClean(page, log, `${label} ${w} px: `);
   await page.close();

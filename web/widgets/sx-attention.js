@@ -1554,21 +1554,27 @@ export class SxAttention extends SxElement {
     this._drawSpark(run);
     const svg = this._lossSvg;
     svg.replaceChildren();
-    const L = 44, R = 44, T = 10, B = 28;
+    // a narrow widget (a phone): the curve as wide as the widget, a unit a pixel, its note in two lines
+    const narrow = this._isNarrow(), LW = narrow ? this._svgScale(true).W + 4 : LOSS_W, LH = narrow ? LOSS_H + 14 : LOSS_H;
+    if (svg.getAttribute("viewBox") !== `0 0 ${LW} ${LH}`) svg.setAttribute("viewBox", `0 0 ${LW} ${LH}`);
+    const L = 44, R = 44, T = 10, B = narrow ? 42 : 28;
     const maxStep = Math.max(200, Math.ceil((run.step * 1.15) / 100) * 100);
-    const c = lossCurve(run.losses, { maxStep, x0: L, x1: LOSS_W - R, y0: T, y1: LOSS_H - B });
+    const c = lossCurve(run.losses, { maxStep, x0: L, x1: LW - R, y0: T, y1: LH - B });
     for (const t of c.yTicks) {
-      svgEl("line", { class: "axis", x1: L, x2: LOSS_W - R, y1: t.y, y2: t.y }, svg);
+      svgEl("line", { class: "axis", x1: L, x2: LW - R, y1: t.y, y2: t.y }, svg);
       svgEl("text", { x: L - 6, y: t.y + 4, "text-anchor": "end", class: "muted" }, svg).textContent = String(t.value);
     }
-    const ay = (a) => (LOSS_H - B) + (T - (LOSS_H - B)) * a;
-    for (const a of [0, 0.5, 1]) svgEl("text", { x: LOSS_W - R + 6, y: ay(a) + 4, class: "muted" }, svg).textContent = `${a * 100}%`;
-    if (run.target) svgEl("line", { class: "target", x1: L, x2: LOSS_W - R, y1: ay(run.target), y2: ay(run.target) }, svg);
-    const stepTicks = maxStep <= 400 ? 100 : maxStep <= 1000 ? 200 : 500;
+    const ay = (a) => (LH - B) + (T - (LH - B)) * a;
+    for (const a of [0, 0.5, 1]) svgEl("text", { x: LW - R + 6, y: ay(a) + 4, class: "muted" }, svg).textContent = `${a * 100}%`;
+    if (run.target) svgEl("line", { class: "target", x1: L, x2: LW - R, y1: ay(run.target), y2: ay(run.target) }, svg);
+    const stepTicks = (maxStep <= 400 ? 100 : maxStep <= 1000 ? 200 : 500) * (narrow && maxStep > 200 ? 2 : 1);
     for (let k = 0; k <= maxStep; k += stepTicks) {
-      svgEl("text", { x: c.x(k), y: LOSS_H - B + 16, "text-anchor": "middle", class: "muted" }, svg).textContent = String(k);
+      svgEl("text", { x: c.x(k), y: LH - B + 16, "text-anchor": "middle", class: "muted" }, svg).textContent = String(k);
     }
-    svgEl("text", { x: (L + LOSS_W - R) / 2, y: LOSS_H - 2, "text-anchor": "middle", class: "muted" }, svg).textContent = "step   (loss: blue, log scale · held-out exact: green, right axis)";
+    const note = narrow ? ["step (loss: blue, log scale ·", "held-out exact: green, right axis)"] : ["step   (loss: blue, log scale · held-out exact: green, right axis)"];
+    note.forEach((t, k) => {
+      svgEl("text", { x: (L + LW - R) / 2, y: LH - 2 - 14 * (note.length - 1 - k), "text-anchor": "middle", class: "muted" }, svg).textContent = t;
+    });
     if (c.raw) svgEl("path", { class: "loss-raw", d: c.raw }, svg);
     if (c.smooth) svgEl("path", { class: "loss-smooth", d: c.smooth }, svg);
     if (run.evals.length) {
