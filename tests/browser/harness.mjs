@@ -110,20 +110,26 @@ export const frames = (page, n = 2) => page.evaluate((k) => new Promise((r) => {
   step(k);
 }), n);
 
-// Frame timestamps (rAF) until the sx-attention#id's sx-attention-trained event: { frames, worst
-// gap, duration ms, detail } of one training run started by a click on its start button.
+// Frames (rAF) and progress events until the sx-attention#id's sx-attention-trained event, for one
+// training run started by a click on its start button: { frames, progress (sx-attention-progress
+// events: one per slice of training or testing), framed (those with a frame since the one
+// before: the page drew between the two slices), worst gap and duration ms (to print: wall-clock
+// times are no test), detail }.
 export async function trainWatchingFrames(page, id) {
   const done = page.evaluate((i) => new Promise((resolve, reject) => {
     const el = document.getElementById(i);
     const t0 = performance.now(), gaps = [];
-    let last = t0, over = false;
-    const tick = (now) => { gaps.push(now - last); last = now; if (!over) requestAnimationFrame(tick); };
+    let last = t0, over = false, progress = 0, framed = 0, since = 0;
+    const tick = (now) => { gaps.push(now - last); last = now; since++; if (!over) requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
+    const onProgress = () => { progress++; if (since) framed++; since = 0; };
+    el.addEventListener("sx-attention-progress", onProgress);
     const timer = setTimeout(() => { over = true; reject(new Error("no sx-attention-trained event in 120 s")); }, 120000);
     el.addEventListener("sx-attention-trained", (e) => {
       over = true;
       clearTimeout(timer);
-      resolve({ frames: gaps.length, worst: Math.max(0, ...gaps), ms: performance.now() - t0, detail: e.detail });
+      el.removeEventListener("sx-attention-progress", onProgress);
+      resolve({ frames: gaps.length, progress, framed, worst: Math.max(0, ...gaps), ms: performance.now() - t0, detail: e.detail });
     }, { once: true });
   }), id);
   await page.locator(`#${id} button.start`).click();

@@ -225,6 +225,18 @@ svg .legend text { font-size: 11px; }
 details { margin: 6.4px 0 0; }
 summary { cursor: pointer; color: var(--_muted); }
 .scroll { overflow-x: auto; max-width: 100%; }
+details[part="stats"] { container-type: inline-size; }
+th .short, .short-key { display: none; }
+.short-key { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
+@container (max-width: 400px) {
+  .scroll table { font-size: 11px; }
+  .scroll th, .scroll td { padding: 2.4px 2.5px; }
+}
+@container (max-width: 310px) {
+  .short-key { display: block; }
+  th .long:has(+ .short) { display: none; }
+  th .short { display: inline; }
+}
 .tbar { margin: 6.4px 0 4.8px; padding: 4.8px 0; border-top: 1px solid var(--_grid); }
 .tbar.live { position: sticky; top: 0; z-index: 2; background: var(--_bg); border-bottom: 1px solid var(--_grid); }
 .tbar[hidden], .own[hidden], .tbar [hidden], .own [hidden] { display: none; }
@@ -409,7 +421,14 @@ export class SxAttention extends SxElement {
     const scroll = htmlEl("div", { class: "scroll" }, det);
     this._table = htmlEl("table", { "aria-label": "per-head attention statistics" }, scroll);
     const head = htmlEl("tr", {}, htmlEl("thead", {}, this._table));
-    for (const t of ["map", "layer", "head", "α", "span", "support", "exact zeros", "entropy (nats)"]) htmlEl("th", { text: t }, head);
+    // on a narrow widget (a phone) the table fits by shorter headers (the column's name stays its label)
+    const cols = [["map"], ["layer", "L"], ["head", "h"], ["α"], ["span"], ["support", "supp."], ["exact zeros", "zeros"], ["entropy (nats)", "H"]];
+    for (const [t, short] of cols) {
+      const th = htmlEl("th", short ? { "aria-label": t } : {}, head);
+      htmlEl("span", { class: "long", text: t }, th);
+      if (short) htmlEl("span", { class: "short", text: short, "aria-hidden": "true" }, th);
+    }
+    htmlEl("p", { class: "short-key", "aria-hidden": "true", text: cols.filter((c) => c[1] && c[1] !== "zeros").map(([t, short]) => `${short} = ${t}`).join(", ") }, det);
     this._tbody = htmlEl("tbody", {}, this._table);
     this._buildDecode(body);
     this._lossSvg = svgEl("svg", { class: "picture loss", viewBox: `0 0 ${LOSS_W} ${LOSS_H}`, role: "img",
@@ -862,9 +881,11 @@ export class SxAttention extends SxElement {
       if (!maps.length) continue;
       const { heads, nq, nk } = maps[0];
       const cols = narrow ? Math.min(2, heads) : heads, perLayer = Math.ceil(heads / cols);
+      // panels narrower than 152 (a phone under 330 px): the captions a short line each
+      const tight = narrow && cols * 152 + 14 * (cols - 1) > W, span = maps.some((m) => m.span.some((x) => x !== null && x !== undefined));
       svgEl("text", { x: 0, y: y + 15, class: "block-title" }, svg).textContent = (narrow ? MAP_TITLES_NARROW : MAP_TITLES)[kind];
       const lay = heatmapLayout({ nq, nk, rows: maps.length * perLayer, cols, width: W, top: y + TITLE_H, labelW: 16,
-        labelH: 15, captionH: 44, gap: 14, minCell: 5, maxCell: 22, minPanel: 152 });
+        labelH: 15, captionH: tight ? 57 + 13 * span : 44, gap: 14, minCell: 5, maxCell: 22, minPanel: tight ? Math.floor((W - 14 * (cols - 1)) / cols) : 152 });
       const qLabels = kind === "encoder" ? v.srcLabels : v.outLabels;
       const kLabels = kind === "decoder" ? v.decLabels : v.srcLabels;
       const font = Math.max(minFont, Math.min(12, lay.cell * 0.8));
@@ -898,9 +919,13 @@ export class SxAttention extends SxElement {
           }
           const st = stats[h];
           const a = m.alpha[h], sp = m.span[h];
-          const caps = [`L${m.layer + 1} h${h + 1}  α ${fmt(a)}${sp !== null && sp !== undefined ? `  span ${fmt(sp, 1)}` : ""}`,
-            `keeps ${fmt(st.support, 1)} of ${short(st.visible / nq)} · ${fmt(100 * st.zeros, 0)}% zeros`,
-            `entropy ${fmt(st.entropy)} nats`];
+          const spanText = sp !== null && sp !== undefined ? `span ${fmt(sp, 1)}` : "";
+          const caps = tight
+            ? [`L${m.layer + 1} h${h + 1}  α ${fmt(a)}`, spanText, `keeps ${fmt(st.support, 1)} of ${short(st.visible / nq)}`,
+              `${fmt(100 * st.zeros, 0)}% zeros`, `entropy ${fmt(st.entropy)} nats`].filter(Boolean)
+            : [`L${m.layer + 1} h${h + 1}  α ${fmt(a)}${spanText && `  ${spanText}`}`,
+              `keeps ${fmt(st.support, 1)} of ${short(st.visible / nq)} · ${fmt(100 * st.zeros, 0)}% zeros`,
+              `entropy ${fmt(st.entropy)} nats`];
           caps.forEach((t, k) => {
             svgEl("text", { class: k ? "cap muted" : "cap", x: x0 - 14, y: y0 + nq * cell + 13 + 13 * k }, g).textContent = t;
           });
@@ -936,7 +961,7 @@ export class SxAttention extends SxElement {
   // about a pixel) and the smallest font size, in its units, that is MIN_TEXT_PX on screen.
   _svgScale(narrow) {
     const px = this._body.clientWidth;
-    const W = narrow && px > 0 ? Math.max(280, Math.min(380, Math.floor(px) - 4)) : narrow ? 380 : 720;
+    const W = narrow && px > 0 ? Math.max(200, Math.min(380, Math.floor(px) - 4)) : narrow ? 380 : 720;
     return { W, minFont: px > 0 ? Math.max(6, MIN_TEXT_PX * (W + 4) / px) : 6 };
   }
 
@@ -1529,21 +1554,27 @@ export class SxAttention extends SxElement {
     this._drawSpark(run);
     const svg = this._lossSvg;
     svg.replaceChildren();
-    const L = 44, R = 44, T = 10, B = 28;
+    // a narrow widget (a phone): the curve as wide as the widget, a unit a pixel, its note in two lines
+    const narrow = this._isNarrow(), LW = narrow ? this._svgScale(true).W + 4 : LOSS_W, LH = narrow ? LOSS_H + 14 : LOSS_H;
+    if (svg.getAttribute("viewBox") !== `0 0 ${LW} ${LH}`) svg.setAttribute("viewBox", `0 0 ${LW} ${LH}`);
+    const L = 44, R = 44, T = 10, B = narrow ? 42 : 28;
     const maxStep = Math.max(200, Math.ceil((run.step * 1.15) / 100) * 100);
-    const c = lossCurve(run.losses, { maxStep, x0: L, x1: LOSS_W - R, y0: T, y1: LOSS_H - B });
+    const c = lossCurve(run.losses, { maxStep, x0: L, x1: LW - R, y0: T, y1: LH - B });
     for (const t of c.yTicks) {
-      svgEl("line", { class: "axis", x1: L, x2: LOSS_W - R, y1: t.y, y2: t.y }, svg);
+      svgEl("line", { class: "axis", x1: L, x2: LW - R, y1: t.y, y2: t.y }, svg);
       svgEl("text", { x: L - 6, y: t.y + 4, "text-anchor": "end", class: "muted" }, svg).textContent = String(t.value);
     }
-    const ay = (a) => (LOSS_H - B) + (T - (LOSS_H - B)) * a;
-    for (const a of [0, 0.5, 1]) svgEl("text", { x: LOSS_W - R + 6, y: ay(a) + 4, class: "muted" }, svg).textContent = `${a * 100}%`;
-    if (run.target) svgEl("line", { class: "target", x1: L, x2: LOSS_W - R, y1: ay(run.target), y2: ay(run.target) }, svg);
-    const stepTicks = maxStep <= 400 ? 100 : maxStep <= 1000 ? 200 : 500;
+    const ay = (a) => (LH - B) + (T - (LH - B)) * a;
+    for (const a of [0, 0.5, 1]) svgEl("text", { x: LW - R + 6, y: ay(a) + 4, class: "muted" }, svg).textContent = `${a * 100}%`;
+    if (run.target) svgEl("line", { class: "target", x1: L, x2: LW - R, y1: ay(run.target), y2: ay(run.target) }, svg);
+    const stepTicks = (maxStep <= 400 ? 100 : maxStep <= 1000 ? 200 : 500) * (narrow && maxStep > 200 ? 2 : 1);
     for (let k = 0; k <= maxStep; k += stepTicks) {
-      svgEl("text", { x: c.x(k), y: LOSS_H - B + 16, "text-anchor": "middle", class: "muted" }, svg).textContent = String(k);
+      svgEl("text", { x: c.x(k), y: LH - B + 16, "text-anchor": "middle", class: "muted" }, svg).textContent = String(k);
     }
-    svgEl("text", { x: (L + LOSS_W - R) / 2, y: LOSS_H - 2, "text-anchor": "middle", class: "muted" }, svg).textContent = "step   (loss: blue, log scale · held-out exact: green, right axis)";
+    const note = narrow ? ["step (loss: blue, log scale ·", "held-out exact: green, right axis)"] : ["step   (loss: blue, log scale · held-out exact: green, right axis)"];
+    note.forEach((t, k) => {
+      svgEl("text", { x: (L + LW - R) / 2, y: LH - 2 - 14 * (note.length - 1 - k), "text-anchor": "middle", class: "muted" }, svg).textContent = t;
+    });
     if (c.raw) svgEl("path", { class: "loss-raw", d: c.raw }, svg);
     if (c.smooth) svgEl("path", { class: "loss-smooth", d: c.smooth }, svg);
     if (run.evals.length) {

@@ -22,6 +22,9 @@ import { weightLevels, levelPaths, levelOpacity } from "./viz/heat-levels.js";
 
 const MAPPING_NAMES = ["none", "softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax"];
 const LEVELS = 8, WIDTH = 704, MAX_CELLS = 400_000;
+// Under NARROW_PX (a phone) the heatmaps are drawn as wide as the widget, a unit a pixel (their
+// captions keep their size), with panels at least NARROW_PANEL wide (room for a caption).
+const NARROW_PX = 560, NARROW_PANEL = 136;
 const ACCEPT = ".npy,.npz,.safetensors,.json,.txt";
 
 const CSS = sheet(`
@@ -40,7 +43,11 @@ svg .frame { fill: var(--_panel); stroke: var(--_grid); stroke-width: 0.5; }
 svg .cell { fill: var(--sx-heat, var(--_softmax)); stroke: none; }
 svg .zero { fill: var(--_accent); stroke: none; }
 svg .masked { fill: var(--_grid); stroke: none; }
-svg .drop { fill: none; stroke: var(--_grid); stroke-width: 1.5; stroke-dasharray: 6 4; }
+.drop { display: flex; flex-direction: column; justify-content: center; min-height: 120px; margin: 0; padding: 12px;
+  border: 1.5px dashed var(--_grid); border-radius: 8px; text-align: center; font-size: 12px; }
+.drop p { margin: 2px 0; }
+.drop .muted { color: var(--_muted); font-size: 11px; }
+.drop[hidden], svg.picture.off { display: none; }
 svg .small { font-size: 11px; }
 `);
 
@@ -98,6 +105,8 @@ export class SxHeatmap extends SxElement {
     }
     this._fileLine = htmlEl("p", { class: "file", part: "file-line" }, body);
     this._note = htmlEl("p", { class: "note", part: "note" }, body);
+    // before a file is drawn: the drop zone, in HTML (its lines wrap on a phone), in place of the picture
+    this._drop = htmlEl("div", { class: "drop", part: "drop", role: "note" }, body);
     this._svg = svgEl("svg", { class: "picture", role: "img", viewBox: `0 0 ${WIDTH} 120` }, body);
     this._readout = htmlEl("p", { class: "readout", part: "readout", "aria-live": "polite" }, body);
     this._svg.addEventListener("pointermove", (e) => this._hover(e));
@@ -275,33 +284,52 @@ export class SxHeatmap extends SxElement {
   }
 
   _drawEmpty() {
-    const svg = this._svg;
-    svg.replaceChildren();
-    svg.setAttribute("viewBox", `0 0 ${WIDTH} 120`);
-    svg.setAttribute("aria-label", "no attention file yet");
-    svgEl("rect", { class: "drop", x: 2, y: 2, width: WIDTH - 4, height: 116, rx: 8 }, svg);
-    const line = (y, text, cls = "") => { svgEl("text", { x: WIDTH / 2, y, "text-anchor": "middle", class: cls }, svg).textContent = text; };
-    if (this._loading) return line(64, `loading ${this._loading}…`);
-    line(52, "Drop a file of attention here, or choose one above:");
-    line(74, ".npy, .npz, .safetensors or .json, shaped (keys) ... (layers, heads, queries, keys); labels as .txt", "muted small");
-    line(94, "Read in this browser: nothing is uploaded.", "muted small");
+    this._svg.replaceChildren();
+    this._svg.classList.add("off"); // a class, not an inline style: a strict CSP blocks cloned style attributes
+    this._svg.setAttribute("aria-label", "no attention file yet");
+    const drop = this._drop;
+    drop.hidden = false;
+    drop.replaceChildren();
+    const line = (text, cls = "") => htmlEl("p", { text, ...(cls ? { class: cls } : {}) }, drop);
+    if (this._loading) return line(`loading ${this._loading}…`);
+    line("Drop a file of attention here, or choose one above:");
+    line(".npy, .npz, .safetensors or .json, shaped (keys) ... (layers, heads, queries, keys); labels as .txt", "muted");
+    line("Read in this browser: nothing is uploaded.", "muted");
   }
 
   // Every head in `order` a panel: the frame (the colour of an exact zero), the weights as LEVELS
   // paths (viz/heat-levels.js, on the absolute scale 0..1), exact zeros dotted, masked keys grey.
   _draw(s, weights, order) {
     const [, H, Q, K] = s.att.shape, svg = this._svg;
-    const maxCols = Math.max(1, Math.floor((WIDTH + 14) / (2 * K + 18)));
+    const W = this._W = this._width(), minPanel = W < WIDTH ? NARROW_PANEL : 96;
+    this._watchWidth();
+    const maxCols = Math.max(1, Math.floor((W + 14) / (W < WIDTH ? Math.max(2 * K, minPanel) + 14 : 2 * K + 18)));
     const cols = Math.min(s.sort === "none" ? H : Math.max(H, 4), maxCols, order.length), rows = Math.ceil(order.length / cols);
-    let lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: WIDTH, labelW: 4, labelH: 4, captionH: 32, minCell: 1, maxCell: 24, minPanel: 96 });
+    let lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: W, labelW: 4, labelH: 4, captionH: 32, minCell: 1, maxCell: 24, minPanel });
     const labelled = s.tokens && lay.cell >= 9;
-    if (labelled) lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: WIDTH, labelW: 52, labelH: 52, captionH: 32, minCell: 1, maxCell: 24, minPanel: 96 });
+    if (labelled) lay = heatmapLayout({ nq: Q, nk: K, rows, cols, width: W, labelW: 52, labelH: 52, captionH: 32, minCell: 1, maxCell: 24, minPanel });
+    lay.capX = W < WIDTH && labelled ? 50 : 0; // a narrow panel's captions start under its query labels
+    this._drop.hidden = true;
+    svg.classList.remove("off");
     svg.replaceChildren();
     svg.setAttribute("viewBox", `0 0 ${lay.width} ${lay.height}`);
     svg.setAttribute("aria-label", `${order.length} attention heatmap${order.length > 1 ? "s" : ""}, ${Q} queries by ${K} keys`);
     const masked = s.values === "scores" ? s.att.data : null;
     order.forEach((o, n) => this._panel(svg, lay, Math.floor(n / cols), n % cols, o, weights, masked, s, labelled));
     this._layout = { lay, cols, order, weights, s };
+  }
+
+  // The pictures' width in units: WIDTH, or on a narrow widget its width in px (a unit a pixel).
+  _width() {
+    const px = this._body.clientWidth;
+    return px > 0 && px < NARROW_PX ? Math.max(200, Math.floor(px)) : WIDTH;
+  }
+
+  // A drawn file is drawn again when the width it was drawn at changes (a phone turned, a column resized).
+  _watchWidth() {
+    if (this._resize || typeof ResizeObserver != "function") return;
+    this._resize = new ResizeObserver(() => { if (this._layout && this._width() !== this._W) this.invalidate(); });
+    this._resize.observe(this._body);
   }
 
   _panel(svg, lay, r, c, o, weights, masked, s, labelled) {
@@ -322,7 +350,7 @@ export class SxHeatmap extends SxElement {
     if (hidden) svgEl("path", { class: "masked", d: hidden }, g);
     if (zeros) svgEl("path", { class: "zero", d: zeros }, g);
     if (labelled) this._labels(g, x0, y0, cell, Q, K, s.tokens);
-    const cap = (dy, text, cls) => { svgEl("text", { x: x0, y: y0 + Q * cell + dy, class: cls }, g).textContent = text; };
+    const cap = (dy, text, cls) => { svgEl("text", { x: x0 - lay.capX, y: y0 + Q * cell + dy, class: cls }, g).textContent = text; };
     cap(13, `layer ${o.layer + 1} · head ${o.head + 1}`, "small");
     cap(26, `H ${fmt(o.entropy)} nats · ${fmt(100 * o.zeros, 0)}% zeros`, "muted small");
   }

@@ -14,6 +14,9 @@
 //             Transformer-XL's four score terms (relative: txlScores) for random q, k, u, v.
 //   <sx-positions base="10000" dim="32" positions="48" offset="4" pair="1" position="3"
 //                 clip="3" seed="1" theme="auto"></sx-positions>
+// Under NARROW_PX (a phone) the pictures are drawn as wide as the widget, a unit a pixel, so that
+// their text keeps its size: long lines wrapped, the rotation's text under its circle, the
+// relative panels two a row.
 // Keyboard: every control is a native slider (arrows, Page Up/Down, Home/End).
 // Events: sx-positions-change { base, dim, positions, offset, pair, position, clip }.
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
@@ -21,10 +24,36 @@ import { positionalEncoding, txlScores } from "../lib/simplexity.js";
 import { mulberry32 } from "./viz/mulberry32.js";
 import { linear } from "./viz/scale.js";
 
-const W = 720;
+const WIDE = 720; // the pictures' width above NARROW_PX
+const NARROW_PX = 560;
 const N_REL = 9; // queries and keys of the relative panels
 const num = (v, d = 2) => fmt(v, d).replace("-", "−");
 const SHADES = 64; // the heatmap's opacity levels
+const LINE = 14; // a line of text in a picture
+
+// `text` as lines of at most `width` units at `size` px (about 0.62 em a character, a wide sans:
+// a narrow picture's estimate, no measuring); one line where width is Infinity (a wide picture).
+function wrap(text, width, size = 11) {
+  const most = Math.max(8, Math.floor(width / (0.62 * size)));
+  const out = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > most) { out.push(line); line = word; } else line = line ? `${line} ${word}` : word;
+  }
+  return line ? [...out, line] : out;
+}
+
+// Lines [text, class] drawn from (x, y), LINE apart, each wrapped to `width` ("label": 12 px and
+// bold, else 11 px); returns the y of the next line.
+function textLines(parent, x, y, lines, width) {
+  for (const [text, cls] of lines) {
+    for (const part of wrap(text, width, cls === "label" ? 12.6 : 11)) {
+      svgEl("text", { x, y, class: cls }, parent).textContent = part;
+      y += LINE;
+    }
+  }
+  return y;
+}
 
 // The heatmap's cells as path data by key: +(shade + 1) for v >= 0, -(shade + 1) below, shade
 // round(|v| SHADES); a row's run of cells with one key is one rectangle.
@@ -62,7 +91,7 @@ svg.picture { max-width: 760px; margin: 0 auto 6.4px; }
 .pk { fill: var(--_accent); stroke: var(--_bg); stroke-width: 1.5; }
 .arc { fill: none; stroke: var(--_accent); stroke-width: 1.8; }
 .ray { stroke: var(--_muted); stroke-width: 1; }
-.controls { grid-template-columns: repeat(auto-fit, minmax(272px, 1fr)); max-width: 736px; }
+.controls { grid-template-columns: repeat(auto-fit, minmax(min(272px, 100%), 1fr)); max-width: 736px; }
 svg text.mono { white-space: pre; font-family: ui-monospace, monospace; }
 .readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
 .hint { color: var(--_muted); font-size: 12px; margin: 3.2px 0 0; }
@@ -89,10 +118,10 @@ export class SxPositions extends SxElement {
 
   build(body) {
     const aria = (label) => ({ class: "picture", role: "img", "aria-label": label });
-    this._matrixSvg = svgEl("svg", { ...aria("the positional encoding matrix, positions by dimensions, with the bits of each position"), viewBox: `0 0 ${W} 300` }, body);
-    this._offsetSvg = svgEl("svg", { ...aria("the dot product of two encodings against their offset"), viewBox: `0 0 ${W} 210` }, body);
-    this._rotSvg = svgEl("svg", { ...aria("one column pair as a rotation on the unit circle"), viewBox: `0 0 ${W} 250` }, body);
-    this._relSvg = svgEl("svg", { ...aria("relative encodings: Shaw's clipped distances and Transformer-XL's four terms"), viewBox: `0 0 ${W} 200` }, body);
+    this._matrixSvg = svgEl("svg", { ...aria("the positional encoding matrix, positions by dimensions, with the bits of each position"), viewBox: `0 0 ${WIDE} 300` }, body);
+    this._offsetSvg = svgEl("svg", { ...aria("the dot product of two encodings against their offset"), viewBox: `0 0 ${WIDE} 210` }, body);
+    this._rotSvg = svgEl("svg", { ...aria("one column pair as a rotation on the unit circle"), viewBox: `0 0 ${WIDE} 250` }, body);
+    this._relSvg = svgEl("svg", { ...aria("relative encodings: Shaw's clipped distances and Transformer-XL's four terms"), viewBox: `0 0 ${WIDE} 200` }, body);
 
     const ctl = htmlEl("div", { class: "controls", part: "controls" }, body);
     const c = (label, min, max, step, value, format) => rangeControl(ctl, { label, min, max, step, value, format });
@@ -130,15 +159,29 @@ export class SxPositions extends SxElement {
     return r;
   }
 
+  // The pictures' width in units: WIDE, or on a narrow widget its width in px (a unit a pixel).
+  _width() {
+    const px = this._body.clientWidth;
+    return px > 0 && px < NARROW_PX ? Math.max(240, Math.floor(px)) : WIDE;
+  }
+
   render(s) {
     const P = s.positions, d = s.dim;
     // offsets and pairs are clamped to what the matrix holds (the sliders follow)
     const k = Math.min(s.offset, P - 1), p = Math.min(s.pair, d / 2 - 1), i = Math.min(s.position, P - 1 - k);
     const K = s.clip;
+    // the width drawn at: a narrow widget draws again when it is resized
+    const W = this._W = this._width();
+    if (!this._resize && typeof ResizeObserver == "function") {
+      this._resize = new ResizeObserver(() => { if (this._width() !== this._W) this.invalidate(); });
+      this._resize.observe(this._body);
+    }
     // a slider step redraws what it changes: the matrix, the offset curve and the relative panels
     // are kept while their inputs stay (the marks, dots and rotation move)
-    const key = `${P}|${d}|${s.base}`, fresh = key !== this._peKey;
-    if (fresh) { this._peKey = key; this._pe = positionalEncoding(P, d, { base: s.base }); }
+    const peKey = `${P}|${d}|${s.base}`;
+    if (peKey !== this._peKey) { this._peKey = peKey; this._pe = positionalEncoding(P, d, { base: s.base }); }
+    const key = `${peKey}|${W}`, fresh = key !== this._drawKey;
+    this._drawKey = key;
     const pe = this._pe;
     const ctl = this._ctl;
     ctl.offset.input.max = String(P - 1);
@@ -152,31 +195,32 @@ export class SxPositions extends SxElement {
     ctl.base.output.textContent = String(s.base);
     ctl.base.input.setAttribute("aria-valuetext", `base ${s.base}`);
 
-    this._drawMatrix(pe, P, d, i, k, p, fresh);
-    const spread = this._drawOffsets(pe, P, d, i, fresh);
-    const rot = this._drawRotation(pe, P, d, i, k, p, s.base);
+    this._drawMatrix(pe, P, d, i, k, p, fresh, W);
+    const spread = this._drawOffsets(pe, P, d, i, fresh, W);
+    const rot = this._drawRotation(pe, P, d, i, k, p, s.base, W);
     const rel = `${key}|${K}|${s.seed}`;
-    if (rel !== this._relKey) { this._relKey = rel; this._drawRelative(s, K, d); }
+    if (rel !== this._relKey) { this._relKey = rel; this._drawRelative(s, K, d, W); }
     this._readout.textContent =
       `base ${s.base}, d = ${d}, positions 0–${P - 1}: pair p = ${p} turns at w = base^(−${2 * p}/${d}) = ${rot.w.toPrecision(3)} ` +
       `rad per position (wavelength ${rot.wavelength}) · PE(${i})·PE(${i + k}) = ${num(rot.dotIK, 4)}, and every pair at offset ${k} gives the same ` +
       `(largest spread over all offsets ${spread.toExponential(1)}) · M_${k} maps PE(${i}) to PE(${i + k}): ` +
       `block p = [[${num(rot.cs, 3)}, ${num(rot.sn, 3)}], [${num(-rot.sn, 3)}, ${num(rot.cs, 3)}]], off from PE(${i + k}) by ${rot.err.toExponential(1)}`;
   }
-
   // ------------------------------------------------------------------ the matrix + bits
-  _drawMatrix(pe, P, d, i, k, p, fresh) {
-    const svg = this._matrixSvg;
+  _drawMatrix(pe, P, d, i, k, p, fresh, W) {
+    const svg = this._matrixSvg, narrow = W < WIDE;
     const nbits = Math.max(1, Math.ceil(Math.log2(P)));
-    const top = 38, left = 30, bitW = 10, gap = 26;
-    const cw = Math.max(4, Math.min(18, Math.floor((W - left - nbits * bitW - gap - 8) / d)));
+    const left = 30, bitW = narrow ? 6 : 10, gap = narrow ? 14 : 26;
+    const head = [[`the bits of t (low bit first) beside PE(t): position t (rows) × dimension (columns), d = ${d}`, "label"],
+      ["blue > 0, red < 0; column pairs slow down from left to right, like higher bits", "muted small"]];
+    const top = (narrow ? head.reduce((n, [t, c]) => n + wrap(t, W, c === "label" ? 12.6 : 11).length, 0) : 2) * LINE + 10;
+    const cw = Math.max(narrow ? 2 : 4, Math.min(18, Math.floor((W - left - nbits * bitW - gap - 8) / d)));
     const ch = Math.max(3, Math.min(8, Math.floor(360 / P)));
-    const x0 = left + nbits * bitW + gap, H = top + P * ch + 26;
+    const x0 = left + nbits * bitW + gap, H = top + P * ch + (narrow ? 40 : 26);
     if (!fresh) return this._marks(svg, x0, top, cw, ch, P, d, i, k, p);
     svg.replaceChildren();
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-    svgEl("text", { x: left, y: 14, class: "label" }, svg).textContent = `the bits of t (low bit first) beside PE(t): position t (rows) × dimension (columns), d = ${d}`;
-    svgEl("text", { x: left, y: 28, class: "muted small" }, svg).textContent = "blue > 0, red < 0; column pairs slow down from left to right, like higher bits";
+    textLines(svg, narrow ? 0 : left, 14, head, narrow ? W : Infinity);
     svgEl("text", { x: left, y: top + P * ch + 12, class: "muted small" }, svg).textContent = "bits";
     // bits: column b is bit b of the position, two paths (set, clear)
     const bits = { 1: "", 0: "" }, bh = Math.max(1, ch - 0.6);
@@ -192,14 +236,17 @@ export class SxPositions extends SxElement {
       const lv = Math.abs(key) - 1;
       svgEl("path", { class: key > 0 ? "pos" : "neg", "fill-opacity": (lv / SHADES).toFixed(4), "data-shade": lv, d: path }, cells);
     }
-    // position labels, the marked rows i and i + k and the marked pair p
+    // position labels, the marked rows i and i + k and the marked pair p; dimension labels at
+    // least 24 units apart ("dimension" under them on a narrow picture)
     for (let t = 0; t < P; t += P > 48 ? 10 : 5) {
       svgEl("text", { x: left - 4, y: top + t * ch + ch, "text-anchor": "end", class: "muted small" }, svg).textContent = String(t);
     }
-    for (let c = 0; c < d; c += d > 32 ? 8 : 4) {
+    let step = d > 32 ? 8 : 4;
+    while (narrow && step * cw < 24) step *= 2;
+    for (let c = 0; c < d; c += step) {
       svgEl("text", { x: x0 + c * cw + cw / 2, y: top + P * ch + 12, "text-anchor": "middle", class: "muted small" }, svg).textContent = String(c);
     }
-    svgEl("text", { x: x0 + d * cw, y: top + P * ch + 12, "text-anchor": "end", class: "muted small" }, svg).textContent = "dimension";
+    svgEl("text", { x: x0 + d * cw, y: top + P * ch + (narrow ? 26 : 12), "text-anchor": "end", class: "muted small" }, svg).textContent = "dimension";
     this._markG = svgEl("g", { class: "marks" }, svg);
     this._marks(svg, x0, top, cw, ch, P, d, i, k, p);
   }
@@ -213,15 +260,26 @@ export class SxPositions extends SxElement {
   }
 
   // ------------------------------------------------------------------ dot product vs offset
-  _drawOffsets(pe, P, d, i, fresh) {
-    const svg = this._offsetSvg;
-    const left = 60, right = W - 14, top = 30, bottom = 176;
+  _drawOffsets(pe, P, d, i, fresh, W) {
+    const svg = this._offsetSvg, narrow = W < WIDE;
+    const title = "PE(a) · PE(a + k) against the offset k, for every start a";
+    const sub = (a) => (narrow ? ["band: min–max over all starts (it has no width)", `dots: start a = ${a}`] : [`band: min–max over all starts (it has no width); dots: start a = ${a}`]);
+    // a narrow picture: the title and the line under it wrapped, as many lines as the longest start takes
+    const lines = narrow ? [title, ...sub(P - 1)].reduce((n, t, j) => n + wrap(t, W, j ? 11 : 12.6).length, 0) : 0;
+    const left = narrow ? 40 : 60, right = W - 14, top = narrow ? lines * LINE + 10 : 30, bottom = top + 146;
     const kx = linear([-(P - 1), P - 1], [left, right]);
     const vy = linear([-d / 2, d / 2], [bottom, top]);
-    if (fresh) this._band(svg, pe, P, d, kx, vy, left, right, top, bottom);
-    else this._dots.remove();
+    if (fresh) {
+      this._band(svg, pe, P, d, kx, vy, left, right, top, bottom);
+      textLines(svg, narrow ? 0 : left, 14, [[title, "label"]], narrow ? W : Infinity);
+      if (narrow) svg.setAttribute("viewBox", `0 0 ${W} ${bottom + 34}`);
+      else svg.setAttribute("viewBox", `0 0 ${WIDE} 210`);
+      this._sub = svgEl("g", { class: "sub" }, svg);
+    } else this._dots.remove();
     const { lo, hi } = this._offsetData;
-    svg.querySelector("text.muted").textContent = `band: min–max over all starts (it has no width); dots: start a = ${i}`;
+    this._sub.replaceChildren();
+    if (narrow) textLines(this._sub, 0, 14 + LINE * wrap(title, W, 12.6).length, sub(i).map((t) => [t, "muted small"]), W);
+    else svgEl("text", { x: left, y: 27, class: "muted small" }, this._sub).textContent = sub(i)[0];
     const dots = this._dots = svgEl("g", { class: "dots", part: "offset-dots" }, svg);
     let html = "";
     for (let k = -i; k <= P - 1 - i; k++) {
@@ -236,8 +294,6 @@ export class SxPositions extends SxElement {
   // the offset panel but for its dots: axes, and the band and curve over every start
   _band(svg, pe, P, d, kx, vy, left, right, top, bottom) {
     svg.replaceChildren();
-    svgEl("text", { x: left, y: 14, class: "label" }, svg).textContent = "PE(a) · PE(a + k) against the offset k, for every start a";
-    svgEl("text", { x: left, y: 27, class: "muted small" }, svg);
     svgEl("line", { class: "axis", x1: left, x2: right, y1: vy(0), y2: vy(0) }, svg);
     svgEl("line", { class: "axis", x1: kx(0), x2: kx(0), y1: top, y2: bottom }, svg);
     for (const v of [-d / 2, 0, d / 2]) svgEl("text", { x: left - 6, y: vy(v) + 4, "text-anchor": "end", class: "muted small" }, svg).textContent = num(v, 0);
@@ -264,16 +320,20 @@ export class SxPositions extends SxElement {
   }
 
   // ------------------------------------------------------------------ the rotation
-  _drawRotation(pe, P, d, i, k, p, base) {
-    const svg = this._rotSvg;
-    const cx = 130, cy = 128, R = 95;
+  _drawRotation(pe, P, d, i, k, p, base, W) {
+    const svg = this._rotSvg, narrow = W < WIDE;
+    const title = `column pair p = ${p}: (cos, sin) on the unit circle`;
+    // a narrow picture: the circle under its title, centred, and the text under it
+    const R = narrow ? Math.min(95, Math.floor(W / 2) - 48) : 95, cx = narrow ? W / 2 : 130;
+    const cy = narrow ? wrap(title, W, 12.6).length * LINE + 12 + R : 128;
     const at = (t) => [cx + R * pe[t * d + 2 * p + 1], cy - R * pe[t * d + 2 * p]]; // (cos, sin)
     // the circle and the orbit of every position: kept while the matrix and the pair stay
-    const key = `${this._peKey}|${p}`;
+    const key = `${this._drawKey}|${p}`;
     if (key !== this._orbitKey) {
       this._orbitKey = key;
       svg.replaceChildren();
-      svgEl("text", { x: 10, y: 14, class: "label" }, svg).textContent = `column pair p = ${p}: (cos, sin) on the unit circle`;
+      if (!narrow) svg.setAttribute("viewBox", `0 0 ${WIDE} 250`);
+      textLines(svg, narrow ? 0 : 10, 14, [[title, "label"]], narrow ? W : Infinity);
       svgEl("circle", { class: "circle", cx, cy, r: R }, svg);
       svgEl("line", { class: "axis", x1: cx - R - 8, x2: cx + R + 8, y1: cy, y2: cy }, svg);
       svgEl("line", { class: "axis", x1: cx, x2: cx, y1: cy - R - 8, y2: cy + R + 8 }, svg);
@@ -311,50 +371,72 @@ export class SxPositions extends SxElement {
     const err = Math.max(Math.abs(s1 - pe[(i + k) * d + 2 * p]), Math.abs(c1 - pe[(i + k) * d + 2 * p + 1]));
     let dotIK = 0;
     for (let c = 0; c < d; c++) dotIK += pe[i * d + c] * pe[(i + k) * d + c];
-    const tx = 280, lines = [
+    const matrix = narrow
+      ? (a, b, x, eq) => `[${x}(t+k)w] ${eq} [${a.padStart(6)} ${b.padStart(6)}] [${x} tw]`
+      : (a, b, x, eq) => `  [ ${x}(t+k)w ] ${eq} [ ${a}  ${b} ] [ ${x} tw ]`;
+    const lines = [
       [`w_p = base^(−2p/d) = ${w.toPrecision(4)} rad per position`, ""],
       [`M_${k} turns pair p by k w_p = ${num(turn, 3)} rad${turn > 2 * Math.PI ? ` (${num(turn / (2 * Math.PI), 2)} turns)` : ""}:`, ""],
-      [`  [ sin(t+k)w ]   [ ${num(cs, 3)}  ${num(sn, 3)} ] [ sin tw ]`, "mono"],
-      [`  [ cos(t+k)w ] = [ ${num(-sn, 3)}  ${num(cs, 3)} ] [ cos tw ]`, "mono"],
+      [matrix(num(cs, 3), num(sn, 3), "sin", " "), "mono"],
+      [matrix(num(-sn, 3), num(cs, 3), "cos", "="), "mono"],
       [`its entries are PE(${k})'s pair p: sin k w = ${num(sn, 3)}, cos k w = ${num(cs, 3)}`, ""],
       [`M_${k} PE(${i}) = (${num(s1, 4)}, ${num(c1, 4)}),  PE(${i + k}) = (${num(pe[(i + k) * d + 2 * p], 4)}, ${num(pe[(i + k) * d + 2 * p + 1], 4)})`, ""],
       ["the same M_k for every i: it depends on the offset k only", "muted"],
     ];
-    lines.forEach(([text, cls], j) => {
-      const t = svgEl("text", { x: tx, y: 50 + j * 22, class: `small ${cls}` }, g);
-      t.textContent = text;
-    });
+    if (narrow) this._rotText(g, lines, cy + R + 30, W);
+    else {
+      lines.forEach(([text, cls], j) => {
+        const t = svgEl("text", { x: 280, y: 50 + j * 22, class: `small ${cls}` }, g);
+        t.textContent = text;
+      });
+    }
     const wavelength = (2 * Math.PI) / w;
     return { w, cs, sn, err, dotIK, wavelength: wavelength < 1e4 ? num(wavelength, 1) : wavelength.toExponential(1) };
   }
 
+  // The rotation's text on a narrow picture: under the circle from y, each line wrapped to W (a
+  // line of the matrix kept whole), a line space between items; the viewBox ends under it.
+  _rotText(g, lines, y, W) {
+    for (const [text, cls] of lines) {
+      for (const part of cls === "mono" ? [text] : wrap(text, W)) {
+        svgEl("text", { x: 0, y, class: `small ${cls}` }, g).textContent = part;
+        y += LINE;
+      }
+      y += 4;
+    }
+    this._rotSvg.setAttribute("viewBox", `0 0 ${W} ${y - 8}`);
+  }
+
   // ------------------------------------------------------------------ relative encodings
-  _drawRelative(s, K, d) {
-    const svg = this._relSvg;
+  _drawRelative(s, K, d, W) {
+    const svg = this._relSvg, narrow = W < WIDE;
     svg.replaceChildren();
-    const n = N_REL, cell = 11, top = 52, gapX = 18, left = 10;
-    svgEl("text", { x: left, y: 14, class: "label" }, svg).textContent = "relative encodings";
-    svgEl("text", { x: left, y: 28, class: "muted small" }, svg).textContent =
-      `Shaw et al.: score e_ij reads row clip(j − i, −${K}, ${K}) + ${K} of a learned table (a parameter, not drawn)`;
-    svgEl("text", { x: left, y: 42, class: "muted small" }, svg).textContent =
-      `Transformer-XL: q_i·k_j + q_i·r_(i−j) + u·k_j + v·r_(i−j), r_t = PE(t), for random q, k, u, v (seed ${s.seed}), ${N_REL} queries and keys`;
-    const panel = (x, title, values, max, kind) => {
+    // six panels: in a row, or on a narrow picture two a row (without the "=" before the sum)
+    const n = N_REL, cell = 11, gapX = 18, left = narrow ? 0 : 10, cols = narrow ? 2 : 6;
+    const top = textLines(svg, left, 14, [["relative encodings", "label"],
+      [`Shaw et al.: score e_ij reads row clip(j − i, −${K}, ${K}) + ${K} of a learned table (a parameter, not drawn)`, "muted small"],
+      [`Transformer-XL: q_i·k_j + q_i·r_(i−j) + u·k_j + v·r_(i−j), r_t = PE(t), for random q, k, u, v (seed ${s.seed}), ${N_REL} queries and keys`, "muted small"]],
+    narrow ? W : Infinity) - 4;
+    const pw = n * cell + gapX, rowH = n * cell + 46;
+    const at = (m) => [left + (m % cols) * pw + (narrow ? 0 : m && 10 + (m === 5) * 10), top + Math.floor(m / cols) * rowH];
+    const panel = (m, title, values, max, kind) => {
+      const [x, y] = at(m);
       const g = svgEl("g", { class: `rel ${kind}`, part: `rel-${kind}` }, svg);
       let html = "";
       for (let a = 0; a < n; a++) {
         for (let b = 0; b < n; b++) {
           const v = values[a * n + b];
-          html += `<rect class="${v >= 0 ? "pos" : "neg"}" fill-opacity="${Math.min(1, Math.abs(v) / (max || 1)).toFixed(3)}" x="${x + b * cell}" y="${top + a * cell}" width="${cell - 0.5}" height="${cell - 0.5}" data-v="${v}"/>`;
+          html += `<rect class="${v >= 0 ? "pos" : "neg"}" fill-opacity="${Math.min(1, Math.abs(v) / (max || 1)).toFixed(3)}" x="${x + b * cell}" y="${y + a * cell}" width="${cell - 0.5}" height="${cell - 0.5}" data-v="${v}"/>`;
         }
       }
       g.innerHTML = html; // numbers only (parsed at once: several times faster than a call per rect)
-      svgEl("text", { x, y: top + n * cell + 14, class: "small" }, svg).textContent = title[0];
-      svgEl("text", { x, y: top + n * cell + 28, class: "muted small" }, svg).textContent = title[1];
+      svgEl("text", { x, y: y + n * cell + 14, class: "small" }, svg).textContent = title[0];
+      svgEl("text", { x, y: y + n * cell + 28, class: "muted small" }, svg).textContent = title[1];
     };
     // Shaw: the clipped distance j - i (the table row read), signed
     const dist = new Float64Array(n * n);
     for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) dist[a * n + b] = Math.max(-K, Math.min(K, b - a));
-    panel(left, ["Shaw: clip(j − i)", `${2 * K + 1} table rows`], dist, Math.max(1, K), "shaw");
+    panel(0, ["Shaw: clip(j − i)", `${2 * K + 1} table rows`], dist, Math.max(1, K), "shaw");
     // Transformer-XL: the four terms for random q, k (n x d), u, v (d)
     const rnd = mulberry32(s.seed * 7919 + 13);
     const vec = (len) => Float32Array.from({ length: len }, () => (rnd() * 2 - 1));
@@ -363,12 +445,12 @@ export class SxPositions extends SxElement {
     let max = 0;
     for (const x of terms) max = Math.max(max, Math.abs(x));
     const names = [["(a) q·k", "content"], ["(b) q·r", "content-position"], ["(c) u·k", "global content"], ["(d) v·r", "global position"]];
-    const pw = n * cell + gapX;
-    for (let m = 0; m < 4; m++) panel(left + (m + 1) * pw + 10, names[m], terms.subarray(m * n * n, (m + 1) * n * n), max, `txl-${m}`);
+    for (let m = 0; m < 4; m++) panel(m + 1, names[m], terms.subarray(m * n * n, (m + 1) * n * n), max, `txl-${m}`);
     let omax = 0;
     for (const x of out) omax = Math.max(omax, Math.abs(x));
-    panel(left + 5 * pw + 20, ["score = a + b + c + d", "txlScores()"], out, omax, "txl-sum");
-    svgEl("text", { x: left + 5 * pw + 8, y: top + (n * cell) / 2 + 4, "text-anchor": "middle", class: "label" }, svg).textContent = "=";
+    panel(5, ["score = a + b + c + d", "txlScores()"], out, omax, "txl-sum");
+    if (!narrow) svgEl("text", { x: at(5)[0] - 12, y: top + (n * cell) / 2 + 4, "text-anchor": "middle", class: "label" }, svg).textContent = "=";
+    svg.setAttribute("viewBox", `0 0 ${W} ${narrow ? top + 3 * rowH - 12 : 200}`);
   }
 }
 
