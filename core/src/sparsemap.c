@@ -252,6 +252,18 @@ static void swap_in(active_set *as, double t) {
     add(as, as->cand, as->w, t, step);
 }
 
+/* Weights that are 0 up to rounding (a degenerate optimum keeps a selection at 1e-8, or exactly
+   0): drop them and renormalise, so the listed selections are the ones that carry weight. */
+static void prune(active_set *as) {
+    double top = 0.0, sum = 0.0;
+    for (int s = 0; s < as->k; s++)
+        if (as->p[s] > top) top = as->p[s];
+    for (int s = as->k - 1; s >= 0 && as->k > 1; s--)
+        if (!(as->p[s] > 1e-6 * top)) drop(as, s);
+    for (int s = 0; s < as->k; s++) sum += as->p[s];
+    for (int s = 0; s < as->k; s++) as->p[s] /= sum;
+}
+
 /* ------------------------------------------------------------ one row */
 static void solve_row(active_set *as, const float *uf, float tf) {
     int n = as->n;
@@ -277,6 +289,7 @@ static void solve_row(active_set *as, const float *uf, float tf) {
         else add(as, as->cand, as->w, t, 0.0);
         if (!reoptimise(as)) break;
     }
+    prune(as);
     marginals(as);
 }
 

@@ -134,7 +134,7 @@ static int check_sparsemap_row(const float *u, int n, float t, int trial) {
     CHECK(sx_chain_sparsemap_support(sel, w, CAP, &count, u, n, t) == SX_OK, "%s", sx_last_error());
     double sum = 0.0, rec[MAXN] = {0}, r[MAXN], tau = INFINITY, tau_hi = -INFINITY, best = -INFINITY;
     for (int s = 0; s < count; s++) {
-        CHECK(w[s] > 0.0f, "trial %d: weight %d = %g", trial, s, w[s]);
+        CHECK(w[s] > 1e-6f, "trial %d: weight %d = %g (a selection at rounding level)", trial, s, w[s]);
         CHECK(s == 0 || w[s] <= w[s - 1], "trial %d: weights not sorted", trial);
         sum += w[s];
         for (int i = 0; i < n; i++) rec[i] += sel[s * n + i] ? w[s] : 0.0;

@@ -40,6 +40,7 @@ const MODULES = {
   "sx-attention": () => import("./sx-attention.js"),
   "sx-explain": () => import("./sx-explain.js"),
   "sx-loss": () => import("./sx-loss.js"),
+  "sx-chain": () => import("./sx-chain.js"),
   "sx-heatmap": () => import("./sx-heatmap.js"),
 };
 
