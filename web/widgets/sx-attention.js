@@ -276,6 +276,8 @@ export class SxAttention extends SxElement {
   static lazy = true; // no redraw off screen (base.js)
   // input, models and model-src are free text, checked in settings() (parse-attr has no string type)
   static get observedAttributes() { return [...Object.keys(this.spec), "input", "models", "model-src"]; }
+  // where the models come from and whether the reader may train are the page's, never a link's (link.js)
+  static authorOnly = ["models", "model-src", "no-train"];
 
   constructor() {
     super();

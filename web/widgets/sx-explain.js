@@ -146,6 +146,7 @@ export class SxExplain extends SxElement {
   static sheets = [CSS];
   // text, head and models are free text, checked in settings()
   static get observedAttributes() { return [...Object.keys(this.spec), "text", "head", "models"]; }
+  static authorOnly = ["models"]; // where the models come from is the page's, never a link's (link.js)
 
   constructor() {
     super();
