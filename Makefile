@@ -282,6 +282,7 @@ test-browser: all
 	$(NODE) tests/browser/a11y.mjs
 	$(NODE) tests/browser/hostile.mjs
 	$(NODE) tests/browser/keyboard.mjs
+	$(NODE) tests/browser/url-state.mjs
 	$(NODE) tests/browser/simplex-phone.mjs
 	$(NODE) tests/browser/responsive.mjs
 	$(NODE) tests/browser/longtasks.mjs
