@@ -41,7 +41,12 @@ const CASES = {
   "sx-scores": ["", { scoring: "dot", mapping: "entmax", query: "-1 0.5", d: "16" }],
   "sx-positions": ["", { base: "100", dim: "16", offset: "2" }],
   "sx-patterns": ['n="64"', { n: "128", pattern: "strided", stride: "8" }],
-  "sx-attention": ['task="reverse" kind="alpha" no-train', { task: "sort", kind: "entmax15", input: "jihgfa", decode: "" }],
+  "sx-attention": ['task="reverse" kind="alpha" no-train', { task: "sort", kind: "entmax15", input: "jihgfa", decode: "" }, async (w) => {
+    await w.locator("svg.decode g.drow").first().waitFor({ timeout: 60000 });
+    await w.locator("button.dnext").click(); // the decoding step, by its Next button
+    await w.locator("button.dnext").click();
+    await w.page().waitForFunction(() => document.querySelector("sx-attention").getAttribute("step") === "3");
+  }],
   "sx-explain": ['task="reverse" kind="entmax15"', { task: "sort", text: "hgfedcba", step: "2", head: "1.2", objective: "logProb" }],
   "sx-loss": ['mappings="softmax sparsemax entmax15"', { target: "B", scores: "0.5 1 -1", mappings: "softmax sparsemax", alpha: "2" }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {

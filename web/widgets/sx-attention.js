@@ -270,6 +270,7 @@ export class SxAttention extends SxElement {
     maps: { type: "enums", default: MAP_KINDS, values: MAP_KINDS },
     "no-train": { type: "bool" },
     decode: { type: "bool" },
+    step: { type: "number", default: 1, min: 1, max: 255, integer: true }, // the decoding step shown (a link keeps it)
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
@@ -278,6 +279,8 @@ export class SxAttention extends SxElement {
   static get observedAttributes() { return [...Object.keys(this.spec), "input", "models", "model-src"]; }
   // where the models come from and whether the reader may train are the page's, never a link's (link.js)
   static authorOnly = ["models", "model-src", "no-train"];
+  // a step the panel itself wrote is drawn already: no full render for it
+  attributeChangedCallback(name) { if (name !== "step" || this.step !== this._decStep) super.attributeChangedCallback(); }
 
   constructor() {
     super();
@@ -1047,6 +1050,7 @@ export class SxAttention extends SxElement {
         return;
       }
     }
+    this._decStep = s.step;
     this._drawDecodeStep();
   }
 
@@ -1054,6 +1058,7 @@ export class SxAttention extends SxElement {
     const d = this._dec;
     if (!d || !Number.isFinite(t)) return;
     this._decStep = Math.min(d.steps, Math.max(1, Math.round(t)));
+    this.step = this._decStep;
     this._drawDecodeStep();
   }
 

@@ -564,6 +564,9 @@ declare class SxAttentionElement extends SxElement {
    */
   get decode(): boolean;
   set decode(v: boolean);
+  /** The decoding step shown in "Decode step by step", a whole number in [1, 255] (past the output's end: the last step); default 1. */
+  get step(): number;
+  set step(v: Or<number>);
   /** The input text (the attribute, or the task's example when it has none). */
   get input(): string;
   set input(v: Or<string>);
@@ -886,7 +889,7 @@ interface SxWidgetAttributes {
     summary?: NumberAttr; buckets?: NumberAttr; rounds?: NumberAttr; seed?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
   "sx-attention": SxEventProps<"sx-attention"> & {
-    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; decode?: boolean; input?: string; models?: string;
+    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; decode?: boolean; step?: NumberAttr; input?: string; models?: string;
     "model-src"?: string; theme?: SxTheme; link?: SxLink;
   };
   "sx-explain": SxEventProps<"sx-explain"> & {
