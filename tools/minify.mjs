@@ -43,20 +43,23 @@ export function compactSheets(code) {
       if (code[i] === "\\") { css += code.slice(i, i + 2); i += 2; continue; }
       if (code[i] === "$" && code[i + 1] === "{") {
         const j = substitutionEnd(code, i + 2);
-        out += compactCss(css) + code.slice(i, j);
+        out += compactCss(css, out.endsWith("sheet(`")) + code.slice(i, j);
         css = "";
         i = j;
         continue;
       }
       css += code[i++];
     }
-    out += compactCss(css);
+    out += compactCss(css, out.endsWith("sheet(`")).trimEnd();
     at = i;
   }
   return out + code.slice(at);
 }
 
-const compactCss = (css) => css.replace(/\s+/g, " ").replace(/ ?([{};,]) ?/g, "$1").replace(/([a-z-]): /g, "$1:");
+const compactCss = (css, first) => {
+  const c = css.replace(/\s+/g, " ").replace(/ ?([{};,]) ?/g, "$1").replace(/([a-z-]): /g, "$1:");
+  return first ? c.trimStart() : c;
+};
 
 // The index just past the } that closes a ${ whose body starts at i.
 function substitutionEnd(code, i) {

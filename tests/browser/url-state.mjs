@@ -3,14 +3,16 @@
 // page's (through the UI for some, attributes for the rest, one attribute the page wrote removed),
 // press the widget's Link button, read the link from the clipboard (and the "Link copied" status),
 // open it in a fresh browser context, and find the same state attributes and the same picture
-// (the widget's SVG export), a different one from the page opened without the link. Half the
+// (the widget's SVG export), which differs from the page's own. Half the
 // widgets have an id, the others are linked by the id derived from their tag. Then bad fragments:
 // a bad value (the widget's usual message and default), an unknown name, a name only the page
 // sets (no request for it), no id, an id no widget has, a widget with link="none" (no button, not
 // set by links); a fragment changed in an open page (hashchange); link="live" (the page's URL
-// follows the reader, history.replaceState); a link into a chapter of the site. Everywhere: zero
+// follows the reader, history.replaceState); a page that may not write to the clipboard (the
+// link shown to copy); a link into a chapter of the site. Everywhere: zero
 // console errors, CSP violations and requests outside the origin.
-import { check, echoPasses, open, frames, runSuite, checkClean, SITE } from "./harness.mjs";
+import fs from "node:fs";
+import { check, echoPasses, open, frames, runSuite, checkClean, chapters, SITE } from "./harness.mjs";
 import { fixtures } from "../fixtures/attention-files.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
@@ -197,6 +199,35 @@ async function live(browser, server) {
   await p.context().close();
 }
 
+// a page that may not write to the clipboard (here it refuses): the link is shown to copy by hand
+async function noClipboard(browser, server) {
+  const before = async (p) => {
+    await route(p);
+    await p.addInitScript(() => { navigator.clipboard.writeText = () => Promise.reject(new DOMException("refused", "NotAllowedError")); });
+  };
+  const { page: p, log } = await open(browser, `${server.url}__links/bad.html`, server.url, { ...opts, before });
+  await settled(p, "#w");
+  await p.$eval("#w", (e) => e.setAttribute("t", "1.25"));
+  await p.locator("#w button[aria-label^='Copy a link']").click();
+  const want = `Copy this link: ${server.url}__links/bad.html#w?alpha=1.5&t=1.25`;
+  check(await until(p, "#w", want), `no clipboard: the link shown to copy (got ${JSON.stringify(await message(p, "#w"))})`);
+  await checkClean(p, log, "no clipboard: ");
+  await p.context().close();
+}
+
+// every widget of the site has an id of its own, unique in its page: its links name it, not its place
+function siteIds() {
+  for (const f of ["index.html", ...chapters()].filter((x) => fs.existsSync(path.join(SITE, x)))) {
+    const page = fs.readFileSync(path.join(SITE, f), "utf8");
+    const tags = [...page.matchAll(/<(sx-[a-z-]+)\b([^>]*)>/g)];
+    const ids = [...page.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+    const bare = tags.filter((t) => !/\sid="/.test(t[2])).map((t) => t[1]);
+    check(!bare.length, `${f}: every widget has an id (without one: ${bare.join(", ") || "none"})`);
+    const twice = ids.filter((x, i) => ids.indexOf(x) !== i);
+    check(!twice.length, `${f}: its ids are unique (twice: ${twice.join(", ") || "none"})`);
+  }
+}
+
 // a link into a chapter of the site: the widget's id, its state, the chapter's wiring still on
 async function chapter(browser, server) {
   const { page: p, log } = await open(browser, `${server.url}mappings.html#simplex?scores=0.5+1+-1&alpha=2.2&cloud=none`, server.url, opts);
@@ -213,5 +244,7 @@ await runSuite("url-state", async (browser, server) => {
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);
+  await noClipboard(browser, server);
   await chapter(browser, server);
+  siteIds();
 });
