@@ -49,7 +49,7 @@ const CASES = {
     await w.locator("button.dnext").click();
     await w.page().waitForFunction(() => document.querySelector("sx-attention").getAttribute("step") === "3");
   }],
-  "sx-explain": ['task="reverse" kind="entmax15"', { task: "sort", text: "hgfedcba", step: "2", head: "1.2", objective: "logProb" }],
+  "sx-explain": ['task="reverse" kind="entmax15"', { task: "sort", text: "hgfedcba", step: "2", head: "1.2", objective: "logProb", erase: "1 3", "erase-from": "all" }],
   "sx-loss": ['mappings="softmax sparsemax entmax15"', { target: "B", scores: "0.5 1 -1", mappings: "softmax sparsemax", alpha: "2" }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu

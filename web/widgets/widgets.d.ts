@@ -623,6 +623,12 @@ declare class SxExplainElement extends SxElement {
   /** Held-out examples per model for "Run the experiments", a whole number in [10, 1000]; default 40 (about 10 s for the three models). */
   get examples(): number;
   set examples(v: Or<number>);
+  /** The erased source positions (0 is the first; clicking a token writes it); default none. */
+  get erase(): readonly number[];
+  set erase(v: Or<NumberList>);
+  /** Where the erased keys are erased from: the step's cross-attention rows ("step", default) or every row ("all"). */
+  get eraseFrom(): "step" | "all";
+  set eraseFrom(v: Or<"step" | "all">);
   /** The source text (the attribute, or the task's example when it has none). */
   get text(): string;
   set text(v: Or<string>);
@@ -894,7 +900,7 @@ interface SxWidgetAttributes {
   };
   "sx-explain": SxEventProps<"sx-explain"> & {
     task?: TaskName; kind?: SxModelKind; objective?: "logit" | "logProb"; step?: NumberAttr; examples?: NumberAttr;
-    text?: string; head?: string; models?: string; theme?: SxTheme; link?: SxLink;
+    erase?: string; "erase-from"?: "step" | "all"; text?: string; head?: string; models?: string; theme?: SxTheme; link?: SxLink;
   };
   "sx-heatmap": SxEventProps<"sx-heatmap"> & {
     src?: string; labels?: string; key?: string; values?: "weights" | "scores"; mapping?: SxHeatmapMapping; alpha?: NumberAttr;
