@@ -258,7 +258,7 @@ export function serializeSVG(svgs, background) {
 // "Link" click, or when the page's fragment holds a "?": few readers copy a link). A fragment
 // that changes later (a link pasted into the same tab) is applied too.
 const linked = (how, el) => import("./link.js").then((m) => m[how](el));
-if (typeof addEventListener == "function") addEventListener("hashchange", () => linked("restore"));
+if (typeof addEventListener == "function") addEventListener("hashchange", () => location.hash.includes("?") && linked("restore"));
 
 // ------------------------------------------------------------------ the element
 // Off screen, invalidate() marks an element of a class with `static lazy = true` dirty; it
