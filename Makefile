@@ -89,7 +89,7 @@ site: $(DIST) examples/blog-post.html
 # The single-file build (every widget, the library and the full core's SIMD build inlined,
 # deflated) for hosts that cannot serve .wasm files: built from dist/'s own files, beside which it
 # fetches models/ (and, on an engine without SIMD, the scalar builds: tools/bundle.mjs says why).
-$(D)/simplexity-widgets.js: tools/bundle.mjs tools/inflate.js package.json $(D)/simplexity-simd.wasm $(LAYOUT)
+$(D)/simplexity-widgets.js: tools/bundle.mjs tools/minify.mjs tools/inflate.js package.json $(D)/simplexity-simd.wasm $(LAYOUT)
 	$(NODE) tools/bundle.mjs --site $(D) --out $@
 
 # Transfer size of each page of the book at load (the map, each chapter) and of the widgets
@@ -282,6 +282,7 @@ test-browser: all
 	$(NODE) tests/browser/a11y.mjs
 	$(NODE) tests/browser/hostile.mjs
 	$(NODE) tests/browser/keyboard.mjs
+	$(NODE) tests/browser/url-state.mjs
 	$(NODE) tests/browser/simplex-phone.mjs
 	$(NODE) tests/browser/responsive.mjs
 	$(NODE) tests/browser/longtasks.mjs

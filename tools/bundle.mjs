@@ -34,6 +34,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
 import * as esbuild from "esbuild";
+import { compactSheets } from "./minify.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const argv = process.argv.slice(2);
@@ -44,6 +45,10 @@ const WORK = path.join(ROOT, "build/bundle");
 // No externals: the library imports nothing from Node (loader.js), so a node: import creeping
 // into the browser's graph fails this build.
 const COMMON = { bundle: true, format: "esm", platform: "browser", target: "es2022", minify: true, legalComments: "none", logLevel: "warning" };
+// The widgets' stylesheets lose the whitespace CSS ignores, as in the site (tools/minify.mjs).
+const SHEETS = { name: "sheets", setup(b) {
+  b.onLoad({ filter: /[\\/]widgets[\\/][^\\/]+\.js$/ }, async (a) => ({ contents: compactSheets(await fs.readFile(a.path, "utf8")), loader: "js" }));
+} };
 
 // A worker's code (train-worker.js, explain-worker.js), as one ES module (a string, not a file).
 async function workerSource(file = "train-worker.js") {
@@ -100,6 +105,7 @@ async function main() {
     ...COMMON,
     entryPoints: [entry],
     outfile: OUT,
+    plugins: [SHEETS],
     banner: { js: "// Simplexity widgets, single-file build: the library, the SIMD wasm build and the two workers inlined, deflated (tools/bundle.mjs); without SIMD it fetches simplexity.wasm beside it" },
   });
   if (result.errors.length) throw new Error(`bundle: ${result.errors.length} errors`);

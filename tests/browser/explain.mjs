@@ -121,14 +121,15 @@ async function checkSection(browser, server) {
       const a = e.shadowRoot.activeElement;
       if (!a) return "outside";
       if ((a.getAttribute("aria-label") || "").startsWith("Export")) return "export";
+      if ((a.getAttribute("aria-label") || "").startsWith("Copy a link")) return "link";
       return (a.getAttribute("role") || a.localName) + (a.classList.contains("run") ? ":run" : "");
     }));
   }
   const iRadio = stops.indexOf("radio"), iTok = stops.indexOf("button"), iRun = stops.indexOf("button:run");
   const iExport = stops.indexOf("export");
   check(iRadio > 0 && iTok > iRadio && stops.filter((x) => x === "radio").length === 1 && stops.filter((x) => x === "button").length === 1 &&
-    iRun > iTok && iExport > iRun && stops.filter((x) => x === "export").length === 2 && stops[iExport + 1] === "export",
-    `Tab: the controls, one stop for the output steps, one for the source tokens, then Run, then the two export buttons (${stops.join(" ")})`);
+    iRun > iTok && iExport > iRun && stops[iExport - 1] === "link" && stops.filter((x) => x === "export").length === 2 && stops[iExport + 1] === "export",
+    `Tab: the controls, one stop for the output steps, one for the source tokens, then Run, then the Link and the two export buttons (${stops.join(" ")})`);
   await page.locator("#explain [role=radio][tabindex='0']").focus();
   await page.keyboard.press("ArrowRight");
   await page.keyboard.press("ArrowRight");

@@ -177,9 +177,9 @@ async function checkKeyboardAndPointer(page) {
     await page.keyboard.press("Tab");
   }
   // the scores are one stop (←/→ move along them; the stop is the score last used, z2 above), the
-  // export buttons come last
+  // Link and export buttons come last
   const want = ["g: score z2", "select: mapping", "select: compare with", "input[range]: α (α-entmax)", "input[range]: temperature T",
-    "input[range]: along the face, t", "button: Export this picture as SVG", "button: Export this picture as PNG"];
+    "input[range]: along the face, t", "button: Copy a link to this widget as set", "button: Export this picture as SVG", "button: Export this picture as PNG"];
   check(JSON.stringify(seen) === JSON.stringify(want), `Tab reaches every control, named, with a visible focus (got ${JSON.stringify(seen)})`);
   // the α slider by keyboard changes α-entmax's Jacobian
   const j0 = await page.$eval("#jacobian", (e) => Array.from(e.jacobian));

@@ -1,6 +1,6 @@
 // keyboard.mjs - every widget by keyboard alone (issue 27, item 4). For each widget, Tab from a
 // button before it to the one after: the number of stops inside it (pinned below: a group of
-// handles is one stop, a new stop is a decision), the SVG and PNG export buttons (drawn bottom
+// handles is one stop, a new stop is a decision), the Link, SVG and PNG buttons (drawn bottom
 // right) last. On each group of handles: ←/→ (↑/↓ for sx-span-mask's heads) move along the group
 // without leaving its one stop, ↑/↓ change the value of the handle reached (Enter applies a head).
 // And no attribute error is silent: <sx-explain head="3.1"> on a two-layer model says so. Zero
@@ -9,23 +9,23 @@ import { check, open, frames, runSuite, checkClean } from "./harness.mjs";
 
 // tag, attributes, the tab stops inside it
 const WIDGETS = [
-  ["sx-simplex", 'scores="1.5 0 1"', 11],
-  ["sx-entropy", 'scores="1.5 0 1"', 3],
-  ["sx-trajectory", "", 3],
-  ["sx-two-choice", "", 4],
-  ["sx-fused", "", 6],
-  ["sx-jacobian", 'mapping="sparsemax" compare="softmax"', 7],
-  ["sx-threshold", 'mapping="entmax15" n="10"', 5],
-  ["sx-regularized", "", 8],
-  ["sx-span-mask", 'model="reverse"', 9],
-  ["sx-pooling", "", 5],
-  ["sx-scores", "", 6],
-  ["sx-positions", "", 9],
-  ["sx-patterns", "", 4],
-  ["sx-attention", 'task="reverse" kind="entmax15" input="abcdef" no-train', 8],
-  ["sx-explain", 'task="reverse" kind="entmax15" text="abcdefgh"', 11],
-  ["sx-heatmap", "", 6],
-  ["sx-loss", 'mappings="sparsemax entmax"', 5],
+  ["sx-simplex", 'scores="1.5 0 1"', 12],
+  ["sx-entropy", 'scores="1.5 0 1"', 4],
+  ["sx-trajectory", "", 4],
+  ["sx-two-choice", "", 5],
+  ["sx-fused", "", 7],
+  ["sx-jacobian", 'mapping="sparsemax" compare="softmax"', 8],
+  ["sx-threshold", 'mapping="entmax15" n="10"', 6],
+  ["sx-regularized", "", 9],
+  ["sx-span-mask", 'model="reverse"', 10],
+  ["sx-pooling", "", 6],
+  ["sx-scores", "", 7],
+  ["sx-positions", "", 10],
+  ["sx-patterns", "", 5],
+  ["sx-attention", 'task="reverse" kind="entmax15" input="abcdef" no-train', 9],
+  ["sx-explain", 'task="reverse" kind="entmax15" text="abcdefgh"', 12],
+  ["sx-heatmap", "", 7],
+  ["sx-loss", 'mappings="sparsemax entmax"', 6],
 ];
 const HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Keys</title><link rel="icon" href="data:,">
 <script type="module" src="/widgets.js"></script></head><body><main style="width: 760px">
@@ -72,8 +72,8 @@ await runSuite("keyboard", async (browser, server) => {
     }
     if (process.env.KEYS_VERBOSE) console.log(tag, stops.length, stops);
     check(stops.length === want, `${tag}: ${want} tab stops (got ${stops.length}: ${stops.join(" | ")})`);
-    check(stops.at(-2) === "button Export this picture as SVG" && stops.at(-1) === "button Export this picture as PNG",
-      `${tag}: the SVG and PNG export buttons are the last stops (got ${stops.slice(-2).join(" | ")})`);
+    check(stops.at(-3) === "button Copy a link to this widget as set" && stops.at(-2) === "button Export this picture as SVG" && stops.at(-1) === "button Export this picture as PNG",
+      `${tag}: the Link, SVG and PNG buttons are the last stops (got ${stops.slice(-3).join(" | ")})`);
     const sliders = stops.filter((s) => /^slider score/.test(s)).length;
     check(sliders <= 1, `${tag}: its score handles are one stop (${sliders})`);
   }

@@ -112,13 +112,15 @@ const onePost = new Map([...widgetModules].map(([tag, f]) => [tag, [...new Set([
 const workerAll = [...new Set([...closure("train-worker.js"), ...FULL_CORE])];
 const worker = workerAll.filter((f) => !loaded.has(f) && !library.includes(f));
 const explainAll = [...new Set([...closure("explain-worker.js"), ...FULL_CORE])];
-// what base.js import()s (and what that imports): on a widget's first SVG/PNG export, and on a
-// phone (widgets/phone.js: a widget drawn under 420 px wide, or a coarse pointer)
+// what base.js import()s (and what that imports): on a widget's first SVG/PNG export, on a
+// phone (widgets/phone.js: a widget drawn under 420 px wide, or a coarse pointer), and for links
+// (widgets/link.js: the first Link click, a link opened, link="live")
 const baseDynamic = [...new Set(Object.entries(graph("widgets/base.js")).filter(([i]) => rel(i) === "widgets/base.js")
   .flatMap(([, v]) => v.imports.filter((imp) => imp.kind === "dynamic-import").map((imp) => rel(imp.path)))
   .flatMap((f) => [...closure(f)]))].filter((f) => !loaded.has(f));
 const onPhone = baseDynamic.filter((f) => f === "widgets/phone.js");
-const onExport = baseDynamic.filter((f) => !onPhone.includes(f));
+const onLink = baseDynamic.filter((f) => f === "widgets/link.js");
+const onExport = baseDynamic.filter((f) => !onPhone.includes(f) && !onLink.includes(f));
 const explainWorker = explainAll.filter((f) => !loaded.has(f) && !library.includes(f));
 
 // the models fetched when a section comes into view
@@ -174,6 +176,7 @@ line("+ the models, as their sections show", modelFiles, `  (${modelFiles.length
 line("+ the training worker", worker, `  (${worker.length} file${worker.length === 1 ? "" : "s"})`);
 line("+ the experiments worker and models", [...explainWorker, ...explainModels], `  (${explainWorker.length + explainModels.length} files)`);
 line("+ on a widget's first SVG/PNG export", onExport, `  (${onExport.length} file${onExport.length === 1 ? "" : "s"})`);
+line("+ on a Link click or a link opened", onLink, `  (${onLink.length} file${onLink.length === 1 ? "" : "s"})`);
 line("+ on a phone", onPhone, `  (${onPhone.length} file${onPhone.length === 1 ? "" : "s"})`);
 line("every section seen, training started", [...library, ...widgetCode, ...shell, ...modelFiles, ...worker]);
 line("(scalar wasm, fetched instead of SIMD)", ["simplexity.wasm"]);

@@ -25,7 +25,8 @@ const examples = (await readdir(new URL("examples/", ROOT))).filter((f) => f.end
 // Every widget's attributes, from web/widgets/widgets.d.ts's SxWidgetAttributes (the JSX props, which
 // tests/js/declarations.test.mjs holds to the widgets' JS), against the README's tables: each
 // table follows a <!-- attributes: tag ... --> line; a table with a "widget" column names the
-// widget in its first cell. `theme`, every widget's, is documented once (the Theme paragraph).
+// widget in its first cell. `theme` and `link`, every widget's, are documented once (the Theme
+// paragraph, the Links section).
 const dts = await readFile(new URL("web/widgets/widgets.d.ts", ROOT), "utf8");
 const declared = new Map([...dts.matchAll(/^  "(sx-[a-z-]+)": SxEventProps<"\1"> & \{([\s\S]*?)\};$/gm)]
   .map(([, tag, body]) => [tag, [...body.matchAll(/(?:^|[;{\s])"?([a-z][a-z-]*)"?\?:/g)].map((m) => m[1])]));
@@ -74,7 +75,7 @@ describe("docs", () => {
 
   test("widgets.d.ts declares the attributes of all seventeen widgets", () => {
     assert.equal(declared.size, 17, `SxWidgetAttributes in web/widgets/widgets.d.ts: ${[...declared.keys()]}`);
-    for (const [tag, names] of declared) assert.ok(names.includes("theme") && names.length > 1, `${tag}: ${names}`);
+    for (const [tag, names] of declared) assert.ok(names.includes("theme") && names.includes("link") && names.length > 2, `${tag}: ${names}`);
   });
 
   test("the README has an attribute table for every widget, with every attribute and no other", () => {
@@ -82,11 +83,12 @@ describe("docs", () => {
     for (const [tag, names] of declared) {
       const doc = documented.get(tag);
       if (!doc) { problems.push(`${tag}: no table (<!-- attributes: ${tag} --> before it)`); continue; }
-      for (const n of names) if (n !== "theme" && !doc.has(n)) problems.push(`${tag}: \`${n}\` missing`);
+      for (const n of names) if (n !== "theme" && n !== "link" && !doc.has(n)) problems.push(`${tag}: \`${n}\` missing`);
       for (const n of doc) if (!names.includes(n)) problems.push(`${tag}: \`${n}\` documented but not declared`);
     }
     for (const tag of documented.keys()) if (!declared.has(tag)) problems.push(`${tag}: a table for an unknown widget`);
     assert.deepEqual(problems, []);
+    assert.match(readme, /Every widget takes\s+`link`: `copy` \(the default/, "the Links section documents `link`");
   });
 
   // Every --sx-* custom property the widgets read, against the README's Theme table: its light and

@@ -110,6 +110,11 @@ el.mappings = ["softmax", "entmax2"];
 el.cloud = "some";
 // @ts-expect-error no such theme
 el.theme = "sepia";
+exact<"copy" | "live" | "none">()(el.link);
+el.link = "live"; // the page's URL follows the reader (README, "Links that keep what the reader set")
+el.link = null;
+// @ts-expect-error no such link mode
+el.link = "always";
 // @ts-expect-error the list read back is not live: assign a new one
 el.scores[0] = 2;
 // @ts-expect-error the element sets it

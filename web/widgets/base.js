@@ -1,7 +1,7 @@
 // base.js - what every <sx-*> element shares (not an element itself): the one wasm instance
 // (the library's init() is memoised) warmed up once, attribute specs reflected as typed
 // properties, renders batched into one animation frame, a shadow root styled by constructable
-// stylesheets (allowed by a strict CSP, unlike <style> elements), the SVG/PNG export toolbar,
+// stylesheets (allowed by a strict CSP, unlike <style> elements), the Link/SVG/PNG toolbar,
 // and the visible message a bad attribute leaves instead of an exception.
 import { init, softmax, sparsemax, entmax15, entmax, fusedmax, oscarmax, tsallisEntropy } from "../lib/mappings.js";
 import { parseAttr } from "./viz/parse-attr.js";
@@ -51,15 +51,15 @@ export function ready(core = "full") {
   return readyPromise;
 }
 
-// The mappings by name: (scores, opts) -> probabilities, opts carrying n/temperature/out and
+// The mappings by name: run(scores, opts) -> probabilities, opts carrying n/temperature/out and
 // the element's alpha/lambda/beta.
 export const MAPPINGS = {
-  softmax: { label: "softmax", run: (x, o) => softmax(x, o) },
-  sparsemax: { label: "sparsemax", run: (x, o) => sparsemax(x, o) },
-  entmax15: { label: "1.5-entmax", run: (x, o) => entmax15(x, o) },
-  entmax: { label: "α-entmax", run: (x, o) => entmax(x, o) },
-  fusedmax: { label: "fusedmax", run: (x, o) => fusedmax(x, o) },
-  oscarmax: { label: "oscarmax", run: (x, o) => oscarmax(x, o) },
+  softmax: { label: "softmax", run: softmax },
+  sparsemax: { label: "sparsemax", run: sparsemax },
+  entmax15: { label: "1.5-entmax", run: entmax15 },
+  entmax: { label: "α-entmax", run: entmax },
+  fusedmax: { label: "fusedmax", run: fusedmax },
+  oscarmax: { label: "oscarmax", run: oscarmax },
 };
 
 // ------------------------------------------------------------------ styles
@@ -105,6 +105,7 @@ svg .axis { stroke: var(--_grid); fill: none; }
 svg .edge { stroke: var(--_muted); stroke-width: 1.2; fill: none; }
 [role="slider"]:focus, .focusable:focus { outline: none; }
 [role="slider"]:focus-visible .ring, .focusable:focus-visible .ring { stroke: var(--_accent); stroke-width: 3; }
+:host([link="none"]) .toolbar :first-child { display: none; }
 .toolbar { position: absolute; bottom: 8px; right: 9.6px; display: flex; gap: 4px; z-index: 1; }
 button { font: inherit; font-size: 12px; color: var(--_muted); background: transparent; border: 1px solid var(--_grid);
   border-radius: 6px; padding: 1.6px 7.2px; cursor: pointer; }
@@ -252,6 +253,13 @@ export function serializeSVG(svgs, background) {
     `viewBox="0 0 ${width} ${height}"><rect width="100%" height="100%" fill="${background}"/>${parts.join("")}</svg>\n`;
 }
 
+// ------------------------------------------------------------------ links
+// A link to a widget as the reader set it, #<id>?<its attributes> (link.js, fetched on the first
+// "Link" click, or when the page's fragment holds a "?": few readers copy a link). A fragment
+// that changes later (a link pasted into the same tab) is applied too.
+const linked = (how, el) => import("./link.js").then((m) => m[how](el));
+if (typeof addEventListener == "function") addEventListener("hashchange", () => location.hash.includes("?") && linked("restore"));
+
 // ------------------------------------------------------------------ the element
 // Off screen, invalidate() marks an element of a class with `static lazy = true` dirty; it
 // renders once back in view (opt-in: sx-simplex, sx-entropy, sx-trajectory, sx-two-choice and
@@ -309,12 +317,13 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
       this._body = htmlEl("div", { class: "body", part: "body" }, root);
       this._msg = htmlEl("p", { class: "msg", part: "message", role: "status" }, root);
       this._msg.hidden = true;
-      // the export buttons, drawn bottom right, come last in the tab order too
+      // the toolbar, drawn bottom right, comes last in the tab order too: copy a link, export
       const bar = htmlEl("div", { class: "toolbar", part: "toolbar" }, root);
-      for (const f of ["SVG", "PNG"]) {
-        const b = htmlEl("button", { type: "button", part: "button", "aria-label": `Export this picture as ${f}`, text: f }, bar);
-        b.addEventListener("click", () => this.exportAs(f.toLowerCase()));
+      for (const f of ["Link", "SVG", "PNG"]) {
+        const b = htmlEl("button", { type: "button", part: "button", "aria-label": f == "Link" ? "Copy a link to this widget as set" : `Export this picture as ${f}`, text: f }, bar);
+        b.addEventListener("click", () => (f == "Link" ? linked("copy", this) : this.exportAs(f.toLowerCase())));
       }
+      if (location.hash.includes("?")) linked("restore", this);
       try { this.build(this._body); } catch (err) { this.fail(err); return; }
       ready(this.constructor.core).then(() => { this._ready = true; this.invalidate(); },
         (err) => this.fail(new Error(`could not load the WebAssembly core: ${err.message}`)));
@@ -383,7 +392,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
   }
 
   showMessage(lines) {
-    const text = lines.join(" · ");
+    const text = [...lines, ...(this._linkNotes || [])].join(" · ");
     if (this._msg.textContent !== text) this._msg.textContent = text;
     this._msg.hidden = !text;
   }
@@ -396,6 +405,7 @@ export class SxElement extends (typeof HTMLElement === "undefined" ? class {} : 
   // Tell the host page about a change the reader made: <tag>-change, bubbling and composed.
   emit(verb, detail) {
     this.dispatchEvent(new CustomEvent(`${this.localName}-${verb}`, { detail, bubbles: true, composed: true }));
+    if (verb == "change" && this.getAttribute("link") == "live") linked("live", this);
   }
 
   pictures() { return [...this._body.querySelectorAll("svg.picture")]; }
@@ -445,8 +455,11 @@ export function defineAttributes(Class) {
   }
 }
 
-// customElements.define, once: a second copy of the script on the page is harmless.
+// customElements.define, once: a second copy of the script on the page is harmless. Every
+// widget also takes `link` (link.js): "copy" (a Link button), "live" (the page's URL follows the
+// reader's changes) or "none" (no button, and links do not set it).
 export function define(tag, Class) {
+  Class.spec = { ...Class.spec, link: { type: "enum", default: "copy", values: ["copy", "live", "none"] } };
   if (typeof customElements === "undefined") return; // a server-side render: nothing to define
   defineAttributes(Class);
   if (!customElements.get(tag)) customElements.define(tag, Class);

@@ -282,12 +282,17 @@ export class SxAttention extends SxElement {
     maps: { type: "enums", default: MAP_KINDS, values: MAP_KINDS },
     "no-train": { type: "bool" },
     decode: { type: "bool" },
+    step: { type: "number", default: 1, min: 1, max: 255, integer: true }, // the decoding step shown (a link keeps it)
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
   static lazy = true; // no redraw off screen (base.js)
   // input, models and model-src are free text, checked in settings() (parse-attr has no string type)
   static get observedAttributes() { return [...Object.keys(this.spec), "input", "models", "model-src"]; }
+  // where the models come from and whether the reader may train are the page's, never a link's (link.js)
+  static authorOnly = ["models", "model-src", "no-train"];
+  // a step the panel itself wrote is drawn already: no full render for it
+  attributeChangedCallback(name) { if (name !== "step" || this.step !== this._decStep) super.attributeChangedCallback(); }
 
   constructor() {
     super();
@@ -1070,6 +1075,7 @@ export class SxAttention extends SxElement {
         return;
       }
     }
+    this._decStep = s.step;
     this._drawDecodeStep();
   }
 
@@ -1077,6 +1083,7 @@ export class SxAttention extends SxElement {
     const d = this._dec;
     if (!d || !Number.isFinite(t)) return;
     this._decStep = Math.min(d.steps, Math.max(1, Math.round(t)));
+    this.step = this._decStep;
     this._drawDecodeStep();
   }
 

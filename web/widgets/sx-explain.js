@@ -141,11 +141,15 @@ export class SxExplain extends SxElement {
     objective: { type: "enum", default: "logit", values: ["logit", "logProb"] },
     step: { type: "number", default: 0, min: 0, max: 255, integer: true },
     examples: { type: "number", default: 40, min: 10, max: 1000, integer: true },
+    // the erased source positions (0 is the first) and the rows they are erased from: a link keeps them
+    erase: { type: "numbers", default: [], min: 0, max: 255 },
+    "erase-from": { type: "enum", default: "step", values: ["step", "all"] },
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
   // text, head and models are free text, checked in settings()
   static get observedAttributes() { return [...Object.keys(this.spec), "text", "head", "models"]; }
+  static authorOnly = ["models"]; // where the models come from is the page's, never a link's (link.js)
 
   constructor() {
     super();
@@ -154,9 +158,9 @@ export class SxExplain extends SxElement {
     this._pending = null;       // the URL being fetched
     this._failed = null;        // { key, message }
     this._lastGood = {};        // task -> the last valid text
-    this._erased = new Set();   // erased source positions
-    this._erasedFor = "";       // the task|text they belong to
-    this._scope = "step";       // erase from the step's rows ("step") or from every row ("all")
+    this._erased = new Set();   // erased source positions (the erase attribute, as of the last render)
+    this._erasedFor = "";       // the task|text shown
+    this._scope = "step";       // erase from the step's rows ("step") or from every row ("all"): erase-from
     this._tokFocus = 0;         // the source token with the tab stop
     this._cache = null;         // { key, ... } the last computation
     this._last = null;          // what the last render showed (for the change event)
@@ -230,9 +234,9 @@ export class SxExplain extends SxElement {
     this._objSel = sel("explain", [["logit", "the logit"], ["logProb", "log p"]], row2);
     this._objSel.addEventListener("change", () => this._user({ objective: this._objSel.value }));
     this._scopeSel = sel("erase from", [["step", "this step's rows"], ["all", "every row"]], row2);
-    this._scopeSel.addEventListener("change", () => { this._scope = this._scopeSel.value; this._cache = null; this.renderNow(); });
+    this._scopeSel.addEventListener("change", () => { this.eraseFrom = this._scopeSel.value; this._cache = null; this.renderNow(); });
     this._resetBtn = htmlEl("button", { type: "button", class: "reset", text: "Reset erasures" }, row2);
-    this._resetBtn.addEventListener("click", () => { this._erased.clear(); this._cache = null; this.renderNow(); });
+    this._resetBtn.addEventListener("click", () => { this.erase = null; this._cache = null; this.renderNow(); });
 
     const io = htmlEl("div", { class: "io", part: "output" }, body);
     htmlEl("span", { class: "muted", text: "output (pick a step):" }, io);
@@ -279,6 +283,7 @@ export class SxExplain extends SxElement {
   pictures() { return super.pictures().filter((svg) => !svg.classList.contains("off")); }
 
   _user(change) {
+    if ("task" in change || "text" in change) this.erase = null; // erasures belong to a source text
     for (const k in change) this[k] = change[k];
     this.renderNow();
     const { s } = this.settings();
@@ -320,6 +325,10 @@ export class SxExplain extends SxElement {
     s.models = null;
     if (f !== null) {
       try { s.models = new URL(f.endsWith("/") ? f : `${f}/`, document.baseURI); } catch { errors.push(`models="${f.slice(0, 40)}" is not a URL; using the shipped models`); }
+    }
+    if (s.erase.some((j) => !Number.isInteger(j))) {
+      errors.push(`erase="${this.getAttribute("erase").slice(0, 40)}" is not a list of whole numbers; erasing none`);
+      s.erase = [];
     }
     if (this._failed) errors.push(this._failed.message);
     return r;
@@ -401,7 +410,7 @@ export class SxExplain extends SxElement {
     this._taskSel.value = s.task;
     this._kindSel.value = s.kind;
     this._objSel.value = s.objective;
-    this._scopeSel.value = this._scope;
+    this._scope = this._scopeSel.value = s["erase-from"];
     if (this.shadowRoot.activeElement !== this._textEl) this._textEl.value = this.getAttribute("text") ?? s.text;
     this._textEl.maxLength = tasks.width(s.task) - 1;
     this._textEl.setAttribute("aria-invalid", String(Boolean(s.textError)));
@@ -415,7 +424,8 @@ export class SxExplain extends SxElement {
     this._curves.classList.toggle("off", this._v2.hidden);
 
     const erasedFor = `${s.task}|${s.text}`;
-    if (erasedFor !== this._erasedFor) { this._erasedFor = erasedFor; this._erased.clear(); this._tokFocus = 0; }
+    if (erasedFor !== this._erasedFor) { this._erasedFor = erasedFor; this._tokFocus = 0; }
+    this._erased = new Set(s.erase);
 
     let url;
     try { url = checkpointUrl(s.task, s.kind, s.models); } catch (err) { this._notes.push(err.message); return; }
@@ -436,6 +446,8 @@ export class SxExplain extends SxElement {
     this._last = c;
     this._fillHeads(c);
     if (c.headError) this._notes.push(c.headError);
+    const past = [...this._erased].filter((j) => j >= c.n);
+    if (past.length) this._notes.push(`erase: ${past.join(" ")} past the source's last position (${c.n - 1}); not erased`);
     this._drawOutputs(c);
     this._drawBars(c, s);
     this._drawErasure(c);
@@ -568,7 +580,9 @@ export class SxExplain extends SxElement {
   }
 
   _toggle(j) {
-    if (this._erased.has(j)) this._erased.delete(j); else this._erased.add(j);
+    const erased = new Set(this._erased);
+    if (erased.has(j)) erased.delete(j); else erased.add(j);
+    this.erase = erased.size ? [...erased].sort((a, b) => a - b) : null;
     this._tokFocus = j;
     this._cache = null;
     this.renderNow();

@@ -67,6 +67,7 @@ export class SxHeatmap extends SxElement {
   static sheets = [CSS];
   // src, labels and key are free text, checked when used (parse-attr has no string type)
   static get observedAttributes() { return [...Object.keys(this.spec), "src", "labels", "key"]; }
+  static authorOnly = ["src", "labels"]; // the URLs it fetches are the page's, never a link's (link.js)
 
   get src() { return this.getAttribute("src"); }
   set src(v) { this._setString("src", v); }

@@ -26,6 +26,10 @@ import type { ExperimentSummary } from "../lib/explain.js";
 // --------------------------------------------------------------------- shared types
 /** A widget's colour scheme: "auto" follows prefers-color-scheme. */
 type SxTheme = "auto" | "light" | "dark";
+/** How links treat a widget (widgets/link.js): "copy" (a Link button copies a link to the widget
+ *  as set, and a link to it sets it), "live" (besides, the page's URL follows the reader's
+ *  changes, through history.replaceState), "none" (no button, and links do not set it). */
+type SxLink = "copy" | "live" | "none";
 /** The mappings the simplex widgets draw (MAPPINGS in widgets/base.js). */
 type SxMappingName = "softmax" | "sparsemax" | "entmax15" | "entmax" | "fusedmax" | "oscarmax";
 /** The mappings of <sx-loss> (those with a Fenchel-Young loss in the library). */
@@ -48,13 +52,16 @@ type NumberList = Iterable<number> | ArrayLike<number>;
 type Or<T> = T | null | undefined;
 
 /**
- * What every widget shares (widgets/base.js): the SVG/PNG export of its toolbar, and its render
- * loop (changes are batched into one animation frame).
+ * What every widget shares (widgets/base.js): the Link button and the SVG/PNG export of its
+ * toolbar, and its render loop (changes are batched into one animation frame).
  */
 declare abstract class SxElement extends HTMLElement {
   /** The colour scheme; default "auto". */
   get theme(): SxTheme;
   set theme(v: Or<SxTheme>);
+  /** How links treat the widget: "copy" (default), "live" or "none" (see SxLink). */
+  get link(): SxLink;
+  set link(v: Or<SxLink>);
   /** How long the last render took, in milliseconds (0 before the first). */
   readonly lastRenderMs: number;
   /** Download the pictures as `<tag>.svg` or `<tag>.png` (the toolbar's buttons), then fire `<tag>-export`. A failure is shown in the widget. */
@@ -557,6 +564,9 @@ declare class SxAttentionElement extends SxElement {
    */
   get decode(): boolean;
   set decode(v: boolean);
+  /** The decoding step shown in "Decode step by step", a whole number in [1, 255] (past the output's end: the last step); default 1. */
+  get step(): number;
+  set step(v: Or<number>);
   /** The input text (the attribute, or the task's example when it has none). */
   get input(): string;
   set input(v: Or<string>);
@@ -613,6 +623,12 @@ declare class SxExplainElement extends SxElement {
   /** Held-out examples per model for "Run the experiments", a whole number in [10, 1000]; default 40 (about 10 s for the three models). */
   get examples(): number;
   set examples(v: Or<number>);
+  /** The erased source positions (0 is the first; clicking a token writes it); default none. */
+  get erase(): readonly number[];
+  set erase(v: Or<NumberList>);
+  /** Where the erased keys are erased from: the step's cross-attention rows ("step", default) or every row ("all"). */
+  get eraseFrom(): "step" | "all";
+  set eraseFrom(v: Or<"step" | "all">);
   /** The source text (the attribute, or the task's example when it has none). */
   get text(): string;
   set text(v: Or<string>);
@@ -839,59 +855,59 @@ interface SxWidgetAttributes {
   "sx-simplex": SxEventProps<"sx-simplex"> & {
     scores?: string; alpha?: NumberAttr; lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr;
     mappings?: string; cloud?: "none" | "all" | SxMappingName; entropy?: "none" | "shannon" | "tsallis";
-    view?: "both" | "ternary"; yaw?: NumberAttr; pitch?: NumberAttr; theme?: SxTheme;
+    view?: "both" | "ternary"; yaw?: NumberAttr; pitch?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
-  "sx-entropy": SxEventProps<"sx-entropy"> & { alpha?: NumberAttr; scores?: string; theme?: SxTheme };
+  "sx-entropy": SxEventProps<"sx-entropy"> & { alpha?: NumberAttr; scores?: string; theme?: SxTheme; link?: SxLink };
   "sx-trajectory": SxEventProps<"sx-trajectory"> & {
-    scores?: string; mappings?: string; alpha?: NumberAttr; lambda?: NumberAttr; beta?: NumberAttr; t?: NumberAttr; tmax?: NumberAttr; theme?: SxTheme;
+    scores?: string; mappings?: string; alpha?: NumberAttr; lambda?: NumberAttr; beta?: NumberAttr; t?: NumberAttr; tmax?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
-  "sx-two-choice": SxEventProps<"sx-two-choice"> & { alphas?: string; alpha?: NumberAttr; t?: NumberAttr; theme?: SxTheme };
-  "sx-fused": SxEventProps<"sx-fused"> & { scores?: string; lambda?: NumberAttr; beta?: NumberAttr; groups?: string; "group-lambda"?: NumberAttr; theme?: SxTheme };
+  "sx-two-choice": SxEventProps<"sx-two-choice"> & { alphas?: string; alpha?: NumberAttr; t?: NumberAttr; theme?: SxTheme; link?: SxLink };
+  "sx-fused": SxEventProps<"sx-fused"> & { scores?: string; lambda?: NumberAttr; beta?: NumberAttr; groups?: string; "group-lambda"?: NumberAttr; theme?: SxTheme; link?: SxLink };
   "sx-jacobian": SxEventProps<"sx-jacobian"> & {
     mapping?: SxMappingName; compare?: "none" | SxMappingName; n?: NumberAttr; scores?: string; alpha?: NumberAttr;
-    lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr; from?: string; to?: string; t?: NumberAttr; theme?: SxTheme;
+    lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr; from?: string; to?: string; t?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
   "sx-threshold": SxEventProps<"sx-threshold"> & {
     n?: NumberAttr; scores?: string; seed?: NumberAttr; mapping?: SxThresholdMapping; alpha?: NumberAttr; temperature?: NumberAttr;
-    steps?: boolean; theme?: SxTheme;
+    steps?: boolean; theme?: SxTheme; link?: SxLink;
   };
   "sx-regularized": SxEventProps<"sx-regularized"> & {
-    scores?: string; mapping?: SxRegularizedMapping; alpha?: NumberAttr; temperature?: NumberAttr; view?: string; theme?: SxTheme;
+    scores?: string; mapping?: SxRegularizedMapping; alpha?: NumberAttr; temperature?: NumberAttr; view?: string; theme?: SxTheme; link?: SxLink;
   };
   "sx-span-mask": SxEventProps<"sx-span-mask"> & {
     scores?: string; mapping?: SxSpanMapping; alpha?: NumberAttr; z?: NumberAttr; ramp?: NumberAttr;
-    model?: "none" | TaskName; theme?: SxTheme;
+    model?: "none" | TaskName; theme?: SxTheme; link?: SxLink;
   };
   "sx-pooling": SxEventProps<"sx-pooling"> & {
     mappings?: string; w?: NumberAttr; alpha?: NumberAttr; lambda?: NumberAttr; points?: NumberAttr;
-    seed?: NumberAttr; noise?: NumberAttr; steps?: NumberAttr; theme?: SxTheme;
+    seed?: NumberAttr; noise?: NumberAttr; steps?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
   "sx-scores": SxEventProps<"sx-scores"> & {
     scoring?: SxScoring; mapping?: SxScoresMapping; alpha?: NumberAttr; query?: string; keys?: string; bilinear?: string;
-    additive?: string; d?: NumberAttr; theme?: SxTheme;
+    additive?: string; d?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
   "sx-positions": SxEventProps<"sx-positions"> & {
     base?: NumberAttr; dim?: NumberAttr; positions?: NumberAttr; offset?: NumberAttr; pair?: NumberAttr; position?: NumberAttr;
-    clip?: NumberAttr; seed?: NumberAttr; theme?: SxTheme;
+    clip?: NumberAttr; seed?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
   "sx-patterns": SxEventProps<"sx-patterns"> & {
     n?: NumberAttr; pattern?: SxPatternKind; width?: NumberAttr; stride?: NumberAttr; block?: NumberAttr;
-    summary?: NumberAttr; buckets?: NumberAttr; rounds?: NumberAttr; seed?: NumberAttr; theme?: SxTheme;
+    summary?: NumberAttr; buckets?: NumberAttr; rounds?: NumberAttr; seed?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
   "sx-attention": SxEventProps<"sx-attention"> & {
-    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; decode?: boolean; input?: string; models?: string;
-    "model-src"?: string; theme?: SxTheme;
+    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; decode?: boolean; step?: NumberAttr; input?: string; models?: string;
+    "model-src"?: string; theme?: SxTheme; link?: SxLink;
   };
   "sx-explain": SxEventProps<"sx-explain"> & {
     task?: TaskName; kind?: SxModelKind; objective?: "logit" | "logProb"; step?: NumberAttr; examples?: NumberAttr;
-    text?: string; head?: string; models?: string; theme?: SxTheme;
+    erase?: string; "erase-from"?: "step" | "all"; text?: string; head?: string; models?: string; theme?: SxTheme; link?: SxLink;
   };
   "sx-heatmap": SxEventProps<"sx-heatmap"> & {
     src?: string; labels?: string; key?: string; values?: "weights" | "scores"; mapping?: SxHeatmapMapping; alpha?: NumberAttr;
-    lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr; sort?: "none" | "entropy" | "sparsity"; layer?: NumberAttr; theme?: SxTheme;
+    lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr; sort?: "none" | "entropy" | "sparsity"; layer?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
   "sx-loss": SxEventProps<"sx-loss"> & {
-    target?: "A" | "B" | "C"; scores?: string; mappings?: string; alpha?: NumberAttr; range?: NumberAttr; theme?: SxTheme;
+    target?: "A" | "B" | "C"; scores?: string; mappings?: string; alpha?: NumberAttr; range?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
 }
 
@@ -903,7 +919,7 @@ export type {
   SxPositionsElement, SxPositionsChangeDetail,
   SxScoresElement, SxScoresChangeDetail, SxScoring, SxScoresMapping,
   SxPatternsElement, SxPatternsChangeDetail, SxPatternKind,
-  SxTheme, SxMappingName, SxPoolingKernel, SxSpanMapping, SxModelKind, SxTag,
+  SxTheme, SxLink, SxMappingName, SxPoolingKernel, SxSpanMapping, SxModelKind, SxTag,
   SxElementTagNameMap, SxElementConstructorMap, SxEventMap, SxWidgetAttributes,
   SxExportDetail, SxSimplexChangeDetail, SxEntropyChangeDetail, SxTrajectoryChangeDetail, SxTwoChoiceChangeDetail,
   SxFusedChangeDetail, SxSpanMaskChangeDetail, SxPoolingChangeDetail, SxPoolingLearnDetail,
