@@ -28,6 +28,7 @@ export const WIDGETS = [
   '<sx-explain task="reverse" kind="entmax15" text="abcdefgh"></sx-explain>',
   '<sx-heatmap></sx-heatmap>',
   '<sx-loss mappings="softmax sparsemax entmax" alpha="1.3"></sx-loss>',
+  '<sx-chain scores="1 0.2 0.8 -1 0.5" transition="0.8"></sx-chain>',
 ];
 
 const page = (css, wrap) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title>

@@ -26,6 +26,7 @@ const WIDGETS = [
   ["sx-explain", 'task="reverse" kind="entmax15" text="abcdefgh"', 12],
   ["sx-heatmap", "", 7],
   ["sx-loss", 'mappings="sparsemax entmax"', 6],
+  ["sx-chain", "", 5],
 ];
 const HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Keys</title><link rel="icon" href="data:,">
 <script type="module" src="/widgets.js"></script></head><body><main style="width: 760px">

@@ -51,6 +51,10 @@ const CASES = {
   }],
   "sx-explain": ['task="reverse" kind="entmax15"', { task: "sort", text: "hgfedcba", step: "2", head: "1.2", objective: "logProb", erase: "1 3", "erase-from": "all" }],
   "sx-loss": ['mappings="softmax sparsemax entmax15"', { target: "B", scores: "0.5 1 -1", mappings: "softmax sparsemax", alpha: "2" }],
+  "sx-chain": ['transition="1"', { transition: "-0.5" }, async (w) => {
+    await w.locator("svg [role=slider]").first().focus();
+    for (let i = 0; i < 4; i++) await w.page().keyboard.press("ArrowDown"); // the first score, by the keyboard
+  }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
   }],

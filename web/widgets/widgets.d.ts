@@ -134,6 +134,18 @@ declare class SxLossElement extends SxElement {
   set range(v: Or<number>);
 }
 
+/** `<sx-chain>`: structured attention over a sequence, a chain of attend / skip choices: the CRF
+ *  marginals beside SparseMAP's (exact zeros) and SparseMAP's selections with their weights (the
+ *  full core). */
+declare class SxChainElement extends SxElement {
+  /** The unary scores u, 2 to 24 of them, each in [-2.5, 2.5]; default [1.2, 0.4, 0.9, -1.2, -0.3, 0.8, 0.7, -0.9, 0.2, -0.6]. */
+  get scores(): readonly number[];
+  set scores(v: Or<NumberList>);
+  /** The transition score t, in [-3, 3]: > 0 rewards attending to neighbours together; default 0.5. */
+  get transition(): number;
+  set transition(v: Or<number>);
+}
+
 /** `<sx-entropy>`: Shannon and Tsallis α-entropy as filled contours over the simplex. */
 declare class SxEntropyElement extends SxElement {
   /** Tsallis α, in [0.1, 4]; default 1.5. */
@@ -651,6 +663,8 @@ interface SxExportDetail { format: "svg" | "png"; size: number }
 interface SxSimplexChangeDetail { scores: readonly number[]; alpha: number; lambda: number; temperature: number }
 /** sx-loss-change: the reader moved the scores' point, the target or α. */
 interface SxLossChangeDetail { target: "A" | "B" | "C"; scores: readonly number[]; alpha: number }
+/** sx-chain-change: the reader dragged a score or moved the transition. */
+interface SxChainChangeDetail { scores: readonly number[]; transition: number }
 /** sx-entropy-change: the reader moved the α slider. */
 interface SxEntropyChangeDetail { alpha: number }
 /** sx-trajectory-change: the reader moved the t slider. */
@@ -783,6 +797,8 @@ interface SxEventMap {
   "sx-heatmap-export": CustomEvent<SxExportDetail>;
   "sx-loss-change": CustomEvent<SxLossChangeDetail>;
   "sx-loss-export": CustomEvent<SxExportDetail>;
+  "sx-chain-change": CustomEvent<SxChainChangeDetail>;
+  "sx-chain-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -805,6 +821,7 @@ interface SxElementTagNameMap {
   "sx-explain": SxExplainElement;
   "sx-heatmap": SxHeatmapElement;
   "sx-loss": SxLossElement;
+  "sx-chain": SxChainElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -827,6 +844,7 @@ interface SxElementConstructorMap {
   "sx-explain": typeof SxExplainElement;
   "sx-heatmap": typeof SxHeatmapElement;
   "sx-loss": typeof SxLossElement;
+  "sx-chain": typeof SxChainElement;
 }
 
 /** Every widget's tag. */
@@ -909,6 +927,9 @@ interface SxWidgetAttributes {
   "sx-loss": SxEventProps<"sx-loss"> & {
     target?: "A" | "B" | "C"; scores?: string; mappings?: string; alpha?: NumberAttr; range?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
+  "sx-chain": SxEventProps<"sx-chain"> & {
+    scores?: string; transition?: NumberAttr; theme?: SxTheme; link?: SxLink;
+  };
 }
 
 export type {
@@ -928,6 +949,7 @@ export type {
   SxExplainElement, SxExplainChangeDetail, SxExplainExperiments, SxExplainMethod, SxExplainExperimentKind,
   SxHeatmapElement, SxHeatmapLoadDetail, SxHeatmapChangeDetail, SxHeatmapMapping, SxHeatmapHead,
   SxLossElement, SxLossChangeDetail, SxLossMapping,
+  SxChainElement, SxChainChangeDetail,
 };
 
 declare global {
