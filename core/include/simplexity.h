@@ -418,9 +418,9 @@ enum {
    fixed alpha, SX_MAP_FUSEDMAX its lambda from the layer's float parameter; SX_MAP_ENTMAX_LEARNED
    learns alpha = 1 + sigmoid(a) per head. */
 /* The output layer's mapping, trained with its Fenchel-Young loss (sx_fy_loss_index): the int
-   after the layers' codes, SX_MAP_SOFTMAX (cross-entropy; the default, and what a config or
+   after the layers' codes (map[n_layer] in the config's messages), SX_MAP_SOFTMAX (cross-entropy; the default, and what a config or
    checkpoint without it gets), SX_MAP_SPARSEMAX, SX_MAP_ENTMAX15 or SX_MAP_ENTMAX, whose alpha
-   (in [1, 8], default 1.5) is the float after the layers' parameters. */
+   (in [1, 8], default 1.5) is the float after the layers' parameters (param[n_layer]). */
 #define SX_MODEL_OUTPUT(n_layer) (SX_MODEL_MAP + (n_layer))
 #define SX_MODEL_F_OUTPUT_ALPHA(n_layer) (SX_MODEL_F_PARAM + (n_layer))
 /* Float config: up to SX_MODEL_F_PARAM + n_layer floats (+ 1, the output alpha); missing

@@ -52,22 +52,19 @@ static int check_config(const char *fn, const int *cfg, int n_cfg, const float *
         return sx__fail(SX_EINVAL, SX_MODEL_SPAN, "%s: config span must be in [0, max_len %d] "
                         "(got %d)", fn, cfg[SX_MODEL_MAX_LEN], cfg[SX_MODEL_SPAN]);
     if (n_cfg != N_CFG(L) && n_cfg != N_CFG(L) + 1)
-        return sx__fail(SX_EINVAL, -1, "%s: config has %d ints, n_layer %d needs %d (+ 1: the "
-                        "output mapping)", fn, n_cfg, L, N_CFG(L));
-    for (int l = 0; l < L; l++) {
-        const int k = cfg[SX_MODEL_MAP + l];
-        if (k < 0 || k >= SX_NN_MAP_COUNT)
+        return sx__fail(SX_EINVAL, -1, "%s: config has %d ints, n_layer %d needs %d or %d", fn,
+                        n_cfg, L, N_CFG(L), N_CFG(L) + 1);
+    /* map[0 .. L - 1]: the layers' mappings; map[L], when given: the output's (SX_MODEL_OUTPUT) */
+    const int n_maps = n_cfg - SX_MODEL_MAP;
+    for (int l = 0; l < n_maps; l++) {
+        const int k = cfg[SX_MODEL_MAP + l], hi = l < L ? SX_NN_MAP_COUNT - 1 : SX_MAP_ENTMAX;
+        if (k < 0 || k > hi)
             return sx__fail(SX_EINVAL, SX_MODEL_MAP + l, "%s: config map[%d] must be a mapping "
-                            "kind in [0, %d] (got %d)", fn, l, SX_NN_MAP_COUNT - 1, k);
+                            "kind in [0, %d] (got %d)", fn, l, hi, k);
     }
     if (n_fcfg < 0 || n_fcfg > N_FCFG(L) + 1 || (n_fcfg > 0 && !fcfg))
         return sx__fail(SX_EINVAL, -1, "%s: float config must have 0..%d entries (got %d%s)", fn,
                         N_FCFG(L) + 1, n_fcfg, n_fcfg > 0 && !fcfg ? ", NULL" : "");
-    const int out = n_cfg > N_CFG(L) ? cfg[N_CFG(L)] : SX_MAP_SOFTMAX;
-    const float oa = n_fcfg > N_FCFG(L) ? fcfg[N_FCFG(L)] : 1.5f;
-    if (out < SX_MAP_SOFTMAX || out > SX_MAP_ENTMAX || !(oa >= 1.0f && oa <= 8.0f))
-        return sx__fail(SX_EINVAL, -1, "%s: config output must be in [0, 3] (softmax, sparsemax, "
-                        "entmax15, entmax), alpha in [1, 8] (got %d, %g)", fn, out, (double)oa);
     for (int i = 0; i < n_fcfg; i++)
         if (!(fcfg[i] > -INFINITY && fcfg[i] < INFINITY))
             return sx__fail(SX_EINVAL, i, "%s: float config[%d] must be finite (got %g)", fn, i,
@@ -78,7 +75,7 @@ static int check_config(const char *fn, const int *cfg, int n_cfg, const float *
     if (n_fcfg > SX_MODEL_F_ALPHA_LR && fcfg[SX_MODEL_F_ALPHA_LR] < 0.0f)
         return sx__fail(SX_EINVAL, SX_MODEL_F_ALPHA_LR, "%s: float config alpha_lr must be >= 0 "
                         "(got %g)", fn, (double)fcfg[SX_MODEL_F_ALPHA_LR]);
-    for (int l = 0; l < L && SX_MODEL_F_PARAM + l < n_fcfg; l++) {
+    for (int l = 0; l < n_maps && SX_MODEL_F_PARAM + l < n_fcfg; l++) { /* the output's alpha too */
         const int k = cfg[SX_MODEL_MAP + l];
         const float p = fcfg[SX_MODEL_F_PARAM + l];
         if (k == SX_NN_ENTMAX && !(p >= 1.0f && p <= 8.0f))
