@@ -409,11 +409,12 @@ clean:
 # build/tools/train trains one (task, attention kind) natively and deterministically and writes
 # its checkpoint in float16 (format version 2; its JSON line measures the model as loaded back
 # from those bytes); `make models` trains every pair into build/models/<task>-<kind>.sxm, then
-# copies them to web/models/ and writes web/models/summary.json and the README table. Not part
+# copies them to web/models/ and writes web/models/summary.json (with what each output layer does
+# on the test slice, through the library: tools/output-stats.mjs) and the README table. Not part
 # of `make test`. The committed web/models/ files have no rule of their own, so nothing else
 # (the site, a fresh clone's build) ever retrains them behind your back.
 MODEL_TASKS := reverse sort after_marker date
-MODEL_KINDS := softmax entmax15 alpha alpha-span
+MODEL_KINDS := softmax entmax15 alpha alpha-span entmax15-out sparsemax-out
 MODEL_STEMS := $(foreach t,$(MODEL_TASKS),$(foreach k,$(MODEL_KINDS),$(t)-$(k)))
 MODEL_BUILT := $(patsubst %,$(B)/models/%.sxm,$(MODEL_STEMS))
 # Per-run trainer flags (the shipped config); see tools/train.c for the options.
@@ -431,10 +432,11 @@ $(B)/models/%.sxm: $(B)/tools/train
 	stem=$*; $(B)/tools/train --task $${stem%%-*} --kind $${stem#*-} $(MODEL_FLAGS) --out $@ \
 	  > $(B)/models/$*.json
 
-models: $(MODEL_BUILT)
+models: $(MODEL_BUILT) all
 	cp $(MODEL_BUILT) web/models/
 	{ echo '['; for s in $(MODEL_STEMS); do sed '$$!d' $(B)/models/$$s.json; done | sed '$$!s/$$/,/'; \
 	  echo ']'; } > web/models/summary.json
+	$(NODE) tools/output-stats.mjs web/models/summary.json
 	$(NODE) tools/summary.mjs --readme README.md
 
 # `make models` must reproduce the committed checkpoints: retrain the quickest one (a few

@@ -19,9 +19,13 @@ const perLayer = (v, digits) =>
   v.map((heads) => heads.map((x) => x.toFixed(digits)).join('/')).join('; ');
 
 const rows = [
-  '| task | kind | steps | seconds | held-out acc. | KB | alpha per head (layer 1; layer 2) | span per head (positions) | exact zeros enc / dec / cross |',
-  '|---|---|---:|---:|---:|---:|---|---|---|',
+  '| task | kind | steps | seconds | held-out acc. | KB | alpha per head (layer 1; layer 2) | span per head (positions) | exact zeros enc / dec / cross | outputs | output support (tokens) | exact search: sequences per input |',
+  '|---|---|---:|---:|---:|---:|---|---|---|---|---:|---:|',
 ];
+// The output layer (tools/output-stats.mjs): its mapping, the mean support of the next token's
+// distribution out of the vocabulary, and the sequences exact search lists (sparse outputs).
+const outputs = (o) => [o.mapping, `${o.support.toFixed(2)} of ${o.vocab}`,
+  o.sequences === null ? '-' : `${o.sequences.toFixed(2)} (max ${o.sequences_max})`].join(' | ');
 for (const r of runs) {
   const learned = r.kind.startsWith('alpha');
   const alphas = learned
@@ -32,7 +36,7 @@ for (const r of runs) {
     : '-';
   const z = kinds.map((k) => (100 * r.zeros[k]).toFixed(0) + '%').join(' / ');
   rows.push(`| ${r.task} | ${r.kind} | ${r.steps} | ${r.seconds.toFixed(1)} | ` +
-            `${(100 * r.accuracy).toFixed(2)}% | ${(r.bytes / 1024).toFixed(0)} | ${alphas} | ${spans} | ${z} |`);
+            `${(100 * r.accuracy).toFixed(2)}% | ${(r.bytes / 1024).toFixed(0)} | ${alphas} | ${spans} | ${z} | ${outputs(r.outputs)} |`);
 }
 const table = rows.join('\n');
 if (readme) {

@@ -4,7 +4,9 @@
                        [--out web/models/reverse-alpha-span.sxm] [options below]
 
    Kinds: softmax, entmax15, alpha (learned alpha-entmax per head), alpha-span (learned alpha
-   with adaptive span on the self-attention heads). Trains on fresh examples of the train split
+   with adaptive span on the self-attention heads), all with softmax outputs; entmax15-out and
+   sparsemax-out: 1.5-entmax attention with 1.5-entmax or sparsemax outputs (the output layer
+   trained with its Fenchel-Young loss, model.h). Trains on fresh examples of the train split
    (batch b at step s is examples s b .. s b + b - 1 of the split under --seed), evaluates greedy
    exact-sequence accuracy (the whole generated row, up to and including EOS, equal to the
    reference answer; computed teacher forced, which is equivalent, see accuracy_tf) on a validation slice of the held-out split (--val examples) every --eval
@@ -46,7 +48,8 @@ typedef struct {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: train --task reverse|sort|after_marker|date --kind softmax|entmax15|alpha|alpha-span\n"
+            "usage: train --task reverse|sort|after_marker|date\n"
+            "             --kind softmax|entmax15|alpha|alpha-span|entmax15-out|sparsemax-out\n"
             "             [--seed N] [--max-steps N] [--eval N] [--batch N] [--d-model N] [--heads N]\n"
             "             [--layers N] [--d-ff N] [--ramp N] [--gelu] [--lr X] [--lr-min X]\n"
             "             [--warmup N] [--target X] [--stop X] [--span-penalty X] [--clip X] [--alpha-lr X] [--val N]\n"
@@ -220,9 +223,11 @@ int main(int argc, char **argv) {
     }
     if (!o.task_name || !o.kind) usage();
     const int task = task_of(o.task_name);
-    int map, span;
+    int map, span, out_map = SX_MAP_SOFTMAX;
     if (task < 0) usage();
     if (!strcmp(o.kind, "softmax")) map = SX_MAP_SOFTMAX, span = 0;
+    else if (!strcmp(o.kind, "entmax15-out")) map = out_map = SX_MAP_ENTMAX15, span = 0;
+    else if (!strcmp(o.kind, "sparsemax-out")) map = SX_MAP_ENTMAX15, out_map = SX_MAP_SPARSEMAX, span = 0;
     else if (!strcmp(o.kind, "entmax15")) map = SX_MAP_ENTMAX15, span = 0;
     else if (!strcmp(o.kind, "alpha")) map = SX_MAP_ENTMAX_LEARNED, span = 0;
     else if (!strcmp(o.kind, "alpha-span")) map = SX_MAP_ENTMAX_LEARNED, span = 1;
@@ -235,13 +240,14 @@ int main(int argc, char **argv) {
         m = load_file(o.from);
         if (sx_model_config(m, SX_MODEL_VOCAB) != sx_task_vocab_size(task) ||
             sx_model_config(m, SX_MODEL_MAX_LEN) != T || sx_model_config(m, SX_MODEL_MAP) != map ||
-            (sx_model_config(m, SX_MODEL_SPAN) != 0) != span) {
+            (sx_model_config(m, SX_MODEL_SPAN) != 0) != span ||
+            sx_model_config(m, SX_MODEL_OUTPUT(sx_model_config(m, SX_MODEL_N_LAYER))) != out_map) {
             fprintf(stderr, "train: %s is not a %s %s model\n", o.from, o.task_name, o.kind);
             return 1;
         }
         B = sx_model_config(m, SX_MODEL_MAX_BATCH);
     } else {
-        int cfg[SX_MODEL_MAP + SX_MODEL_MAX_LAYERS] = { 0 };
+        int cfg[SX_MODEL_MAP + SX_MODEL_MAX_LAYERS + 1] = { 0 };
         cfg[SX_MODEL_VOCAB] = sx_task_vocab_size(task);
         cfg[SX_MODEL_D_MODEL] = o.d_model;
         cfg[SX_MODEL_N_HEAD] = o.heads;
@@ -255,7 +261,9 @@ int main(int argc, char **argv) {
         cfg[SX_MODEL_ACT] = o.act;
         for (int l = 0; l < o.layers && l < SX_MODEL_MAX_LAYERS; l++) cfg[SX_MODEL_MAP + l] = map;
         const float fcfg[3] = { o.span_penalty, o.clip, o.alpha_lr };
-        if (sx_model_create(&m, cfg, SX_MODEL_MAP + o.layers, fcfg, 3) != SX_OK) {
+        const int n_layers = o.layers >= 1 && o.layers <= SX_MODEL_MAX_LAYERS ? o.layers : 1;
+        cfg[SX_MODEL_OUTPUT(n_layers)] = out_map; /* a softmax output stays implicit: the same bytes */
+        if (sx_model_create(&m, cfg, SX_MODEL_MAP + o.layers + (out_map != SX_MAP_SOFTMAX), fcfg, 3) != SX_OK) {
             fprintf(stderr, "train: %s\n", sx_last_error());
             return 1;
         }

@@ -421,7 +421,8 @@ int sx_task_decode(char *text, int cap, int task, const int *tokens, int n);
    parameter layout and checkpoint format are documented in core/src/model.h. */
 typedef struct sx_model sx_model;
 
-/* Integer config: an array of SX_MODEL_MAP + n_layer ints at these indices. */
+/* Integer config: an array of SX_MODEL_MAP + n_layer ints at these indices, and optionally
+   one more, the output mapping (SX_MODEL_OUTPUT(n_layer)). */
 enum {
     SX_MODEL_VOCAB = 0,     /* vocabulary size incl. PAD 0, BOS 1, EOS 2: 4..4096 */
     SX_MODEL_D_MODEL = 1,   /* C: 2..1024, even, a multiple of n_head */
@@ -440,7 +441,14 @@ enum {
 /* A layer's mapping code is SX_MAP_* (the values of nn.h's SX_NN_*): SX_MAP_ENTMAX takes its
    fixed alpha, SX_MAP_FUSEDMAX its lambda from the layer's float parameter; SX_MAP_ENTMAX_LEARNED
    learns alpha = 1 + sigmoid(a) per head. */
-/* Float config: up to SX_MODEL_F_PARAM + n_layer floats; missing entries take the defaults. */
+/* The output layer's mapping, trained with its Fenchel-Young loss (sx_fy_loss_index): the int
+   after the layers' codes (map[n_layer] in the config's messages), SX_MAP_SOFTMAX (cross-entropy; the default, and what a config or
+   checkpoint without it gets), SX_MAP_SPARSEMAX, SX_MAP_ENTMAX15 or SX_MAP_ENTMAX, whose alpha
+   (in [1, 8], default 1.5) is the float after the layers' parameters (param[n_layer]). */
+#define SX_MODEL_OUTPUT(n_layer) (SX_MODEL_MAP + (n_layer))
+#define SX_MODEL_F_OUTPUT_ALPHA(n_layer) (SX_MODEL_F_PARAM + (n_layer))
+/* Float config: up to SX_MODEL_F_PARAM + n_layer floats (+ 1, the output alpha); missing
+   entries take the defaults. */
 enum {
     SX_MODEL_F_SPAN_PENALTY = 0, /* L1 coefficient on z (default 0.002; >= 0) */
     SX_MODEL_F_CLIP = 1,         /* global gradient-norm clip (default 1; <= 0: none) */
@@ -459,8 +467,8 @@ void sx_model_free(sx_model *m);
 int sx_model_reserve(sx_model *m, int max_batch);
 
 /* ------------------------------------------------------------------- queries */
-/* The config int at `field` (0 .. SX_MODEL_MAP + n_layer - 1; max_batch reflects reserve);
-   -1 for a bad field. */
+/* The config int at `field` (0 .. SX_MODEL_OUTPUT(n_layer); max_batch reflects reserve; the
+   output mapping is SX_MAP_SOFTMAX when the config did not give it); -1 for a bad field. */
 int sx_model_config(const sx_model *m, int field);
 /* The float config entry (defaults filled in); NaN for a bad field. */
 float sx_model_fconfig(const sx_model *m, int field);
@@ -501,7 +509,8 @@ int sx_model_attention_shape(const sx_model *m, int kind, int dim);
 
 /* Loss of full target rows: tgt (count, len) = BOS, answer, EOS, PAD; the decoder reads
    tgt[:, :len-1] and is scored on tgt[:, 1:] (PAD labels ignored). len in 2..max_len.
-   *loss = cross-entropy + span penalty. sx_model_backward also leaves the gradient in
+   *loss = the output mapping's loss (cross-entropy for softmax outputs), averaged over the
+   labels, + span penalty. sx_model_backward also leaves the gradient in
    sx_model_grads() (zeroed first); sx_model_train_step then takes one Adam step at `lr`
    (clip, step, z clamp) and *loss is the loss before the step. loss may be NULL. */
 int sx_model_loss(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,

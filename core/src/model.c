@@ -21,8 +21,8 @@ SX_COLD_BEGIN /* config, sizes, allocation, initialisation: once per model (inte
 #define MAX_EDITS SX_MODEL_MAX_EDITS
 #define N_CFG(L) (SX_MODEL_MAP + (L))
 #define N_FCFG(L) (SX_MODEL_F_PARAM + (L))
-#define N_CFG_MAX N_CFG(SX_MODEL_MAX_LAYERS)
-#define N_FCFG_MAX N_FCFG(SX_MODEL_MAX_LAYERS)
+#define N_CFG_MAX (N_CFG(SX_MODEL_MAX_LAYERS) + 1)   /* + the output mapping */
+#define N_FCFG_MAX (N_FCFG(SX_MODEL_MAX_LAYERS) + 1) /* + the output alpha */
 
 static const char *const cfg_name[SX_MODEL_MAP] = {
     "vocab", "d_model", "n_head", "n_layer", "d_ff", "max_len", "span", "span_ramp", "seed",
@@ -51,18 +51,20 @@ static int check_config(const char *fn, const int *cfg, int n_cfg, const float *
     if (cfg[SX_MODEL_SPAN] > cfg[SX_MODEL_MAX_LEN])
         return sx__fail(SX_EINVAL, SX_MODEL_SPAN, "%s: config span must be in [0, max_len %d] "
                         "(got %d)", fn, cfg[SX_MODEL_MAX_LEN], cfg[SX_MODEL_SPAN]);
-    if (n_cfg != N_CFG(L))
-        return sx__fail(SX_EINVAL, -1, "%s: config has %d ints, n_layer %d needs %d", fn, n_cfg,
-                        L, N_CFG(L));
-    for (int l = 0; l < L; l++) {
-        const int k = cfg[SX_MODEL_MAP + l];
-        if (k < 0 || k >= SX_NN_MAP_COUNT)
+    if (n_cfg != N_CFG(L) && n_cfg != N_CFG(L) + 1)
+        return sx__fail(SX_EINVAL, -1, "%s: config has %d ints, n_layer %d needs %d or %d", fn,
+                        n_cfg, L, N_CFG(L), N_CFG(L) + 1);
+    /* map[0 .. L - 1]: the layers' mappings; map[L], when given: the output's (SX_MODEL_OUTPUT) */
+    const int n_maps = n_cfg - SX_MODEL_MAP;
+    for (int l = 0; l < n_maps; l++) {
+        const int k = cfg[SX_MODEL_MAP + l], hi = l < L ? SX_NN_MAP_COUNT - 1 : SX_MAP_ENTMAX;
+        if (k < 0 || k > hi)
             return sx__fail(SX_EINVAL, SX_MODEL_MAP + l, "%s: config map[%d] must be a mapping "
-                            "kind in [0, %d] (got %d)", fn, l, SX_NN_MAP_COUNT - 1, k);
+                            "kind in [0, %d] (got %d)", fn, l, hi, k);
     }
-    if (n_fcfg < 0 || n_fcfg > N_FCFG(L) || (n_fcfg > 0 && !fcfg))
+    if (n_fcfg < 0 || n_fcfg > N_FCFG(L) + 1 || (n_fcfg > 0 && !fcfg))
         return sx__fail(SX_EINVAL, -1, "%s: float config must have 0..%d entries (got %d%s)", fn,
-                        N_FCFG(L), n_fcfg, n_fcfg > 0 && !fcfg ? ", NULL" : "");
+                        N_FCFG(L) + 1, n_fcfg, n_fcfg > 0 && !fcfg ? ", NULL" : "");
     for (int i = 0; i < n_fcfg; i++)
         if (!(fcfg[i] > -INFINITY && fcfg[i] < INFINITY))
             return sx__fail(SX_EINVAL, i, "%s: float config[%d] must be finite (got %g)", fn, i,
@@ -73,7 +75,7 @@ static int check_config(const char *fn, const int *cfg, int n_cfg, const float *
     if (n_fcfg > SX_MODEL_F_ALPHA_LR && fcfg[SX_MODEL_F_ALPHA_LR] < 0.0f)
         return sx__fail(SX_EINVAL, SX_MODEL_F_ALPHA_LR, "%s: float config alpha_lr must be >= 0 "
                         "(got %g)", fn, (double)fcfg[SX_MODEL_F_ALPHA_LR]);
-    for (int l = 0; l < L && SX_MODEL_F_PARAM + l < n_fcfg; l++) {
+    for (int l = 0; l < n_maps && SX_MODEL_F_PARAM + l < n_fcfg; l++) { /* the output's alpha too */
         const int k = cfg[SX_MODEL_MAP + l];
         const float p = fcfg[SX_MODEL_F_PARAM + l];
         if (k == SX_NN_ENTMAX && !(p >= 1.0f && p <= 8.0f))
@@ -145,6 +147,8 @@ struct sx_model {
     int n_fcfg_given;       /* the float entries the creator gave (saved as given) */
     int V, C, NH, L, F, T, span, act;
     float ramp, escale;
+    int out_map;     /* the output mapping: SX_MAP_SOFTMAX (cross-entropy) ... SX_MAP_ENTMAX */
+    float out_alpha; /* its alpha (SX_MAP_ENTMAX) */
     int head_kind[SX_MODEL_MAX_LAYERS][MAX_HEADS];
     float head_param[SX_MODEL_MAX_LAYERS][MAX_HEADS];
     /* parameters, grads, Adam moments: one allocation, 4 n_params floats, then pe (T, C) */
@@ -342,8 +346,11 @@ static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcf
     m->fcfg[SX_MODEL_F_ALPHA_LR] = 1.0f;
     for (int l = 0; l < m->L; l++)
         m->fcfg[SX_MODEL_F_PARAM + l] = cfg[SX_MODEL_MAP + l] == SX_NN_FUSEDMAX ? 0.1f : 1.5f;
+    m->fcfg[N_FCFG(m->L)] = 1.5f;
     for (int i = 0; i < n_fcfg; i++) m->fcfg[i] = fcfg[i];
     m->n_fcfg_given = n_fcfg;
+    m->cfg[N_CFG(m->L)] = m->out_map = n_cfg > N_CFG(m->L) ? cfg[N_CFG(m->L)] : SX_MAP_SOFTMAX;
+    m->out_alpha = m->fcfg[N_FCFG(m->L)];
     for (int l = 0; l < m->L; l++)
         for (int h = 0; h < m->NH; h++) {
             m->head_kind[l][h] = cfg[SX_MODEL_MAP + l];
@@ -590,6 +597,30 @@ int sx_model_forward(sx_model *m, const int *src, int src_len, const int *tgt_in
     return st;
 }
 
+/* The output layer's loss over N rows of logits and labels, averaged over the labels, and
+   a[A_PROBS] = p on every labelled row (a PAD row's is 0 but for softmax), from which the
+   backward pass takes the gradient (p - onehot) / labels, as cross-entropy's: for softmax
+   outputs the cross-entropy; otherwise the Fenchel-Young loss of the output mapping
+   (losses.c: p - onehot, made p again; the rows' losses pass through a[A_G_LOGITS], which the
+   backward pass overwrites). */
+SX_COLD_FN __attribute__((noinline)) static int output_loss(sx_model *m, float *loss, int N) {
+    float *probs = m->a[A_PROBS], *rows = m->a[A_G_LOGITS];
+    if (m->out_map == SX_MAP_SOFTMAX)
+        return sx_nn_crossentropy_forward(loss, probs, m->a[A_LOGITS], m->labels, N, m->V, -1);
+    const int st = sx_fy_loss_index(rows, probs, NULL, m->a[A_LOGITS], m->labels, N, m->V,
+                                    m->out_map, m->out_alpha, 1.0f);
+    double sum = 0.0;
+    int count = 0;
+    for (int n = 0; n < N; n++)
+        if (m->labels[n] >= 0) {
+            sum += rows[n];
+            count++;
+            probs[(size_t)n * m->V + m->labels[n]] += 1.0f;
+        }
+    *loss = count ? (float)(sum / count) : 0.0f;
+    return st;
+}
+
 /* Forward on full target rows with the loss (cross-entropy + span penalty, the penalty's
    gradient accumulated when grads is set). */
 static int loss_forward(sx_model *m, float *loss, const int *src, int Ts, const int *tgt,
@@ -610,7 +641,7 @@ static int loss_forward(sx_model *m, float *loss, const int *src, int Ts, const 
     if (st == SX_OK) st = decoder_forward(m, B, Ts, Tt);
     if (st != SX_OK) return st;
     float ce = 0.0f;
-    st = sx_nn_crossentropy_forward(&ce, m->a[A_PROBS], m->a[A_LOGITS], m->labels, B * Tt, m->V, -1);
+    st = output_loss(m, &ce, B * Tt);
     if (st != SX_OK) return st;
     double total = ce;
     if (m->span) /* encoder and decoder self-attention heads */
@@ -686,7 +717,7 @@ static int model_backward(sx_model *m, const int *src, const float *seed, int st
     memset(dtmp, 0, NC * sizeof(float));
     memset(dres, 0, NC * sizeof(float));
     memset(deout, 0, NsC * sizeof(float));
-    if (!seed)
+    if (!seed) /* the output mapping's p from output_loss: (p - onehot) / labels */
         sx_nn_crossentropy_backward(a[A_G_LOGITS], a[A_PROBS], m->labels, N, V, -1, 1.0f);
     else
         for (int b = 0; b < B; b++)
@@ -1103,16 +1134,16 @@ void sx__model_mask_source_key(sx_model *m, int pos, unsigned char *saved, int r
 
 /* ================================================================= queries */
 int sx_model_config(const sx_model *m, int field) {
-    if (!m || field < 0 || field >= m->n_cfg) {
-        sx__fail(SX_EINVAL, field, "model_config: field must be in [0, %d) (got %d)",
-                 m ? m->n_cfg : 0, field);
+    if (!m || field < 0 || field > N_CFG(m->L)) {
+        sx__fail(SX_EINVAL, field, "model_config: field must be in [0, %d] (got %d)",
+                 m ? N_CFG(m->L) : 0, field);
         return -1;
     }
     return m->cfg[field];
 }
 
 float sx_model_fconfig(const sx_model *m, int field) {
-    if (!m || field < 0 || field >= N_FCFG(m->L)) {
+    if (!m || field < 0 || field > N_FCFG(m->L)) {
         sx__fail(SX_EINVAL, field, "model_fconfig: bad field %d", field);
         return NAN;
     }

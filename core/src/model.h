@@ -34,8 +34,14 @@
      Adaptive span (SX_MODEL_SPAN = L > 0) applies to the two SELF-attention kinds (distance |i - j|
      in the encoder, i - j in the decoder); cross-attention has none (a source position and a
      target position are not on one axis: date normalisation aligns them out of order).
-     Loss: mean cross-entropy over the non-PAD labels + span_penalty * sum of z over the span
-     heads (z as a fraction of L, the reference's L1 penalty). Adam (beta1 0.9, beta2 0.98,
+     Loss: the mean over the non-PAD labels of the output layer's loss + span_penalty * sum of
+     z over the span heads (z as a fraction of L, the reference's L1 penalty). The output
+     mapping (SX_MODEL_OUTPUT(L), optional: softmax when absent) turns the logits into the
+     next token's distribution: softmax is trained with cross-entropy (layers.c, as ever),
+     sparsemax, 1.5-entmax and alpha-entmax (alpha SX_MODEL_F_OUTPUT_ALPHA(L)) with their
+     Fenchel-Young losses (losses.c's sx_fy_loss_index: gradient p - onehot), so their
+     distributions have exact zeros. Greedy decoding is unchanged: each of these mappings keeps
+     the order of the logits, so the argmax is the logits'. Adam (beta1 0.9, beta2 0.98,
      eps 1e-9, no weight decay), gradients clipped to global norm SX_MODEL_F_CLIP, z clamped to
      [0, 1] after every step; alpha_a may take a larger learning rate (SX_MODEL_F_ALPHA_LR):
      at the step counts that train these tasks, a at the shared rate barely leaves 0.
@@ -55,7 +61,9 @@
      "SXMD" magic | u32 format version | u32 n_cfg | u32 n_fcfg | u32 n_params |
      i32 cfg[n_cfg] | f32 fcfg[n_fcfg] | params[n_params] | u32 FNV-1a checksum of all the
      bytes before it,
-   the parameters as f32 (4 bytes each) in version 1 (SX_SAVE_FLOAT32, what sx_model_save
+   cfg holding the output mapping as its last int when the model has one given (a file without
+   it, any file written before output mappings existed included, is a softmax-output model;
+   fcfg likewise may end with the output alpha), the parameters as f32 (4 bytes each) in version 1 (SX_SAVE_FLOAT32, what sx_model_save
    writes) or as IEEE binary16 (2 bytes each, half.h) in version 2 (SX_SAVE_FLOAT16); the
    config is exact in both. Only the parameters are stored (not Adam's moments): a model loaded
    from version 1 predicts bit for bit like the saved one, from version 2 like the saved one

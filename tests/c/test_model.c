@@ -621,12 +621,12 @@ static void test_errors(void) {
     }
     CHECK_MSG(sx_model_create(&m, NULL, n, NULL, 0), SX_EINVAL, "config is NULL");
     CHECK_MSG(sx_model_create(&m, cfg, 5, NULL, 0), SX_EINVAL, "config has 5 ints");
-    const float fbad[5] = { 0.01f, 1.0f, 1.0f, 1.0f, 0.5f };
+    const float fbad[7] = { 0.01f, 1.0f, 1.0f, 1.0f, 0.5f, 1.5f, 1.5f };
     CHECK_MSG(sx_model_create(&m, cfg, n, fbad, 5), SX_EINVAL,
               "float config param[1] (entmax alpha) must be in [1, 8] (got 0.5)");
     const float fneg[1] = { -1.0f };
     CHECK_MSG(sx_model_create(&m, cfg, n, fneg, 1), SX_EINVAL, "span_penalty must be >= 0 (got -1)");
-    CHECK_MSG(sx_model_create(&m, cfg, n, fbad, 6), SX_EINVAL, "float config must have 0..5 entries (got 6)");
+    CHECK_MSG(sx_model_create(&m, cfg, n, fbad, 7), SX_EINVAL, "float config must have 0..6 entries (got 7)");
     const float fneglr[3] = { 0.0f, 1.0f, -2.0f };
     CHECK_MSG(sx_model_create(&m, cfg, n, fneglr, 3), SX_EINVAL, "alpha_lr must be >= 0 (got -2)");
 

@@ -201,10 +201,16 @@ describe("declarations", () => {
     const model = new Model({ task: "reverse", dModel: 8, heads: 2, layers: 1, dFF: 8, span: true });
     try {
       assert.deepEqual(propsOf(declaredType("ResolvedModelConfig")), sorted(Object.keys(model.config)), "model.config");
-      const f = model.forward(batch.src, batch.tgt, { count: 2 });
+      const f = model.forward(batch.src, batch.tgt, { count: 2, probs: true });
       assert.deepEqual(propsOf(declaredType("ForwardResult")), sorted(Object.keys(f)), "model.forward");
       assert.ok(f.attention.length > 0);
       for (const a of f.attention) assert.deepEqual(propsOf(declaredType("AttentionMap")), sorted(Object.keys(a)), "an attention map");
+      const [row] = model.decode([3, 4, 2]);
+      assert.deepEqual(propsOf(declaredType("DecodedRow")), sorted(Object.keys(row)), "model.decode");
+      assert.deepEqual(propsOf(declaredType("DecodeStep")), sorted(Object.keys(row.steps[0])), "model.decode's steps");
+      const search = model.exactSearch([3, 2], { maxLen: 2 });
+      assert.deepEqual(propsOf(declaredType("ExactSearchResult")), sorted(Object.keys(search)), "model.exactSearch");
+      assert.deepEqual(propsOf(declaredType("OutputSequence")), sorted(Object.keys(search.sequences[0])), "a sequence");
       const perHead = propsOf(declaredType("PerHead"));
       assert.deepEqual(perHead, sorted(Object.keys(model.alphas())), "model.alphas()");
       assert.deepEqual(perHead, sorted(Object.keys(model.spans())), "model.spans()");
@@ -244,6 +250,8 @@ describe("declarations", () => {
       assert.deepEqual(optionProps(sigs("forward"), 2), knownFields((o) => model.forward(row, [1, 4, 3], o)), "model.forward");
       assert.deepEqual(optionProps(sigs("trainStep"), 1), knownFields((o) => model.trainStep({ src: row, tgt: [1, 4, 3, 2] }, o)), "model.trainStep");
       assert.deepEqual(optionProps(sigs("generate"), 1), knownFields((o) => model.generate(row, o)), "model.generate");
+      assert.deepEqual(optionProps(sigs("decode"), 1), knownFields((o) => model.decode(row, o)), "model.decode");
+      assert.deepEqual(optionProps(sigs("exactSearch"), 1), knownFields((o) => model.exactSearch(row, o)), "model.exactSearch");
       assert.deepEqual(optionProps(sigs("save"), 0), knownFields((o) => model.save(o)), "model.save");
     } finally {
       model.free();

@@ -1,6 +1,6 @@
 // kvcache.test.mjs - incremental decoding (the KV cache) against the full recomputation
 // (model.generate(src, { cache: false }): the whole decoder over the prefix at every step), on
-// all 16 shipped models over 500 held-out examples each: the generated tokens must be equal
+// all 24 shipped models over 500 held-out examples each: the generated tokens must be equal
 // exactly. Also with interventions, and the option's argument check. The maps and logits the
 // core keeps after generate (equal to float rounding) are compared in tests/c/test_kvcache.c.
 // On both wasm builds.
@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { builds, DIST } from "./helpers.mjs";
 
 const TASKS = ["reverse", "sort", "after_marker", "date"];
-const KINDS = ["softmax", "entmax15", "alpha", "alpha-span"];
+const KINDS = ["softmax", "entmax15", "alpha", "alpha-span", "entmax15-out", "sparsemax-out"];
 const N = 500, BATCH = 100;
 const bytes = (name) => readFileSync(new URL(`models/${name}.sxm`, DIST));
 
@@ -18,7 +18,7 @@ for (const { name: build, sx } of await builds()) {
   const { Model, tasks } = sx;
   describe(`kv cache (${build})`, () => {
     for (const task of TASKS) {
-      test(`${task}: cached tokens = full recomputation on ${N} held-out examples, 4 models`, () => {
+      test(`${task}: cached tokens = full recomputation on ${N} held-out examples, ${KINDS.length} models`, () => {
         for (const kind of KINDS) {
           const m = Model.load(bytes(`${task}-${kind}`));
           try {

@@ -41,15 +41,15 @@ test("summary.json describes exactly the committed checkpoints (float16, its byt
 // teacher forced (web/widgets/runtime/trainer.js's exactAccuracy, train.c's accuracy_tf: greedy decoding yields
 // the reference row exactly when every argmax along the reference prefix is the reference
 // token), and that shortcut checked against real greedy decoding (model.generate, the page's
-// path) on the first GREEDY examples of each model, row counts equal. All 16 x 2000 take about
-// 15 s in the SIMD build on a shared 2-core machine. The wasm figure may differ from the native
+// path) on the first GREEDY examples of each model, row counts equal. All 24 x 2000 take about
+// 25 s in the SIMD build on a shared 2-core machine. The wasm figure may differ from the native
 // trainer's by a row or two that sit on a float-rounding tie: within TIE_ROWS rows.
 const GREEDY = 200, TIE_ROWS = 2;
 test("each shipped checkpoint's held-out accuracy, recomputed through the JS API, is summary.json's and >= 99%", async () => {
   const { sx } = (await builds()).find((b) => b.name === "simd");
   const { exactAccuracy } = await import(new URL("trainer.js", DIST).href);
   const runs = JSON.parse(readFileSync(`${ROOT}web/models/summary.json`, "utf8"));
-  assert.equal(runs.length, 16, "16 shipped models");
+  assert.equal(runs.length, 24, "24 shipped models");
   for (const r of runs) {
     const name = `${r.task}-${r.kind}`, n = r.test_examples;
     assert.ok(Number.isInteger(n) && n >= 2000, `${name}: summary.json's test_examples ${n} (2000 expected)`);
@@ -76,6 +76,28 @@ test("each shipped checkpoint's held-out accuracy, recomputed through the JS API
       }
       const tf = Math.round(exactAccuracy(m, part, 64) * GREEDY);
       assert.equal(right, tf, `${name}: greedy decoding gets ${right} of the first ${GREEDY} held-out examples right, teacher forcing ${tf}`);
+    } finally {
+      m.free();
+    }
+  }
+});
+
+// summary.json's "outputs" (tools/output-stats.mjs, through the JS API): recomputed here for one
+// sparse-output model and one softmax model, every figure equal; and every sparse-output model's
+// exact search found each input's sequences (none stopped at the cap).
+test("summary.json's output figures: recomputed for two models, and each sparse-output model's exact search complete", async () => {
+  const { sx } = (await builds()).find((b) => b.name === "simd");
+  const { outputStats } = await import(new URL("../../tools/output-stats.mjs", import.meta.url).href);
+  const runs = JSON.parse(readFileSync(`${ROOT}web/models/summary.json`, "utf8"));
+  for (const r of runs) {
+    assert.equal(r.outputs.mapping, r.kind.endsWith("-out") ? r.kind.slice(0, -4) : "softmax", `${r.task}-${r.kind}`);
+    if (r.outputs.mapping !== "softmax") assert.equal(r.outputs.incomplete, 0, `${r.task}-${r.kind}: exact search hit the cap`);
+  }
+  for (const name of ["sort-sparsemax-out", "reverse-softmax"]) {
+    const r = runs.find((x) => `${x.task}-${x.kind}` === name);
+    const m = sx.Model.load(readFileSync(`${ROOT}web/models/${name}.sxm`));
+    try {
+      assert.deepEqual(outputStats(sx, m, r), r.outputs, name);
     } finally {
       m.free();
     }

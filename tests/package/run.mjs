@@ -170,7 +170,7 @@ async function pack() {
   }
   const models = fs.readdirSync(path.join(ROOT, "web/models")).filter((f) => f.endsWith(".sxm")).map((f) => `dist/models/${f}`);
   const missing = models.filter((m) => !names.includes(m));
-  check(models.length === 16 && missing.length === 0, `tarball: holds the ${models.length} models dist/models/*.sxm (missing ${JSON.stringify(missing)})`);
+  check(models.length === 24 && missing.length === 0, `tarball: holds the ${models.length} models dist/models/*.sxm (missing ${JSON.stringify(missing)})`);
   const site = names.filter((n) => n.startsWith("dist/site/"));
   check(site.length === 0, `tarball: nothing from dist/site/ (got ${site.length} files)`);
   // every target of package.json's "exports" is in the tarball (a pattern: at least one file)

@@ -28,6 +28,7 @@ import type {
   TaskName, Split, Batch, GeneratedBatch, GenerateOptions, Mapping, ModelConfig, ResolvedModelConfig,
   AttentionKind, AttentionMap, ForwardResult, PerHead, JacobianMapping, JacobianOptions, ThresholdOptions,
   Edit, ExplainMethod, ExplainOptions, ExplainResult, AttentionGradOptions, GroupmaxOptions, Output, Result,
+  OutputMapping, DecodedRow, DecodeStep, ExactSearchResult, ExactSearchOptions, OutputSequence,
 } from "simplexity";
 
 // --------------------------------------------------------------------- helpers
@@ -432,6 +433,38 @@ const ids: TokenRow = new Uint16Array(4);
 exact<Int32Array[]>()(m.generate([ids]));
 exact<void>()(m.free());
 new Model({ task: "date", attention: "fusedmax", lambda: 0.2, span: 6, spanRamp: 2 }).free();
+
+// sparse outputs: the output mapping, decode's distributions, exact search
+const sparse = new Model({ task: "reverse", layers: 1, attention: "entmax15", output: "entmax", outputAlpha: 1.5 });
+exact<OutputMapping>()(sparse.config.output);
+exact<number>()(sparse.config.outputAlpha);
+const decoded: DecodedRow[] = sparse.decode([tasks.encode("reverse", "abc")], { maxLen: 8 });
+const step0: DecodeStep | undefined = decoded[0]?.steps[0];
+if (step0) {
+  exact<number>()(step0.token);
+  exact<Float32Array>()(step0.probs);
+  exact<Int32Array>()(step0.support);
+}
+exact<Float32Array | undefined>()(sparse.forward([[3, 2]], [[1]], { probs: true }).probs);
+const searchOptions: ExactSearchOptions = { cap: 100, maxLen: 8, partial: true };
+const found: ExactSearchResult = sparse.exactSearch(tasks.encode("reverse", "abc"), searchOptions);
+exact<boolean>()(found.complete);
+exact<number>()(found.expanded);
+const best: OutputSequence | undefined = found.sequences[0];
+if (best) {
+  exact<Int32Array>()(best.tokens);
+  exact<number>()(best.probability);
+  exact<boolean>()(best.finished);
+}
+// @ts-expect-error no such output mapping
+new Model({ task: "reverse", output: "fusedmax" });
+// @ts-expect-error outputAlpha is a number
+new Model({ task: "reverse", output: "entmax", outputAlpha: "1.5" });
+// @ts-expect-error partial is a boolean
+sparse.exactSearch([3, 2], { partial: 1 });
+// @ts-expect-error exact search has a cap, not a beam
+sparse.exactSearch([3, 2], { beam: 4 });
+sparse.free();
 // @ts-expect-error the config is required
 new Model();
 // @ts-expect-error no such task

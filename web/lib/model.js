@@ -8,7 +8,8 @@
 // MODEL_DEFAULTS), args.js (argument checks), tokens.js (token rows in and out, C strings),
 // tasks.js (the tasks), edits.js (interventions), config.js (a Model's config, checked and read
 // back), explain.js (model.explain and model.attentionGrad), training.js (trainStep, loss),
-// checkpoints.js (save, Model.load's bytes), model-class.js (the Model class: lifetime, compute,
+// checkpoints.js (save, Model.load's bytes), outputs.js (the output distributions: forward's
+// probs, decode, exactSearch), model-class.js (the Model class: lifetime, compute,
 // decoding, queries; the methods of explain.js, training.js and checkpoints.js delegated).
 //
 // Boundary rules (docs/STYLE.md): JS checks every argument, every token id included, before
@@ -28,6 +29,7 @@ import { configArgs } from "./model/config.js";
 import { explainMethods } from "./model/explain.js";
 import { trainingMethods } from "./model/training.js";
 import { checkpointMethods } from "./model/checkpoints.js";
+import { outputMethods } from "./model/outputs.js";
 import { modelClass } from "./model/model-class.js";
 
 export { MODEL_DEFAULTS } from "./model/names.js";
@@ -43,6 +45,7 @@ export function modelApi(core) {
   const { tasks, taskArg } = tasksApi(core, h);
   Object.assign(h, { taskArg }, editArgs(core, h));
   Object.assign(h, configArgs(core, h));
-  Object.assign(h, explainMethods(core, h), trainingMethods(core, h), checkpointMethods(core, h));
+  Object.assign(h, explainMethods(core, h), trainingMethods(core, h), checkpointMethods(core, h),
+    outputMethods(core, h));
   return { Model: modelClass(core, h), tasks };
 }

@@ -685,6 +685,10 @@ export const tasks: {
 /** Attention mapping of a layer (all its heads, in its three attention sub-layers). */
 export type Mapping = "softmax" | "sparsemax" | "entmax15" | "entmax" | "entmax-learned" | "fusedmax";
 
+/** The output layer's mapping of a Model (config.output), trained with its Fenchel-Young loss
+ *  (fyLoss: cross-entropy for softmax); the sparse ones give the next token exact zeros. */
+export type OutputMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
+
 /** new Model(config): every field is optional except vocab and maxLen when task is absent. */
 export interface ModelConfig {
   /** Take vocab and maxLen from this task (the model does not remember it). */
@@ -725,6 +729,11 @@ export interface ModelConfig {
   clip?: number;
   /** Learning-rate multiplier of the learned alphas, >= 0. Default 1 (tools/train uses 10). */
   alphaLr?: number;
+  /** The output mapping: the next token's distribution, trained with its loss. Default
+   *  "softmax" (cross-entropy: the models before output mappings existed). */
+  output?: OutputMapping;
+  /** Alpha of an "entmax" output, in [1, 8]. Default 1.5. */
+  outputAlpha?: number;
 }
 
 /** The resolved config (model.config): every field set, task dropped. */
@@ -734,6 +743,7 @@ export interface ResolvedModelConfig {
   readonly alpha: number; readonly lambda: number; readonly span: number; readonly spanRamp: number;
   readonly activation: "relu" | "gelu"; readonly seed: number; readonly maxBatch: number;
   readonly spanPenalty: number; readonly clip: number; readonly alphaLr: number;
+  readonly output: OutputMapping; readonly outputAlpha: number;
 }
 
 export type AttentionKind = "encoder" | "decoder" | "cross";
@@ -760,6 +770,49 @@ export interface ForwardResult {
   shape: [number, number, number];
   /** Encoder layers, then decoder layers, then cross layers; [] with { attention: false }. */
   attention: AttentionMap[];
+  /** With { probs: true }: the output mapping of the logits (the same shape), each row the next
+   *  token's distribution (exact zeros outside a sparse output's support). */
+  probs?: Float32Array;
+}
+
+/** One step of model.decode(): the token greedy decoding chose and the distribution it came from. */
+export interface DecodeStep {
+  token: number;
+  /** The output distribution over the vocabulary (exact zeros outside the support). The argmax
+   *  skips PAD and BOS, so an untrained model's token may lie outside the support. */
+  probs: Float32Array;
+  /** The token ids with probability > 0, most probable first (ties: lower id first). */
+  support: Int32Array;
+}
+export interface DecodedRow {
+  /** generate()'s row: BOS, tokens, EOS, PAD. */
+  tokens: Int32Array;
+  /** One per decoded token, up to EOS (included) or the row's end. */
+  steps: DecodeStep[];
+}
+/** One output sequence of model.exactSearch(). */
+export interface OutputSequence {
+  /** BOS, then the tokens, ending at EOS (finished), PAD (where the model put mass), or cut at maxLen. */
+  tokens: Int32Array;
+  /** The product of its steps' probabilities. */
+  probability: number;
+  finished: boolean;
+}
+export interface ExactSearchResult {
+  /** Every sequence with nonzero probability (the first cap found when incomplete), most probable first. */
+  sequences: OutputSequence[];
+  /** False when the cap stopped the search (options.partial). */
+  complete: boolean;
+  /** Prefixes run through the model. */
+  expanded: number;
+}
+export interface ExactSearchOptions {
+  /** Most sequences to list, 1..1000000. Default 1000. */
+  cap?: number;
+  /** Longest output row, BOS included, 2..config.maxLen. Default config.maxLen. */
+  maxLen?: number;
+  /** Past the cap: false (default) throws a RangeError; true returns the first cap found. */
+  partial?: boolean;
 }
 
 /** Per attention kind, [layer][head]. */
@@ -851,7 +904,7 @@ export class Model {
   readonly steps: number;
   readonly freed: boolean;
   /** Teacher-forced forward pass: src rows, decoder input rows (BOS first). Copies. */
-  forward(src: TokenRows, tgt: TokenRows, options?: { count?: number; attention?: boolean; intervene?: Edit[] }): ForwardResult;
+  forward(src: TokenRows, tgt: TokenRows, options?: { count?: number; attention?: boolean; intervene?: Edit[]; probs?: boolean }): ForwardResult;
   /** Attributions of the prediction at options.step to each source token (one src row, one
    *  decoder input row, e.g. a generated one). */
   explain(src: TokenRows, tgt: TokenRows, options: ExplainOptions): ExplainResult;
@@ -868,6 +921,13 @@ export class Model {
    *  Incremental (a KV cache); cache: false runs the full recomputation at every step instead (the
    *  reference: the same tokens, maps and logits afterwards equal to float rounding). */
   generate(src: TokenRows, options?: { count?: number; maxLen?: number; intervene?: Edit[]; cache?: boolean }): Int32Array[];
+  /** generate() with each step's output distribution and its support (the same options). */
+  decode(src: TokenRows, options?: { count?: number; maxLen?: number; intervene?: Edit[]; cache?: boolean }): DecodedRow[];
+  /** Every output sequence with nonzero probability for one source row, with its probability:
+   *  depth first over each step's support (Peters, Niculae & Martins 2019). A sparse output
+   *  lists a few; past options.cap (softmax: every sequence counts) a RangeError, or with
+   *  partial: true the first cap found. */
+  exactSearch(src: TokenRows, options?: ExactSearchOptions): ExactSearchResult;
   /** Effective alpha per head. */
   alphas(): PerHead<number>;
   /** Span per head in positions; null where none applies (cross-attention, span off). */

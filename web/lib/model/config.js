@@ -2,7 +2,7 @@
 // into the C int and float configs (resolveConfig), and read back from a live model
 // (readConfig, so a loaded model has one too).
 import {
-  MAPPINGS, ENTMAX, FUSEDMAX, MAX_LAYERS, MODEL_DEFAULTS, C_VOCAB, C_D_MODEL, C_N_HEAD, C_N_LAYER, C_D_FF,
+  MAPPINGS, ENTMAX, FUSEDMAX, OUTPUTS, MAX_LAYERS, MODEL_DEFAULTS, C_VOCAB, C_D_MODEL, C_N_HEAD, C_N_LAYER, C_D_FF,
   C_MAX_LEN, C_SPAN, C_SPAN_RAMP, C_SEED, C_MAX_BATCH, C_ACT, C_MAP, F_SPAN_PENALTY, F_CLIP, F_ALPHA_LR, F_PARAM,
 } from "./names.js";
 
@@ -68,11 +68,19 @@ export function configArgs(core, { intArg, numArg, objectArg, knownKeys, taskArg
     const spanPenalty = numArg(fn, "config.spanPenalty", c.spanPenalty, D.spanPenalty, 0);
     const clip = numArg(fn, "config.clip", c.clip, D.clip, -Infinity);
     const alphaLr = numArg(fn, "config.alphaLr", c.alphaLr, D.alphaLr, 0);
+    const output = c.output === undefined ? D.output : c.output;
+    if (!OUTPUTS.includes(output)) {
+      const E = typeof output === "string" ? RangeError : TypeError;
+      throw new E(`${fn}: config.output must be one of ${OUTPUTS.map((m) => JSON.stringify(m)).join(", ")} (got ${show(output)})`);
+    }
+    const outputAlpha = numArg(fn, "config.outputAlpha", c.outputAlpha, D.outputAlpha, 1, 8);
 
     const cfg = [vocab, dModel, heads, layers, dFF, maxLen, span, span ? spanRamp : 1, seed | 0,
       maxBatch, act === "gelu" ? 1 : 0, ...maps];
     const fcfg = [spanPenalty, clip, alphaLr,
       ...maps.map((k) => (k === FUSEDMAX ? lambda : k === ENTMAX ? alpha : 1.5))];
+    // a softmax output stays implicit (the config and checkpoint of a model without one)
+    if (output !== "softmax") cfg.push(OUTPUTS.indexOf(output)), fcfg.push(output === "entmax" ? outputAlpha : D.outputAlpha);
     return { cfg, fcfg };
   }
 
@@ -92,6 +100,8 @@ export function configArgs(core, { intArg, numArg, objectArg, knownKeys, taskArg
       span: get(C_SPAN), spanRamp: get(C_SPAN) ? get(C_SPAN_RAMP) : MODEL_DEFAULTS.spanRamp,
       activation: get(C_ACT) ? "gelu" : "relu", seed: get(C_SEED), maxBatch: get(C_MAX_BATCH),
       spanPenalty: fget(F_SPAN_PENALTY), clip: fget(F_CLIP), alphaLr: fget(F_ALPHA_LR),
+      output: OUTPUTS[get(C_MAP + layers)],
+      outputAlpha: get(C_MAP + layers) === ENTMAX ? fget(F_PARAM + layers) : MODEL_DEFAULTS.outputAlpha,
     });
   }
 

@@ -1,7 +1,8 @@
 // model/model-class.js - the Model class: the tiny encoder-decoder Transformer over the core's
 // sx_model_* exports. Config and lifetime (new Model, Model.load, free, a FinalizationRegistry
 // as a safety net), compute (forward with interventions, the results copied out), training
-// (trainStep, loss: model/training.js), greedy decoding (generate), queries (alphas, spans),
+// (trainStep, loss: model/training.js), greedy decoding (generate; decode and exactSearch with
+// the output distributions: model/outputs.js), queries (alphas, spans),
 // checkpoints (save, Model.load: model/checkpoints.js), explanations (explain, attentionGrad:
 // model/explain.js); those modules' methods get the model's private state through #inner().
 import { KINDS } from "./names.js";
@@ -11,7 +12,7 @@ import { rowCount, lengthCheck } from "./tokens.js";
 export function modelClass(core, h) {
   const { show, coreError } = core;
   const { intArg, objectArg, knownKeys, rowsOf, readTokens, rowsOut, editsArg, resolveConfig, readConfig,
-    explain, attentionGrad, trainStep, loss, loadHandle, save } = h;
+    explain, attentionGrad, trainStep, loss, loadHandle, save, mapLogits, decode, exactSearch } = h;
 
   // A safety net only: a Model that becomes unreachable without free() has its C handle freed
   // when (and if) the engine collects it. Call free(): collection may come late or never.
@@ -120,7 +121,7 @@ export function modelClass(core, h) {
       const fn = "model.forward";
       const ex = this.#live(fn);
       const o = objectArg(fn, "options", opts, true);
-      knownKeys(fn, "options", o, ["count", "attention", "intervene"]);
+      knownKeys(fn, "options", o, ["count", "attention", "intervene", "probs"]);
       const count = o.count === undefined ? undefined : intArg(fn, "count", o.count, 1, 4096);
       const edits = editsArg(fn, o.intervene, this.#config);
       const oa = o.attention;
@@ -128,6 +129,9 @@ export function modelClass(core, h) {
         throw new TypeError(`${fn}: attention must be true or false (got ${show(oa)})`);
       }
       const withMaps = oa !== false;
+      if (o.probs !== undefined && typeof o.probs !== "boolean") {
+        throw new TypeError(`${fn}: probs must be true or false (got ${show(o.probs)})`);
+      }
       const countWhat = count === undefined ? undefined : "the count option";
       const s = rowsOf(fn, "src", src, count, countWhat);
       const t = rowsOf(fn, "tgt", tgt, count ?? (s.nested ? undefined : s.count), countWhat);
@@ -148,7 +152,9 @@ export function modelClass(core, h) {
         i32.set(tgtIds, (at >> 2) + ns);
         const st = ex.sx_model_forward(this.#handle, at, s.len, at + 4 * ns, t.len, s.count);
         if (st !== 0) throw coreError(fn, st);
-        return this.#results(ex, s.count, t.len, withMaps);
+        const out = this.#results(ex, s.count, t.len, withMaps);
+        if (o.probs) out.probs = mapLogits(fn, ex, this.#config, ex.sx_model_logits(this.#handle), s.count * t.len);
+        return out;
       });
     }
 
@@ -179,6 +185,7 @@ export function modelClass(core, h) {
         reserve: (fn, ex, count) => this.#reserve(fn, ex, count),
         edited: (fn, ex, edits, body) => this.#edited(fn, ex, edits, body),
         results: (ex, count, tlen, withMaps) => this.#results(ex, count, tlen, withMaps),
+        generate: (fn, src, opts) => this.#generate(fn, src, opts),
       };
     }
 
@@ -256,7 +263,26 @@ export function modelClass(core, h) {
      * attention maps and logits afterwards equal to float rounding), for tests and benchmarks.
      */
     generate(src, opts) {
-      const fn = "model.generate";
+      return this.#generate("model.generate", src, opts);
+    }
+
+    /**
+     * Greedy decoding with each step's output distribution and its support (model/outputs.js
+     * documents the result): the tokens are generate's.
+     */
+    decode(src, opts) {
+      return decode(this.#inner(), src, opts);
+    }
+
+    /**
+     * Every output sequence with nonzero probability for one source row, with its probability,
+     * by depth-first search over each step's support (model/outputs.js documents it).
+     */
+    exactSearch(src, opts) {
+      return exactSearch(this.#inner(), src, opts);
+    }
+
+    #generate(fn, src, opts) {
       const ex = this.#live(fn);
       const o = objectArg(fn, "options", opts, true);
       knownKeys(fn, "options", o, ["count", "maxLen", "intervene", "cache"]);

@@ -5,6 +5,9 @@
 /** Mapping kinds, indexed by the C mapping code (SX_MAP_SOFTMAX = 0 ... SX_MAP_FUSEDMAX = 5). */
 export const MAPPINGS = ["softmax", "sparsemax", "entmax15", "entmax", "entmax-learned", "fusedmax"];
 export const ENTMAX = 3;
+/** Output mappings (the C SX_MAP_* code is the index), and the alpha of each (entmax: outputAlpha). */
+export const OUTPUTS = ["softmax", "sparsemax", "entmax15", "entmax"];
+export const OUTPUT_ALPHA = Object.freeze({ softmax: 1, sparsemax: 2, entmax15: 1.5 });
 export const FUSEDMAX = 5;
 /** Attention kinds, indexed by the C enum (ENC_SELF, DEC_SELF, CROSS). */
 export const KINDS = ["encoder", "decoder", "cross"];
@@ -30,4 +33,5 @@ export const MODEL_DEFAULTS = Object.freeze({
   task: undefined, vocab: undefined, maxLen: undefined, dModel: 32, heads: 4, layers: 2,
   dFF: 64, attention: "entmax-learned", alpha: 1.5, lambda: 0.1, span: 0, spanRamp: 3,
   activation: "relu", seed: 1, maxBatch: 32, spanPenalty: 0.002, clip: 1, alphaLr: 1,
+  output: "softmax", outputAlpha: 1.5,
 });

@@ -4,7 +4,7 @@
 //
 // One literal `new URL("./models/<file>", import.meta.url)` per checkpoint, because that is the
 // only form bundlers (Vite, webpack, Parcel, Rollup with an import-meta-assets plugin) turn into
-// an emitted file: an app that bundles <sx-attention> or <sx-span-mask> carries the 16 files as
+// an emitted file: an app that bundles <sx-attention> or <sx-span-mask> carries the 24 files as
 // assets, and a page fetches only the one a widget shows, when it shows it. A URL built from a
 // variable would build without a warning and 404 in the page.
 
@@ -13,18 +13,26 @@ const CHECKPOINTS = {
   "reverse-entmax15": () => new URL("../../models/reverse-entmax15.sxm", import.meta.url),
   "reverse-alpha": () => new URL("../../models/reverse-alpha.sxm", import.meta.url),
   "reverse-alpha-span": () => new URL("../../models/reverse-alpha-span.sxm", import.meta.url),
+  "reverse-entmax15-out": () => new URL("../../models/reverse-entmax15-out.sxm", import.meta.url),
+  "reverse-sparsemax-out": () => new URL("../../models/reverse-sparsemax-out.sxm", import.meta.url),
   "sort-softmax": () => new URL("../../models/sort-softmax.sxm", import.meta.url),
   "sort-entmax15": () => new URL("../../models/sort-entmax15.sxm", import.meta.url),
   "sort-alpha": () => new URL("../../models/sort-alpha.sxm", import.meta.url),
   "sort-alpha-span": () => new URL("../../models/sort-alpha-span.sxm", import.meta.url),
+  "sort-entmax15-out": () => new URL("../../models/sort-entmax15-out.sxm", import.meta.url),
+  "sort-sparsemax-out": () => new URL("../../models/sort-sparsemax-out.sxm", import.meta.url),
   "after_marker-softmax": () => new URL("../../models/after_marker-softmax.sxm", import.meta.url),
   "after_marker-entmax15": () => new URL("../../models/after_marker-entmax15.sxm", import.meta.url),
   "after_marker-alpha": () => new URL("../../models/after_marker-alpha.sxm", import.meta.url),
   "after_marker-alpha-span": () => new URL("../../models/after_marker-alpha-span.sxm", import.meta.url),
+  "after_marker-entmax15-out": () => new URL("../../models/after_marker-entmax15-out.sxm", import.meta.url),
+  "after_marker-sparsemax-out": () => new URL("../../models/after_marker-sparsemax-out.sxm", import.meta.url),
   "date-softmax": () => new URL("../../models/date-softmax.sxm", import.meta.url),
   "date-entmax15": () => new URL("../../models/date-entmax15.sxm", import.meta.url),
   "date-alpha": () => new URL("../../models/date-alpha.sxm", import.meta.url),
   "date-alpha-span": () => new URL("../../models/date-alpha-span.sxm", import.meta.url),
+  "date-entmax15-out": () => new URL("../../models/date-entmax15-out.sxm", import.meta.url),
+  "date-sparsemax-out": () => new URL("../../models/date-sparsemax-out.sxm", import.meta.url),
 };
 
 // A checkpoint's bytes by URL, shared by every widget of the page (<sx-attention>, <sx-explain>):
