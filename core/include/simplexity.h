@@ -806,6 +806,13 @@ int sx_rnn_train_step(sx_rnn *m, float *loss, const int *src, int src_len, const
 /* Greedy decoding as sx_model_generate: out (count, out_len) = BOS, argmax tokens over EOS and
    the alphabet until EOS, then PAD; out_len in 2..max_len. */
 int sx_rnn_generate(sx_rnn *m, int *out, int out_len, const int *src, int src_len, int count);
+/* Checkpoints in the model's format family (magic "SXRN"; core/src/rnn_checkpoint.c): the
+   config and the parameters, as float32 (SX_SAVE_FLOAT32, lossless) or float16 (SX_SAVE_FLOAT16);
+   save_size_as gives the bytes (0 for NULL or another precision), save_as writes them into buf
+   (cap >= that; nothing on failure), load reads either precision into *out (NULL on failure). */
+int sx_rnn_save_size_as(const sx_rnn *m, int precision);
+int sx_rnn_save_as(const sx_rnn *m, unsigned char *buf, int cap, int precision);
+int sx_rnn_load(sx_rnn **out, const unsigned char *buf, int size);
 
 #ifdef __cplusplus
 }

@@ -330,9 +330,52 @@ static void test_hard_training(void) {
     }
 }
 
+/* ========================================================= checkpoints */
+static void test_checkpoints(void) {
+    enum { B = 4 };
+    sx_rnn *m = make(SX_RNN_ADDITIVE, SX_MAP_ENTMAX_LEARNED, 0, 5, 6, 4, B, 3), *back = NULL;
+    int src[B * T], tgt[B * T], o1[B * T], o2[B * T];
+    short_rows(src, tgt, B, 6, SX_TASK_TRAIN, 5);
+    float l0 = 0.0f, l1 = 0.0f;
+    for (int s = 0; s < 3; s++) sx_rnn_train_step(m, &l0, src, T, tgt, T, B, 1e-2f);
+    const int n32 = sx_rnn_save_size_as(m, SX_SAVE_FLOAT32), n16 = sx_rnn_save_size_as(m, SX_SAVE_FLOAT16);
+    CHECK(n32 == 20 + 4 * 15 + 4 * sx_rnn_num_params(m) + 4 && n16 == n32 - 2 * sx_rnn_num_params(m),
+          "sizes %d %d", n32, n16);
+    unsigned char *buf = malloc((size_t)n32);
+    CHECK(sx_rnn_save_as(m, buf, n32, SX_SAVE_FLOAT32) == SX_OK, "save: %s", sx_last_error());
+    CHECK(sx_rnn_load(&back, buf, n32) == SX_OK && back, "load: %s", sx_last_error());
+    sx_rnn_loss(m, &l0, src, T, tgt, T, B);
+    sx_rnn_loss(back, &l1, src, T, tgt, T, B);
+    sx_rnn_generate(m, o1, T, src, T, B);
+    sx_rnn_generate(back, o2, T, src, T, B);
+    CHECK(l0 == l1 && !memcmp(o1, o2, sizeof o1), "float32 round trip: loss %.9g vs %.9g", (double)l0, (double)l1);
+    CHECK(sx_rnn_alpha(back) == sx_rnn_alpha(m) && sx_rnn_alpha(m) != 1.5f, "learned alpha kept: %g", (double)sx_rnn_alpha(back));
+    sx_rnn_free(back);
+    CHECK(sx_rnn_save_as(m, buf, n16, SX_SAVE_FLOAT16) == SX_OK, "save f16: %s", sx_last_error());
+    CHECK(sx_rnn_load(&back, buf, n16) == SX_OK && back, "load f16: %s", sx_last_error());
+    sx_rnn_loss(back, &l1, src, T, tgt, T, B);
+    CHECK_NEAR(l1, l0, 1e-2, "float16 round trip loss");
+    sx_rnn_free(back);
+    /* refusals */
+    EXPECT(sx_rnn_save_as(m, buf, n32 - 1, SX_SAVE_FLOAT32), SX_EINVAL, "the checkpoint needs");
+    EXPECT(sx_rnn_save_as(m, buf, n32, 8), SX_EINVAL, "precision must be");
+    sx_rnn_save_as(m, buf, n32, SX_SAVE_FLOAT32);
+    EXPECT(sx_rnn_load(&back, buf, n32 - 1), SX_EINVAL, "the header promises");
+    buf[100] ^= 1;
+    EXPECT(sx_rnn_load(&back, buf, n32), SX_EINVAL, "checksum mismatch");
+    buf[0] = 'X';
+    EXPECT(sx_rnn_load(&back, buf, n32), SX_EINVAL, "bad magic");
+    EXPECT(sx_rnn_load(NULL, buf, n32), SX_EINVAL, "rnn_load: out is NULL");
+    EXPECT(sx_rnn_load(&back, NULL, 0), SX_EINVAL, "truncated");
+    CHECK(back == NULL, "failed loads leave *out NULL");
+    free(buf);
+    sx_rnn_free(m);
+}
+
 int main(void) {
     test_gradients();
     test_contract();
+    test_checkpoints();
     test_training();
     test_estimators();
     test_hard_training();
