@@ -67,7 +67,8 @@
 
    CONVENTIONS as the Transformer's (model.h): token rows (count, len) as tasks.h writes them,
    every id checked, calls return an SX_* status with sx_last_error() naming the function, the
-   field and the value; nothing allocates per step except the scoring calls' double scratch. */
+   field and the value; nothing allocates per step except the scratch of the public scoring and
+   mapping calls (sx_attention_scores' doubles, alpha-entmax's candidates). */
 #ifndef SX_RNN_H
 #define SX_RNN_H
 
