@@ -65,6 +65,8 @@
    for SX_RNN_NONE); alpha_a (1). Weights N(0, 1/fan_in) from splitmix64 (SX_RNN_SEED), wte
    N(0, 1), biases 0, a = 0 (alpha 1.5).
 
+   CHECKPOINTS: core/src/rnn_checkpoint.c (the model's format, magic "SXRN").
+
    CONVENTIONS as the Transformer's (model.h): token rows (count, len) as tasks.h writes them,
    every id checked, calls return an SX_* status with sx_last_error() naming the function, the
    field and the value; nothing allocates per step except the scratch of the public scoring and
