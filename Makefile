@@ -448,7 +448,7 @@ explain-findings: all
 # RNN_FLAGS for the trainer), then held-out exact accuracy against source length, written to
 # build/rnn/table.md and into the README (tools/rnn-table.mjs). Not part of make test. A variant is
 # <attention>[-<mapping or estimator>]: none, additive-softmax, hard-straight, ...
-RNN_VARIANTS ?= none additive-softmax additive-sparsemax hard-straight
+RNN_VARIANTS ?= none additive-softmax additive-sparsemax hard-straight hard-gumbel hard-reinforce
 RNN_FLAGS ?= --task reverse --max-steps 3000
 
 .PHONY: rnn-table
