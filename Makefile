@@ -6,6 +6,7 @@
 #   make bench    speed tables (ratios measured in one run); not part of the tests
 #   make bench-attention   attention and model speed, SIMD vs scalar vs native (issue 3)
 #   make bench-decode      greedy decoding tokens/s, KV cache vs full recomputation (issue 13)
+#   make rnn-table         the recurrent encoder-decoder's bottleneck: accuracy against source length (issue 24)
 #   make fuzz     a long libFuzzer run (make test does a short one)
 #   make serve    build, then serve the site (the book) on 127.0.0.1
 
@@ -422,9 +423,9 @@ MODEL_FLAGS ?=
 
 .PHONY: models models-check
 
-$(B)/tools/train: tools/train.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+$(B)/tools/train: tools/train.c tools/train-rnn.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/tools
-	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< tools/train-rnn.c $(CORE_SRC) -o $@ -lm
 
 # One checkpoint and its JSON line; the stem is <task>-<kind> (kinds may contain '-').
 $(B)/models/%.sxm: $(B)/tools/train
@@ -445,6 +446,24 @@ models: $(MODEL_BUILT) all
 # (tests/js/readme-findings.test.mjs recomputes two of its rows).
 explain-findings: all
 	$(NODE) tools/explain-findings.mjs --count 200 --readme README.md
+
+# The bottleneck table (issue 24, item 2): the recurrent encoder-decoder trained natively on the
+# reverse task without attention, with additive attention and with hard attention (one run each,
+# RNN_FLAGS for the trainer), then held-out exact accuracy against source length, written to
+# build/rnn/table.md and into the README (tools/rnn-table.mjs). Not part of make test. A variant is
+# <attention>[-<mapping or estimator>]: none, additive-softmax, hard-straight, ...
+RNN_VARIANTS ?= none additive-softmax additive-sparsemax hard-straight hard-gumbel hard-reinforce
+RNN_FLAGS ?= --task reverse --max-steps 3000
+
+.PHONY: rnn-table
+$(B)/rnn/%.json: $(B)/tools/train
+	@mkdir -p $(B)/rnn
+	stem=$*; att=$${stem%%-*}; rest=$${stem#*-}; \
+	 case $$att in additive) extra="--map $$rest";; hard) extra="--estimator $$rest";; *) extra="";; esac; \
+	 $(B)/tools/train --arch rnn --attention $$att $$extra $(RNN_FLAGS) --quiet > $@
+
+rnn-table: $(patsubst %,$(B)/rnn/%.json,$(RNN_VARIANTS))
+	$(NODE) tools/rnn-table.mjs --readme README.md $^ | tee $(B)/rnn/table.md
 
 models-check: $(B)/tools/train
 	@mkdir -p $(B)/models-check

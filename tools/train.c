@@ -48,12 +48,13 @@ typedef struct {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: train --task reverse|sort|after_marker|date\n"
+            "usage: train [--arch transformer] --task reverse|sort|after_marker|date\n"
             "             --kind softmax|entmax15|alpha|alpha-span|entmax15-out|sparsemax-out\n"
             "             [--seed N] [--max-steps N] [--eval N] [--batch N] [--d-model N] [--heads N]\n"
             "             [--layers N] [--d-ff N] [--ramp N] [--gelu] [--lr X] [--lr-min X]\n"
             "             [--warmup N] [--target X] [--stop X] [--span-penalty X] [--clip X] [--alpha-lr X] [--val N]\n"
-            "             [--test N] [--out FILE] [--float32] [--from FILE] [--quiet]\n");
+            "             [--test N] [--out FILE] [--float32] [--from FILE] [--quiet]\n"
+            "       train --arch rnn ...: the recurrent encoder-decoder (tools/train-rnn.c)\n");
     exit(2);
 }
 
@@ -200,7 +201,11 @@ static void json_heads(FILE *f, const float *v, int L, int NH, int digits) {
     fputc('}', f);
 }
 
+int train_rnn_main(int argc, char **argv); /* tools/train-rnn.c: every --arch rnn run */
+
 int main(int argc, char **argv) {
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--arch") && !strcmp(argv[i + 1], "rnn")) return train_rnn_main(argc, argv);
     options o = { NULL, NULL, NULL, 1, 2000, 100, 64, 32, 4, 2, 64, 3, 0, 0, 2000, 2000, 0,
                   0, NULL, 3e-3f, 3e-4f, 0.99f, 0.995f, 0.002f, 1.0f, 10.0f };
     for (int i = 1; i < argc; i++) {
@@ -216,6 +221,7 @@ int main(int argc, char **argv) {
         OPT_F("--lr", lr) OPT_F("--lr-min", lr_min) OPT_F("--target", target) OPT_F("--stop", stop)
         OPT_F("--span-penalty", span_penalty) OPT_F("--clip", clip)
         OPT_F("--alpha-lr", alpha_lr)
+        if (!strcmp(a, "--arch") && v && !strcmp(v, "transformer")) { i++; continue; }
         if (!strcmp(a, "--gelu")) { o.act = 1; continue; }
         if (!strcmp(a, "--quiet")) { o.quiet = 1; continue; }
         if (!strcmp(a, "--float32")) { o.float32 = 1; continue; }

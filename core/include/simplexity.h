@@ -1,6 +1,7 @@
 /* simplexity.h - sparse attention mappings onto the simplex, in C99, and a tiny Transformer
    that uses them (sections: mappings, backward passes, entropies, Fenchel-Young losses, mapping codes,
-   Jacobian and threshold, span and pooling, attention, tasks, model, memory).
+   Jacobian and threshold, span and pooling, attention, tasks, model, memory; then beyond the
+   simplex, positions, scoring functions, the recurrent encoder-decoder).
 
    One public header. Every mapping takes `rows` rows of `n` scores, row-major,
    and writes `rows * n` probabilities. Every function that can fail returns an
@@ -783,6 +784,88 @@ int sx_masked_mapping_backward(float *dx, const float *x, const float *dy, const
    most 1 / V: the minimum is then the uniform distribution (eps infinite). No scratch. */
 int sx_eps_perplexity(double *out, const float *p_true, int n, int vocab, double eps);
 int sx_eps_choose(double *eps, const float *p_true, int n, int vocab);
+
+/* ============================================== recurrent encoder-decoder */
+/* A GRU encoder and decoder over the same token rows as the model, with no attention (the
+   decoder reads the last encoder state only), additive (Bahdanau) attention under any mapping,
+   or hard attention (one source position per step) trained by REINFORCE, straight-through
+   Gumbel-softmax or the straight-through argmax (core/src/rnn.c, hard.c; issue 24). The
+   architecture, the estimators and the parameter layout are documented in core/src/rnn.h.
+   Native only for now (no wasm export). Calls as the model's: count in 1..max_batch, lengths in
+   1..max_len (targets 2..max_len), every token id checked, SX_EINVAL naming the function and
+   the argument. */
+typedef struct sx_rnn sx_rnn;
+/* Integer config: SX_RNN_N_CFG ints at these indices. */
+enum {
+    SX_RNN_VOCAB = 0,       /* 4..4096 */
+    SX_RNN_EMBED = 1,       /* token embedding width E: 1..1024 */
+    SX_RNN_HIDDEN = 2,      /* GRU state width H: 1..1024 */
+    SX_RNN_ATTN_HIDDEN = 3, /* additive scoring's hidden width A: 1..1024 (ignored for NONE) */
+    SX_RNN_MAX_LEN = 4,     /* longest src or tgt row: 2..256 */
+    SX_RNN_SEED = 5,        /* initialisation and sampling seed (any int) */
+    SX_RNN_MAX_BATCH = 6,   /* rows per call: 1..4096 */
+    SX_RNN_ATTENTION = 7,   /* SX_RNN_NONE, SX_RNN_ADDITIVE, SX_RNN_HARD */
+    SX_RNN_MAP = 8,         /* the scores' mapping: SX_MAP_SOFTMAX .. SX_MAP_FUSEDMAX (0..5) */
+    SX_RNN_ESTIMATOR = 9,   /* hard attention's gradient: SX_RNN_REINFORCE, GUMBEL, STRAIGHT */
+    SX_RNN_N_CFG = 10
+};
+enum { SX_RNN_NONE = 0, SX_RNN_ADDITIVE = 1, SX_RNN_HARD = 2 };
+enum { SX_RNN_REINFORCE = 0, SX_RNN_GUMBEL = 1, SX_RNN_STRAIGHT = 2 };
+/* Float config: up to SX_RNN_N_FCFG floats; missing entries take the defaults. */
+enum {
+    SX_RNN_F_PARAM = 0,       /* alpha of SX_MAP_ENTMAX (1..8, default 1.5), lambda of FUSEDMAX (>= 0, 0.1) */
+    SX_RNN_F_CLIP = 1,        /* global gradient-norm clip (default 1; <= 0: none) */
+    SX_RNN_F_ALPHA_LR = 2,    /* learning-rate multiplier of the learned alpha (default 1; >= 0) */
+    SX_RNN_F_TEMPERATURE = 3, /* Gumbel-softmax temperature (default 1; > 0) */
+    SX_RNN_F_BASELINE = 4,    /* REINFORCE baseline decay in [0, 1) (default 0.9) */
+    SX_RNN_N_FCFG = 5
+};
+int sx_rnn_create(sx_rnn **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg);
+void sx_rnn_free(sx_rnn *m);
+/* The config int at field (0 .. SX_RNN_N_CFG - 1), -1 for a bad field; the float config entry
+   (defaults filled in), NaN for a bad field. */
+int sx_rnn_config(const sx_rnn *m, int field);
+float sx_rnn_fconfig(const sx_rnn *m, int field);
+/* The flat parameter and gradient blocks, and their named tensors (rnn.h's PARAMETERS order:
+   "wte", "enc.wx", ..., "att", "alpha_a"); NULL / -1 for a bad index. */
+int sx_rnn_num_params(const sx_rnn *m);
+float *sx_rnn_params(sx_rnn *m);
+float *sx_rnn_grads(sx_rnn *m);
+int sx_rnn_tensor_count(void);
+const char *sx_rnn_tensor_name(int index);
+int sx_rnn_tensor_offset(const sx_rnn *m, int index);
+int sx_rnn_tensor_size(const sx_rnn *m, int index);
+int sx_rnn_steps(const sx_rnn *m);
+/* The alpha of the mapping: 1 softmax, 2 sparsemax and fusedmax, 1.5 entmax15, F_PARAM for
+   entmax, 1 + sigmoid(a) when learned; 0 without attention. */
+float sx_rnn_alpha(const sx_rnn *m);
+/* Teacher-forced forward on src (count, src_len) and decoder inputs tgt_in (count, tgt_len);
+   then sx_rnn_logits (count, tgt_len, V) and sx_rnn_attention (count, tgt_len, src_len), valid
+   until the next call; sx_rnn_attention_shape(m, dim) gives (B, Tt, Ts), -1 before any pass. */
+int sx_rnn_forward(sx_rnn *m, const int *src, int src_len, const int *tgt_in, int tgt_len,
+                   int count);
+const float *sx_rnn_logits(const sx_rnn *m);
+const float *sx_rnn_attention(const sx_rnn *m);
+int sx_rnn_attention_shape(const sx_rnn *m, int dim);
+/* Loss of full target rows, as sx_model_loss (hard attention: argmax positions). backward also
+   leaves the gradient in sx_rnn_grads() (hard attention: the estimator's, on sampled positions);
+   train_step then takes one Adam step at lr. loss may be NULL. */
+int sx_rnn_loss(sx_rnn *m, float *loss, const int *src, int src_len, const int *tgt, int tgt_len,
+                int count);
+int sx_rnn_backward(sx_rnn *m, float *loss, const int *src, int src_len, const int *tgt,
+                    int tgt_len, int count);
+int sx_rnn_train_step(sx_rnn *m, float *loss, const int *src, int src_len, const int *tgt,
+                      int tgt_len, int count, float lr);
+/* Greedy decoding as sx_model_generate: out (count, out_len) = BOS, argmax tokens over EOS and
+   the alphabet until EOS, then PAD; out_len in 2..max_len. */
+int sx_rnn_generate(sx_rnn *m, int *out, int out_len, const int *src, int src_len, int count);
+/* Checkpoints in the model's format family (magic "SXRN"; core/src/rnn_checkpoint.c): the
+   config and the parameters, as float32 (SX_SAVE_FLOAT32, lossless) or float16 (SX_SAVE_FLOAT16);
+   save_size_as gives the bytes (0 for NULL or another precision), save_as writes them into buf
+   (cap >= that; nothing on failure), load reads either precision into *out (NULL on failure). */
+int sx_rnn_save_size_as(const sx_rnn *m, int precision);
+int sx_rnn_save_as(const sx_rnn *m, unsigned char *buf, int cap, int precision);
+int sx_rnn_load(sx_rnn **out, const unsigned char *buf, int size);
 
 #ifdef __cplusplus
 }
