@@ -42,7 +42,7 @@ BENCH_CFLAGS := $(WARN) $(NATIVE_INC) -O3 -msse4.2 -DNDEBUG
 # emcc has its own sysroot: give it SIMDe alone through a folder holding one link.
 EM_INC := -I$(B)/inc -Icore/include -Icore/src
 # Two cores. The full core: every source, every export (wasm/exports-mappings.txt and
-# wasm/exports.txt), -O3. The mappings core, for the widgets that draw mappings only (no
+# wasm/exports.txt), -O3 (each source its own object: see CORE_OPT below). The mappings core, for the widgets that draw mappings only (no
 # attention, model, tasks or training): the mapping sources and wasm/exports-mappings.txt alone,
 # compiled for size (-Oz: a simplex plot's rows are short; -DSX_MAPPINGS_CORE leaves out the
 # throughput paths that cost kilobytes, simd.h's SX_WIDE_PATHS). Both use emmalloc (the core mallocs
@@ -53,6 +53,24 @@ em_exports = -sEXPORTED_FUNCTIONS=$(shell printf '_%s,' $(1) | sed 's/,$$//')
 EM_BASE := $(WARN) --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMALLOC=emmalloc \
            -sTOTAL_STACK=1MB -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1
 EM_FLAGS := $(EM_BASE) -O3 $(call em_exports,$(EXPORTS))
+# The full core's sources compile one object each (build/wasm-simd/, build/wasm-scalar/: an edit
+# recompiles one file), then link with EM_FLAGS. CORE_OPT is -O3 without clang's own loop unrolling
+# and auto-vectorisation: the kernels are vectorised with simd128 intrinsics and unrolled by hand
+# where it pays (PERFORMANCE.md), so what clang added was copies of 1-3-entry tail loops,
+# vectorised index bookkeeping and unrolled cold loops: 41 KB of the SIMD core (16%) and 24 KB of
+# the scalar one, for no speed bench/ab.mjs could measure. A new source gets CORE_OPT, like every
+# file but those listed in CORE_UNROLLED, which keep plain -O3 because clang's unroller measurably
+# pays there: fusedmax.c (Condat's sweep, whose loops are not unrolled by hand: attention with
+# fusedmax ran 12-25% slower without it). A file that only checks arguments, parses or formats
+# gains about nothing more from -Os once CORE_OPT holds (2.4 KB over ten such files), so there is
+# no cold list.
+CORE_OPT := -O3 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize
+CORE_UNROLLED := fusedmax
+core_opt = $(if $(filter $(CORE_UNROLLED),$(1)),-O3,$(CORE_OPT))
+EM_LINK := --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMALLOC=emmalloc -sTOTAL_STACK=1MB \
+           -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1 -O3 $(call em_exports,$(EXPORTS))
+SIMD_OBJ := $(patsubst core/src/%.c,$(B)/wasm-simd/%.o,$(CORE_SRC))
+SCALAR_OBJ := $(patsubst core/src/%.c,$(B)/wasm-scalar/%.o,$(CORE_SRC))
 EM_FLAGS_MAP := $(EM_BASE) -Oz -DSX_MAPPINGS_CORE $(call em_exports,$(EXPORTS_MAP))
 MAP_SRC := $(patsubst %,core/src/%.c,status softmax sparsemax entmax fusedmax oscarmax entropy sigmoid groupmax jacobian)
 
@@ -118,16 +136,24 @@ $(B)/inc/simde:
 	ln -sfn $(SIMDE) $@
 
 # SIMD build: simd128 + bulk memory (fast memcpy). binaryen's -O3 run once more after emcc's
-# takes 0.75 KB off (the core stays under webpack's 244 KiB asset hint: tests/browser/sizes.mjs).
-$(D)/simplexity-simd.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt wasm/exports-mappings.txt | $(B)/inc/simde
+# takes 0.75 KB off. The core stays under webpack's 244 KiB asset hint (tests/browser/sizes.mjs).
+$(B)/wasm-simd/%.o: core/src/%.c $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(@D)
+	$(EMCC) $(WARN) $(call core_opt,$*) -msimd128 -mbulk-memory $(EM_INC) -c $< -o $@
+
+$(D)/simplexity-simd.wasm: $(SIMD_OBJ) wasm/exports.txt wasm/exports-mappings.txt
 	@mkdir -p $(D)
-	$(EMCC) $(EM_FLAGS) -msimd128 -mbulk-memory $(EM_INC) $(CORE_SRC) -o $@
+	$(EMCC) $(EM_LINK) -msimd128 -mbulk-memory $(SIMD_OBJ) -o $@
 	$(WASM_OPT) --mvp-features --enable-simd --enable-bulk-memory -O3 $@ -o $@
 
 # Scalar build: the same source, SIMDe lowers the intrinsics to scalar code; MVP wasm only.
-$(D)/simplexity.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt wasm/exports-mappings.txt | $(B)/inc/simde
+$(B)/wasm-scalar/%.o: core/src/%.c $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(@D)
+	$(EMCC) $(WARN) $(call core_opt,$*) -Wno-pass-failed $(EM_INC) -c $< -o $@
+
+$(D)/simplexity.wasm: $(SCALAR_OBJ) wasm/exports.txt wasm/exports-mappings.txt
 	@mkdir -p $(D)
-	$(EMCC) $(EM_FLAGS) -Wno-pass-failed $(EM_INC) $(CORE_SRC) -o $@
+	$(EMCC) $(EM_LINK) $(SCALAR_OBJ) -o $@
 
 # The mappings core, SIMD and scalar. binaryen's size passes are then run again until they stop
 # paying (--converge: 0.5% smaller gzipped; emcc runs them once).
