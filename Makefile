@@ -54,19 +54,20 @@ EM_BASE := $(WARN) --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMALLOC
            -sTOTAL_STACK=1MB -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1
 EM_FLAGS := $(EM_BASE) -O3 $(call em_exports,$(EXPORTS))
 # The full core's sources compile one object each (build/wasm-simd/, build/wasm-scalar/: an edit
-# recompiles one file), then link with EM_FLAGS. CORE_OPT is -O3 without clang's own loop unrolling
-# and auto-vectorisation: the kernels are vectorised with simd128 intrinsics and unrolled by hand
-# where it pays (PERFORMANCE.md), so what clang added was copies of 1-3-entry tail loops,
-# vectorised index bookkeeping and unrolled cold loops: 41 KB of the SIMD core (16%) and 24 KB of
-# the scalar one, for no speed bench/ab.mjs could measure. A new source gets CORE_OPT, like every
-# file but those listed in CORE_UNROLLED, which keep plain -O3 because clang's unroller measurably
-# pays there: fusedmax.c (Condat's sweep, whose loops are not unrolled by hand: attention with
-# fusedmax ran 12-25% slower without it). A file that only checks arguments, parses or formats
-# gains about nothing more from -Os once CORE_OPT holds (2.4 KB over ten such files), so there is
-# no cold list.
-CORE_OPT := -O3 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize
+# recompiles one file), then link with EM_LINK. CORE_OPT, every file's default (a new source's
+# too), is -O3 without clang's loop unrolling: its copies of loop bodies (remainder loops of 1-3
+# entries, unrolled cold loops) made 33 KB of the SIMD core, for no speed bench/ab.mjs could
+# measure, while the kernels that gain from unrolling are unrolled by hand. clang's
+# auto-vectoriser stays on, as plain-C loops (layers.c's Adam and layernorm, model.c, the
+# backward passes) rely on it. The files in CORE_HAND are vectorised by hand with simd128
+# intrinsics: the vectoriser only added vector copies of their scalar tails, so they also go
+# without it (2.4 KB). CORE_UNROLLED keeps plain -O3: fusedmax.c (Condat's sweep, not unrolled
+# by hand: fusedmax attention ran 12-25% slower without clang's unroller). -Os on the files that
+# only check arguments, parse or format would take 1 KB more: not worth a list.
+CORE_OPT := -O3 -fno-unroll-loops
+CORE_HAND := softmax sparsemax entmax matmul
 CORE_UNROLLED := fusedmax
-core_opt = $(if $(filter $(CORE_UNROLLED),$(1)),-O3,$(CORE_OPT))
+core_opt = $(if $(filter $(CORE_UNROLLED),$(1)),-O3,$(CORE_OPT) $(if $(filter $(CORE_HAND),$(1)),-fno-vectorize -fno-slp-vectorize))
 EM_LINK := --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMALLOC=emmalloc -sTOTAL_STACK=1MB \
            -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1 -O3 $(call em_exports,$(EXPORTS))
 SIMD_OBJ := $(patsubst core/src/%.c,$(B)/wasm-simd/%.o,$(CORE_SRC))
@@ -86,7 +87,7 @@ WASM := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity-mappings-
 LAYOUT := $(D)/.layout
 DIST := $(WASM) $(LAYOUT) $(D)/simplexity-widgets.js
 
-.PHONY: mutants explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
+.PHONY: FORCE mutants explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
 
 # The deliverables: the package's files and the static site.
 all: tools $(DIST) site
@@ -137,7 +138,14 @@ $(B)/inc/simde:
 
 # SIMD build: simd128 + bulk memory (fast memcpy). binaryen's -O3 run once more after emcc's
 # takes 0.75 KB off. The core stays under webpack's 244 KiB asset hint (tests/browser/sizes.mjs).
-$(B)/wasm-simd/%.o: core/src/%.c $(CORE_HDR) | $(B)/inc/simde
+# The objects' flags, in a file rewritten only when they change, so that a change recompiles them.
+WASM_FLAGS_KEY := $(WARN) $(EM_INC) | $(CORE_OPT) | $(CORE_HAND) | $(CORE_UNROLLED)
+$(B)/wasm-flags.txt: FORCE
+	@mkdir -p $(B)
+	@echo '$(WASM_FLAGS_KEY)' | cmp -s - $@ || echo '$(WASM_FLAGS_KEY)' > $@
+FORCE:
+
+$(B)/wasm-simd/%.o: core/src/%.c $(CORE_HDR) $(B)/wasm-flags.txt | $(B)/inc/simde
 	@mkdir -p $(@D)
 	$(EMCC) $(WARN) $(call core_opt,$*) -msimd128 -mbulk-memory $(EM_INC) -c $< -o $@
 
@@ -147,7 +155,7 @@ $(D)/simplexity-simd.wasm: $(SIMD_OBJ) wasm/exports.txt wasm/exports-mappings.tx
 	$(WASM_OPT) --mvp-features --enable-simd --enable-bulk-memory -O3 $@ -o $@
 
 # Scalar build: the same source, SIMDe lowers the intrinsics to scalar code; MVP wasm only.
-$(B)/wasm-scalar/%.o: core/src/%.c $(CORE_HDR) | $(B)/inc/simde
+$(B)/wasm-scalar/%.o: core/src/%.c $(CORE_HDR) $(B)/wasm-flags.txt | $(B)/inc/simde
 	@mkdir -p $(@D)
 	$(EMCC) $(WARN) $(call core_opt,$*) -Wno-pass-failed $(EM_INC) -c $< -o $@
 
