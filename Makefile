@@ -61,8 +61,8 @@ EM_FLAGS := $(EM_BASE) -O3 $(call em_exports,$(EXPORTS))
 # auto-vectoriser stays on, as plain-C loops (layers.c's Adam and layernorm, model.c, the
 # backward passes) rely on it. The files in CORE_HAND are vectorised by hand with simd128
 # intrinsics: the vectoriser only added vector copies of their scalar tails, so they also go
-# without it (2.4 KB). CORE_UNROLLED keeps plain -O3: fusedmax.c (Condat's sweep, not unrolled
-# by hand: fusedmax attention ran 12-25% slower without clang's unroller). -Os on the files that
+# without it (3.4 KB). CORE_UNROLLED keeps plain -O3: fusedmax.c (Condat's sweep, not unrolled
+# by hand: fusedmax attention ran up to 25% slower without clang's unroller). -Os on the files that
 # only check arguments, parse or format would take 1 KB more: not worth a list.
 CORE_OPT := -O3 -fno-unroll-loops
 CORE_HAND := softmax sparsemax entmax matmul
