@@ -43,7 +43,7 @@ BENCH_CFLAGS := $(WARN) $(NATIVE_INC) -O3 -msse4.2 -DNDEBUG
 # emcc has its own sysroot: give it SIMDe alone through a folder holding one link.
 EM_INC := -I$(B)/inc -Icore/include -Icore/src
 # Two cores. The full core: every source, every export (wasm/exports-mappings.txt and
-# wasm/exports.txt), -O3. The mappings core, for the widgets that draw mappings only (no
+# wasm/exports.txt), -O3 (each source its own object: see CORE_OPT below). The mappings core, for the widgets that draw mappings only (no
 # attention, model, tasks or training): the mapping sources and wasm/exports-mappings.txt alone,
 # compiled for size (-Oz: a simplex plot's rows are short; -DSX_MAPPINGS_CORE leaves out the
 # throughput paths that cost kilobytes, simd.h's SX_WIDE_PATHS). Both use emmalloc (the core mallocs
@@ -54,6 +54,25 @@ em_exports = -sEXPORTED_FUNCTIONS=$(shell printf '_%s,' $(1) | sed 's/,$$//')
 EM_BASE := $(WARN) --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMALLOC=emmalloc \
            -sTOTAL_STACK=1MB -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1
 EM_FLAGS := $(EM_BASE) -O3 $(call em_exports,$(EXPORTS))
+# The full core's sources compile one object each (build/wasm-simd/, build/wasm-scalar/: an edit
+# recompiles one file), then link with EM_LINK. CORE_OPT, every file's default (a new source's
+# too), is -O3 without clang's loop unrolling: its copies of loop bodies (remainder loops of 1-3
+# entries, unrolled cold loops) made 33 KB of the SIMD core, for no speed bench/ab.mjs could
+# measure, while the kernels that gain from unrolling are unrolled by hand. clang's
+# auto-vectoriser stays on, as plain-C loops (layers.c's Adam and layernorm, model.c, the
+# backward passes) rely on it. The files in CORE_HAND are vectorised by hand with simd128
+# intrinsics: the vectoriser only added vector copies of their scalar tails, so they also go
+# without it (3.4 KB). CORE_UNROLLED keeps plain -O3: fusedmax.c (Condat's sweep, not unrolled
+# by hand: fusedmax attention ran up to 25% slower without clang's unroller). -Os on the files that
+# only check arguments, parse or format would take 1 KB more: not worth a list.
+CORE_OPT := -O3 -fno-unroll-loops
+CORE_HAND := softmax sparsemax entmax matmul
+CORE_UNROLLED := fusedmax
+core_opt = $(if $(filter $(CORE_UNROLLED),$(1)),-O3,$(CORE_OPT) $(if $(filter $(CORE_HAND),$(1)),-fno-vectorize -fno-slp-vectorize))
+EM_LINK := --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMALLOC=emmalloc -sTOTAL_STACK=1MB \
+           -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1 -O3 $(call em_exports,$(EXPORTS))
+SIMD_OBJ := $(patsubst core/src/%.c,$(B)/wasm-simd/%.o,$(CORE_SRC))
+SCALAR_OBJ := $(patsubst core/src/%.c,$(B)/wasm-scalar/%.o,$(CORE_SRC))
 EM_FLAGS_MAP := $(EM_BASE) -Oz -DSX_MAPPINGS_CORE $(call em_exports,$(EXPORTS_MAP))
 MAP_SRC := $(patsubst %,core/src/%.c,status softmax sparsemax entmax fusedmax oscarmax entropy sigmoid groupmax jacobian)
 
@@ -69,7 +88,7 @@ WASM := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity-mappings-
 LAYOUT := $(D)/.layout
 DIST := $(WASM) $(LAYOUT) $(D)/simplexity-widgets.js
 
-.PHONY: mutants explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
+.PHONY: FORCE mutants explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
 
 # The deliverables: the package's files and the static site.
 all: tools $(DIST) site
@@ -119,16 +138,31 @@ $(B)/inc/simde:
 	ln -sfn $(SIMDE) $@
 
 # SIMD build: simd128 + bulk memory (fast memcpy). binaryen's -O3 run once more after emcc's
-# takes 0.75 KB off (the core stays under webpack's 244 KiB asset hint: tests/browser/sizes.mjs).
-$(D)/simplexity-simd.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt wasm/exports-mappings.txt | $(B)/inc/simde
+# takes 0.75 KB off. The core stays under webpack's 244 KiB asset hint (tests/browser/sizes.mjs).
+# The objects' flags, in a file rewritten only when they change, so that a change recompiles them.
+WASM_FLAGS_KEY := $(WARN) $(EM_INC) | $(CORE_OPT) | $(CORE_HAND) | $(CORE_UNROLLED)
+$(B)/wasm-flags.txt: FORCE
+	@mkdir -p $(B)
+	@echo '$(WASM_FLAGS_KEY)' | cmp -s - $@ || echo '$(WASM_FLAGS_KEY)' > $@
+FORCE:
+
+$(B)/wasm-simd/%.o: core/src/%.c $(CORE_HDR) $(B)/wasm-flags.txt | $(B)/inc/simde
+	@mkdir -p $(@D)
+	$(EMCC) $(WARN) $(call core_opt,$*) -msimd128 -mbulk-memory $(EM_INC) -c $< -o $@
+
+$(D)/simplexity-simd.wasm: $(SIMD_OBJ) wasm/exports.txt wasm/exports-mappings.txt
 	@mkdir -p $(D)
-	$(EMCC) $(EM_FLAGS) -msimd128 -mbulk-memory $(EM_INC) $(CORE_SRC) -o $@
+	$(EMCC) $(EM_LINK) -msimd128 -mbulk-memory $(SIMD_OBJ) -o $@
 	$(WASM_OPT) --mvp-features --enable-simd --enable-bulk-memory -O3 $@ -o $@
 
 # Scalar build: the same source, SIMDe lowers the intrinsics to scalar code; MVP wasm only.
-$(D)/simplexity.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt wasm/exports-mappings.txt | $(B)/inc/simde
+$(B)/wasm-scalar/%.o: core/src/%.c $(CORE_HDR) $(B)/wasm-flags.txt | $(B)/inc/simde
+	@mkdir -p $(@D)
+	$(EMCC) $(WARN) $(call core_opt,$*) -Wno-pass-failed $(EM_INC) -c $< -o $@
+
+$(D)/simplexity.wasm: $(SCALAR_OBJ) wasm/exports.txt wasm/exports-mappings.txt
 	@mkdir -p $(D)
-	$(EMCC) $(EM_FLAGS) -Wno-pass-failed $(EM_INC) $(CORE_SRC) -o $@
+	$(EMCC) $(EM_LINK) $(SCALAR_OBJ) -o $@
 
 # The mappings core, SIMD and scalar. binaryen's size passes are then run again until they stop
 # paying (--converge: 0.5% smaller gzipped; emcc runs them once).

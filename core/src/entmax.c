@@ -1157,9 +1157,9 @@ static void erow_finish(float *p, const erow *e, double mass) {
    below 0.33 / (q + 3) (the float powers' error below 2e-8 of each, as erow.uthr); else another
    pass from tau + delta (K then also from the last two steps), up to three; a row where an entry
    leaves the support goes to the general search (dense_row returns 0). */
-/* Native builds only for now: in the full SIMD wasm core it costs 6.7 KB, which takes the core past
-   webpack's 244 KiB asset hint (tests/browser/sizes.mjs; issue 26). Not in the mappings core. */
-#if SX_WIDE_PATHS && !defined(__wasm__)
+/* The native and full SIMD wasm builds (SX_WIDE_PATHS): not in the mappings core (compiled for
+   size, short rows) nor in the scalar wasm build (emulated lanes). */
+#if SX_WIDE_PATHS
 typedef struct {
     double n, s1, s2, s3, s4, wmin; /* count, sums of w^k over the candidates, their smallest w */
     float cf;                       /* c in float (clamped at FLT_MAX) */
@@ -1301,7 +1301,7 @@ static void entmax_qnorm_rows(float *out, const float *x, int rows, int n, float
             }
             r->e.uthr = uthr;
             SX_COUNT_ROW();
-#if SX_WIDE_PATHS && !defined(__wasm__)
+#if SX_WIDE_PATHS
             if (n >= SX_QNORM_FLOAT_MIN && dense_row(r->p, &r->e)) continue;
 #endif
             ecand_at(&r->c, (char *)scratch + (size_t)m * erow_scratch_bytes(n), n);

@@ -17,11 +17,13 @@ typedef simde_v128_t v128;
 #endif
 
 /* 1 where the throughput paths that cost kilobytes of code are built: fusedmax's two-rows-at-a-
-   time sweep and alpha-entmax's groups of short rows. Not in the scalar wasm build (emulated
-   lanes) nor in the mappings core (SX_MAPPINGS_CORE, compiled for size: its widgets map a few
-   short rows at a time; sparsemax.c leaves its candidate lists for long rows out there too). fusedmax's runs are the same
-   bits either way; alpha-entmax on batches of 4- to 32-entry rows and sparsemax on rows of 384+
-   entries agree with the full core to ~3e-8 (tests/js/cores.test.mjs). */
+   time sweep, alpha-entmax's groups of short rows and its dense path for flat rows. Not in the
+   scalar wasm build (emulated lanes) nor in the mappings core (SX_MAPPINGS_CORE, compiled for
+   size: its widgets map a few short rows at a time; sparsemax.c leaves its candidate lists for
+   long rows out there too). fusedmax's runs are the same bits either way; alpha-entmax on batches
+   of 4- to 32-entry rows and sparsemax on rows of 384+ entries agree with the full core to ~3e-8
+   (tests/js/cores.test.mjs), alpha-entmax on flat rows of 16+ entries to ~2e-8
+   (tests/js/entmax-dense.test.mjs checks 1e-6). */
 #if !SX_SCALAR_WASM && !defined(SX_MAPPINGS_CORE)
 #define SX_WIDE_PATHS 1
 #else
