@@ -9,12 +9,12 @@ const all = await builds();
 
 const PUBLIC_NAMES = [
   "Model", "SimplexityError", "WasmArray", "alloc", "attention", "attentionPattern", "attentionPooling", "attentionPoolingBackward", "attentionScores",
-  "attentionScoresBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
+  "attentionScoresBackward", "chainAttention", "chainAttentionBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
   "fusedmax", "fusedmaxBackward", "fyLoss", "groupmax", "groupmaxBackward", "info", "init", "jacobian", "maskedMapping",
   "maskedMappingBackward", "oscarmax", "oscarmaxBackward",
   "positionalEncoding", "relativeScores",
   "sigmoid", "sigmoidBackward", "softmax",
-  "softmaxBackward", "spanMask", "sparsemax", "sparsemaxBackward", "tasks", "threshold", "tsallisEntropy",
+  "softmaxBackward", "spanMask", "sparsemapSelections", "sparsemax", "sparsemaxBackward", "tasks", "threshold", "tsallisEntropy",
   "txlScores",
 ];
 

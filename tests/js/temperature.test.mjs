@@ -24,7 +24,8 @@ const TEMPERATURES = [0.37, 2.5];
 
 // Every export of simplexity.js, by whether it takes opts.temperature. attention and the pooling
 // take none (attention scales its scores by 1 / sqrt(dh), pooling's kernel by its inverse width w;
-// neither option is a temperature), nor does tsallisEntropy (of a distribution p).
+// neither option is a temperature), nor does tsallisEntropy (of a distribution p), nor the chain's
+// structured attention (its scores and transition score are the scale).
 const WITH_T = [
   "softmax", "sparsemax", "entmax15", "entmax", "fusedmax", "oscarmax", "sigmoid", "groupmax",
   "softmaxBackward", "sparsemaxBackward", "entmax15Backward", "entmaxBackward", "fusedmaxBackward",
@@ -35,6 +36,7 @@ const WITHOUT_T = [
   "SimplexityError", "init", "info", "tsallisEntropy", "alloc", "WasmArray", "Model", "tasks", "attention",
   "attentionPattern", "spanMask", "attentionPooling", "attentionPoolingBackward", "positionalEncoding",
   "relativeScores", "txlScores", "attentionScores", "attentionScoresBackward",
+  "chainAttention", "chainAttentionBackward", "sparsemapSelections",
 ];
 
 /** Group sizes for a row of n (groupmax): 2, 3, 1, 2, 3, 1, ... the last cut to fit. */
