@@ -109,8 +109,14 @@ site: $(DIST) examples/blog-post.html
 # The single-file build (every widget, the library and the full core's SIMD build inlined,
 # deflated) for hosts that cannot serve .wasm files: built from dist/'s own files, beside which it
 # fetches models/ (and, on an engine without SIMD, the scalar builds: tools/bundle.mjs says why).
-$(D)/simplexity-widgets.js: tools/bundle.mjs tools/minify.mjs tools/inflate.js package.json $(D)/simplexity-simd.wasm $(LAYOUT)
-	$(NODE) tools/bundle.mjs --site $(D) --out $@
+# It is built from the package's layout unminified, in $(BUNDLE_SRC) (esbuild minifies the whole
+# bundle; dist/'s modules, minified one by one, keep their functions' names, which would cost
+# the bundle 32 KB).
+BUNDLE_SRC := $(B)/bundle-src
+$(D)/simplexity-widgets.js: tools/bundle.mjs tools/minify.mjs tools/inflate.js tools/layout.mjs package.json $(D)/simplexity-simd.wasm $(WEB_SRC)
+	$(NODE) tools/layout.mjs --out $(BUNDLE_SRC)
+	cp $(D)/simplexity-simd.wasm $(BUNDLE_SRC)/
+	$(NODE) tools/bundle.mjs --site $(BUNDLE_SRC) --out $@
 
 # Transfer size of each page of the book at load (the map, each chapter) and of the widgets
 # alone, gzipped.
@@ -177,10 +183,11 @@ $(D)/simplexity-mappings.wasm: $(MAP_SRC) $(CORE_HDR) wasm/exports-mappings.txt 
 	$(WASM_OPT) --mvp-features -Oz --converge $@ -o $@
 
 # The package's files from web/: the modules, the declarations and the shipped models, each
-# where tools/layout.mjs's map puts it, relative specifiers rewritten for that place.
-$(LAYOUT): tools/layout.mjs $(WEB_SRC)
+# where tools/layout.mjs's map puts it, relative specifiers rewritten for that place, the modules
+# minified one by one (each names its source in web/ in a header line; the .d.ts stay as written).
+$(LAYOUT): tools/layout.mjs tools/minify.mjs $(WEB_SRC)
 	@mkdir -p $(D)
-	$(NODE) tools/layout.mjs --out $(D)
+	$(NODE) tools/layout.mjs --out $(D) --minify
 	@touch $@
 
 # Fails if SIMD silently disappears from the SIMD build, or leaks into the scalar one.

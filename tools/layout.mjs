@@ -10,7 +10,8 @@
 // Source imports resolve in web/ (Node tests import web/ files, editors navigate), dist imports
 // in dist/: this tool is the only place that knows both.
 //
-//   node tools/layout.mjs [--out dist]                the package's files
+//   node tools/layout.mjs [--out dist] [--minify]     the package's files (--minify: its modules
+//                                                     minified as they are copied, see below)
 //   node tools/layout.mjs --site [--out dist/site]    the site: those (but the .d.ts) and the page's
 //   node tools/layout.mjs --list                      the map, one "web/X -> dist/Y" line a file
 //   (--src web: the source tree, for tests/js/layout.test.mjs)
@@ -29,10 +30,19 @@
 // TypeScript's parser (a devDependency, build time only) finds the specifiers, so comments and
 // strings that merely mention one are left alone. Other files (HTML, CSS, .sxm) are copied as
 // they are: the book's pages' URLs are the site's (it is served from dist/site/ only).
+//
+// --minify (the package, as `make` builds it): each .js module, once rewritten, is minified on
+// its own (tools/minify.mjs's minifyModule: esbuild, whitespace, comments and local names), so
+// the package keeps every file name, import path and export its users, the "exports" map and the
+// .d.ts files name, at about half the bytes; every function and class keeps its .name. A one-line header names the module's source in web/,
+// for a reader of node_modules/simplexity/ who wants the commented code. The .d.ts files stay as
+// written: their comments are what an editor shows. (The site is minified after its copy, by
+// tools/minify.mjs itself, with a shorter banner.)
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
+import { minifyModule } from "./minify.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -59,6 +69,10 @@ export const BUILT = new Map([
 ].map((f) => [`lib/${f}`, f]));
 
 const REWRITTEN = /\.(m?js|d\.ts)$/;
+const MODULE = /\.m?js$/;
+
+/** A package module as shipped with --minify: a header naming its source, then the minified code. */
+export const minified = (rel, text) => `// Simplexity: minified from web/${rel} (the readable source is in the repository)\n${minifyModule(text, `web/${rel}`, { keepNames: true })}`;
 
 /** The dist path of a web/-relative source path: a string, null (shipped nowhere), or undefined
  *  (no entry of the map: an error). site: whether the site's entries apply. */
@@ -151,8 +165,9 @@ export function rewrite(rel, text, { site = false, exists }) {
 }
 
 // ------------------------------------------------------------------ the copy
-/** Copy (and rewrite) every file the build ships from src to out; returns { files, specifiers }. */
-export function layout({ src, out, site = false }) {
+/** Copy (and rewrite, and with minify minify the modules of) every file the build ships from src
+ *  to out; returns { files, specifiers }. */
+export function layout({ src, out, site = false, minify = false }) {
   const files = sourceFiles(src);
   const errors = [], targets = new Map();
   const set = new Set(files);
@@ -169,7 +184,7 @@ export function layout({ src, out, site = false }) {
     if (REWRITTEN.test(rel)) {
       try {
         const r = rewrite(rel, body.toString("utf8"), { site, exists });
-        body = Buffer.from(r.text, "utf8");
+        body = Buffer.from(minify && MODULE.test(rel) ? minified(rel, r.text) : r.text, "utf8");
         count += r.count;
       } catch (err) { errors.push(err.message); continue; }
     }
@@ -198,8 +213,9 @@ function main() {
     return;
   }
   const out = path.resolve(ROOT, opt("--out", site ? "dist/site" : "dist"));
-  const r = layout({ src, out, site });
-  console.log(`layout: ${r.files} files -> ${path.relative(ROOT, out) || "."}, ${r.specifiers} relative specifiers rewritten`);
+  const minify = argv.includes("--minify");
+  const r = layout({ src, out, site, minify });
+  console.log(`layout: ${r.files} files -> ${path.relative(ROOT, out) || "."}, ${r.specifiers} relative specifiers rewritten${minify ? ", the modules minified" : ""}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

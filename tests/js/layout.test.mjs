@@ -2,7 +2,8 @@
 // widgets/ with runtime/ and viz/, site/, models/) to the package's layout (dist/), and its
 // rewrite of the modules' relative specifiers: every source file is mapped and copied, every
 // relative specifier of every module in dist/ and dist/site/ names a file that is there, the
-// asset literals keep the exact form bundlers key on, and the tool refuses (naming the file and
+// asset literals keep the form bundlers key on, the package's modules are shipped minified (each
+// with a header naming its source, its exports unchanged), and the tool refuses (naming the file and
 // the specifier) what it cannot map or rewrite.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -91,16 +92,21 @@ test("every relative specifier of every module in dist/ and dist/site/ names a f
   }
 });
 
+// The literal forms, whitespace aside (dist/'s modules are minified: `new URL("./x",import.meta.url)`;
+// bundlers parse them, Vite's asset scan allows any whitespace).
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&").replace(/ /g, "\\s*");
+const has = (text, form) => new RegExp(escape(form)).test(text);
+
 test("the asset literals come out in the exact form bundlers and the README rely on", () => {
   const loader = readFileSync(path.join(DIST, "loader.js"), "utf8");
-  for (const f of BUILT.values()) assert.ok(loader.includes(`new URL("./${f}", import.meta.url)`), f);
+  for (const f of BUILT.values()) assert.ok(has(loader, `new URL("./${f}", import.meta.url)`), f);
   const checkpoints = readFileSync(path.join(DIST, "checkpoints.js"), "utf8");
-  assert.match(checkpoints, /new URL\("\.\/models\/date-alpha\.sxm", import\.meta\.url\)/);
+  assert.ok(has(checkpoints, 'new URL("./models/date-alpha.sxm", import.meta.url)'));
   const session = readFileSync(path.join(DIST, "train-session.js"), "utf8");
-  assert.ok(session.includes('new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" })'));
+  assert.ok(has(session, 'new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" })'));
   const widgets = readFileSync(path.join(DIST, "widgets.js"), "utf8");
-  assert.ok(widgets.includes('import("./widgets/sx-simplex.js")') && widgets.includes('import("./widgets/base.js")') &&
-    widgets.includes('from "./widgets/where.js"'));
+  assert.ok(has(widgets, 'import("./widgets/sx-simplex.js")') && has(widgets, 'import("./widgets/base.js")') &&
+    has(widgets, 'from "./widgets/where.js"'));
   // the source names the same files where they are in web/
   const src = readFileSync(path.join(WEB, "widgets/runtime/checkpoints.js"), "utf8");
   assert.match(src, /new URL\("\.\.\/\.\.\/models\/date-alpha\.sxm", import\.meta\.url\)/);
@@ -151,6 +157,53 @@ test("the tool fails loudly (exit 1, file and specifier named) and writes nothin
     assert.match(r.stderr, /web\/lib\/c\.js: import "\.\/missing\.js" -> web\/lib\/missing\.js: no such source file/);
     assert.match(r.stderr, /web\/stray\.js: in no entry of tools\/layout\.mjs's map/);
     assert.ok(!existsSync(path.join(tmp, "dist2")), "nothing written");
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test("the package's modules are minified, each naming its source in web/, with the source's exports", async () => {
+  const shipped = sourceFiles(WEB).filter((rel) => /\.m?js$/.test(rel) && typeof distPath(rel) === "string");
+  assert.ok(shipped.length > 60, `${shipped.length} modules in the package`);
+  let src = 0, out = 0;
+  for (const rel of shipped) {
+    const text = readFileSync(path.join(DIST, distPath(rel)), "utf8");
+    const [head, ...body] = text.split("\n");
+    assert.equal(head, `// Simplexity: minified from web/${rel} (the readable source is in the repository)`, distPath(rel));
+    assert.ok(!/^\s*\/[/*]/m.test(body.join("\n")), `dist/${distPath(rel)}: no comment after its header`);
+    src += readFileSync(path.join(WEB, rel)).length;
+    out += text.length;
+  }
+  assert.ok(out < src * 0.7, `dist/'s modules are ${out} bytes, web/'s ${src}`);
+  // the same exports as the source, by name (the package's "exports" map and .d.ts name them),
+  // and each function's and class's .name the same (err.constructor.name, Model.name)
+  const names = (m) => Object.entries(m).flatMap(([k, v]) => typeof v === "function" ? [[k, v.name]]
+    : v && typeof v === "object" ? Object.entries(v).filter(([, f]) => typeof f === "function").map(([k2, f]) => [`${k}.${k2}`, f.name]) : [[k]]);
+  for (const rel of ["lib/simplexity.js", "lib/mappings.js", "lib/loader.js", "lib/explain.js", "lib/arrays.js", "widgets/widgets.js", "widgets/base.js"]) {
+    const a = names(await import(path.join(WEB, rel))).sort();
+    const b = names(await import(path.join(DIST, distPath(rel)))).sort();
+    assert.deepEqual(b, a, rel);
+  }
+});
+
+test("--minify: a module comes out minified under its header, the same module otherwise", async () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "layout-min-"));
+  try {
+    mkdirSync(path.join(tmp, "web/lib"), { recursive: true });
+    writeFileSync(path.join(tmp, "package.json"), '{ "type": "module" }\n');
+    writeFileSync(path.join(tmp, "web/lib/a.js"), "// a comment\nexport function twice(value) {\n  return value * 2;\n}\n");
+    writeFileSync(path.join(tmp, "web/lib/a.d.ts"), "/** doubles */\nexport function twice(value: number): number;\n");
+    writeFileSync(path.join(tmp, "web/lib/b.js"), 'import { twice } from "./a.js";\nexport const four = twice(2);\n');
+    const r = await new Promise((resolve) => execFile(process.execPath, [TOOL, "--src", path.join(tmp, "web"), "--out", path.join(tmp, "dist"), "--minify"],
+      (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stderr })));
+    assert.equal(r.code, 0, r.stderr);
+    const a = readFileSync(path.join(tmp, "dist/a.js"), "utf8");
+    assert.match(a, /^\/\/ Simplexity: minified from web\/lib\/a\.js \(the readable source is in the repository\)\n[^\n]*\{return \w\*2\}[^\n]*\n$/);
+    assert.ok(!a.includes("a comment") && !a.includes("value * 2"), a);
+    assert.equal((await import(path.join(tmp, "dist/a.js"))).twice.name, "twice");
+    assert.equal(readFileSync(path.join(tmp, "dist/a.d.ts"), "utf8"), "/** doubles */\nexport function twice(value: number): number;\n");
+    const b = await import(path.join(tmp, "dist/b.js"));
+    assert.equal(b.four, 4);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
