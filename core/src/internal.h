@@ -58,6 +58,13 @@ void sx__entmax_alpha_backward_row(float *dz, const float *p, const float *g, in
                                    double *ls);
 #define SX_ENTMAX_BW_STACK 256
 
+/* A model's token block (model.c, rnn.c): tok not NULL, len in [min_len, max_len], every id in
+   [0, vocab), else SX_EINVAL naming fn, the block and the offending [row][column]; and a call's
+   count in [1, max_batch]. */
+int sx__check_tokens(const char *fn, const char *name, const int *tok, int len, int count, int min_len,
+                     int max_len, int vocab);
+int sx__check_count(const char *fn, int count, int max_batch);
+
 /* The chain's argument checks (chain.c, sparsemap.c): sizes and NULL buffers, t finite, u finite
    or -Infinity, dmu finite. */
 int sx__chain_check_t(float t);

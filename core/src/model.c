@@ -427,22 +427,11 @@ SX_COLD_END
 /* Check a token block and the call's sizes. */
 static int check_tokens(const sx_model *m, const char *fn, const char *name, const int *tok,
                         int len, int count, int min_len) {
-    if (!tok) return sx__fail(SX_EINVAL, -1, "%s: %s is NULL", fn, name);
-    if (len < min_len || len > m->T)
-        return sx__fail(SX_EINVAL, -1, "%s: %s length must be in [%d, max_len %d] (got %d)", fn,
-                        name, min_len, m->T, len);
-    for (int i = 0; i < count * len; i++)
-        if (tok[i] < 0 || tok[i] >= m->V)
-            return sx__fail(SX_EINVAL, i, "%s: %s[%d][%d] must be a token id in [0, %d) (got %d)",
-                            fn, name, i / len, i % len, m->V, tok[i]);
-    return SX_OK;
+    return sx__check_tokens(fn, name, tok, len, count, min_len, m->T, m->V);
 }
 static int check_call(const sx_model *m, const char *fn, int count) {
     if (!m) return sx__fail(SX_EINVAL, -1, "%s: model is NULL", fn);
-    if (count < 1 || count > m->max_batch)
-        return sx__fail(SX_EINVAL, -1, "%s: count must be in [1, max_batch %d] (got %d)", fn,
-                        m->max_batch, count);
-    return SX_OK;
+    return sx__check_count(fn, count, m->max_batch);
 }
 
 /* Map offsets of one layer for (B, Tq, Tk). */

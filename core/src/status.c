@@ -190,3 +190,23 @@ int sx__check_attention_mapping(int mapping, float param) {
 }
 
 SX_COLD_END
+
+/* ------------------------------------------------------- the models' token blocks */
+int sx__check_tokens(const char *fn, const char *name, const int *tok, int len, int count, int min_len,
+                     int max_len, int vocab) {
+    if (!tok) return sx__fail(SX_EINVAL, -1, "%s: %s is NULL", fn, name);
+    if (len < min_len || len > max_len)
+        return sx__fail(SX_EINVAL, -1, "%s: %s length must be in [%d, max_len %d] (got %d)", fn, name, min_len,
+                        max_len, len);
+    for (int i = 0; i < count * len; i++)
+        if (tok[i] < 0 || tok[i] >= vocab)
+            return sx__fail(SX_EINVAL, i, "%s: %s[%d][%d] must be a token id in [0, %d) (got %d)", fn, name,
+                            i / len, i % len, vocab, tok[i]);
+    return SX_OK;
+}
+
+int sx__check_count(const char *fn, int count, int max_batch) {
+    if (count < 1 || count > max_batch)
+        return sx__fail(SX_EINVAL, -1, "%s: count must be in [1, max_batch %d] (got %d)", fn, max_batch, count);
+    return SX_OK;
+}
