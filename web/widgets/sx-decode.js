@@ -43,7 +43,7 @@ svg .tok { font-family: ui-monospace, Menlo, Consolas, monospace; }
 svg .bg { fill: var(--_panel); }
 svg .cur { fill: none; stroke: var(--_accent); stroke-width: 2; }
 svg .pick { fill: none; stroke: var(--_fg); stroke-width: 1.2; }
-svg .bar { fill-opacity: 0.35; }
+svg .bar { fill-opacity: 0.22; stroke: none; }
 svg .ring { fill: none; stroke: transparent; }
 `);
 
@@ -260,21 +260,23 @@ export class SxDecode extends SxElement {
     return `Step ${t + 1} emits ${glyph(c.vocab[st.token])}: ${S} token${S === 1 ? "" : "s"} in the support (${top}${S > 4 ? ", …" : ""}); ${rest}.`;
   }
 
-  // Every sequence exact search found, most probable first, a bar for its probability.
+  // Every sequence exact search found, most probable first, over a band as long as its probability.
   _drawList(c, output) {
     const svg = this._list, seqs = c.result.search.sequences, shown = seqs.slice(0, LIST_MAX);
-    const W = 400, RH = 20, H = TOP + (shown.length + (seqs.length > LIST_MAX)) * RH + 6, bx = 200, bw = 140;
+    const W = Math.round(Math.min(560, Math.max(300, svg.getBoundingClientRect().width || 400)));
+    const RH = 20, H = TOP + (shown.length + (seqs.length > LIST_MAX)) * RH + 6, bw = W - 64;
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svg.setAttribute("aria-label", `the ${seqs.length} output sequences exact search found with nonzero probability, most probable first`);
     svg.replaceChildren();
     const text = (x, y, t, cls, anchor = "start") => { svgEl("text", { x, y, class: cls, "text-anchor": anchor }, svg).textContent = t; };
     text(0, 14, "output sequence (⊣ ends it)", "muted");
-    text(W, 14, "probability", "muted", "end");
+    text(W, 14, "p", "muted", "end");
+    const d = c.result.decode.tokens;
     shown.forEach((q, i) => {
       const y = TOP + i * RH, g = svgEl("g", { class: "seq", "data-tokens": q.tokens.join(" "), "data-p": q.probability }, svg);
-      const d = c.result.decode.tokens, greedy = q.tokens.every((v, j) => v === d[j]) && !(d[q.tokens.length] > 0);
-      svgEl("text", { x: 0, y: y + 14, class: "tok" }, g).textContent = `${i + 1}. ${c.text(Array.from(q.tokens))}${q.finished ? "" : " …"}${greedy ? " (greedy)" : ""}`;
-      svgEl("rect", { class: `bar m-${output}`, x: bx, y: y + 4, width: Math.max(1, bw * q.probability), height: RH - 8 }, g);
+      const greedy = q.tokens.every((v, j) => v === d[j]) && !(d[q.tokens.length] > 0);
+      svgEl("rect", { class: `bar m-${output}`, x: 0, y: y + 2, width: Math.max(1, bw * q.probability), height: RH - 4 }, g);
+      svgEl("text", { x: 4, y: y + 14, class: "tok" }, g).textContent = `${i + 1}. ${c.text(Array.from(q.tokens))}${q.finished ? "" : " …"}${greedy ? " (greedy)" : ""}`;
       svgEl("text", { x: W, y: y + 14, "text-anchor": "end" }, g).textContent = prob(q.probability);
     });
     if (seqs.length > LIST_MAX) text(0, TOP + LIST_MAX * RH + 14, `and ${seqs.length - LIST_MAX} more`, "muted");
