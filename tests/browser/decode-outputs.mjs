@@ -6,7 +6,7 @@
 // sequence and probability by probability, and the summary its count and mass; a cap below the
 // count shows the library's cap message and the cap's first sequences; softmax outputs always
 // hit it. Keyboard: Tab reaches the grid, ↓ / End pick the step (the step attribute and the
-// readout follow), and the output select changes the model. Bad attributes fall back with a
+// readout follow), and the output select changes the model; "Another source" draws a held-out one. Bad attributes fall back with a
 // message. Zero console errors, CSP violations and foreign requests.
 import path from "node:path";
 import fs from "node:fs/promises";
@@ -120,6 +120,13 @@ await runSuite("decode-outputs", async (browser, server) => {
   await drawn(page, "a", "sparsemax");
   await frames(page);
   checkDrawn(await compare(page, "a"), "sparsemax outputs (picked by keyboard)", true);
+
+  // ---- "Another source": a held-out source of the task, drawn and searched
+  await page.evaluate(() => [...document.getElementById("a").shadowRoot.querySelectorAll("button")].find((b) => b.textContent === "Another source").click());
+  await page.waitForFunction((src) => { const e = document.getElementById("a"); return e.source !== src && e.result; }, SRC);
+  await frames(page);
+  const drawnSrc = await page.$eval("#a", (e) => e.source);
+  checkDrawn(await compare(page, "a"), `another source ("${drawnSrc}")`, true);
 
   // ---- bad attributes
   const bad = await page.$eval("#bad", (e) => e.shadowRoot.querySelector(".msg").textContent + " | " + e.shadowRoot.querySelector(".invalid").textContent);
