@@ -307,6 +307,7 @@ test-browser: all
 	$(NODE) tests/browser/drawings.mjs
 	$(NODE) tests/browser/span-pooling.mjs
 	$(NODE) tests/browser/loss.mjs
+	$(NODE) tests/browser/decode-outputs.mjs
 	$(NODE) tests/browser/chain.mjs
 	$(NODE) tests/browser/jacobian.mjs
 	$(NODE) tests/browser/threshold.mjs

@@ -29,6 +29,7 @@ export const WIDGETS = [
   '<sx-heatmap></sx-heatmap>',
   '<sx-loss mappings="softmax sparsemax entmax" alpha="1.3"></sx-loss>',
   '<sx-chain scores="1 0.2 0.8 -1 0.5" transition="0.8"></sx-chain>',
+  '<sx-decode task="reverse" output="entmax15" source="ffffe"></sx-decode>',
 ];
 
 const page = (css, wrap) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title>
@@ -55,6 +56,7 @@ async function showAll(p) {
       if (e.localName === "sx-attention") return e.shadowRoot.querySelectorAll("svg.maps .panel").length > 0;
       if (e.localName === "sx-span-mask") return e.shadowRoot.querySelectorAll("[role=button]").length > 0;
       if (e.localName === "sx-explain") return e.shadowRoot.querySelectorAll("[role=radio]").length > 0;
+      if (e.localName === "sx-decode") return Boolean(e.result);
       return true;
     }, i, { timeout: 30000 });
   }

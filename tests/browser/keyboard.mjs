@@ -27,6 +27,7 @@ const WIDGETS = [
   ["sx-heatmap", "", 7],
   ["sx-loss", 'mappings="sparsemax entmax"', 6],
   ["sx-chain", "", 5],
+  ["sx-decode", 'task="sort" output="sparsemax" source="hhdbgaj"', 8],
 ];
 const HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Keys</title><link rel="icon" href="data:,">
 <script type="module" src="/widgets.js"></script></head><body><main style="width: 760px">
@@ -56,6 +57,7 @@ await runSuite("keyboard", async (browser, server) => {
       if (e.localName === "sx-attention") return e.shadowRoot.querySelectorAll("svg.maps .panel").length > 0;
       if (e.localName === "sx-span-mask") return e.shadowRoot.querySelectorAll("[role=button]").length > 0;
       if (e.localName === "sx-explain") return e.shadowRoot.querySelectorAll("[role=radio]").length > 0;
+      if (e.localName === "sx-decode") return Boolean(e.result);
       return true;
     }, i, { timeout: 30000 });
   }

@@ -12,7 +12,8 @@
 //   one widget      per widget, what a blog post showing only that widget loads: widgets.js,
 //                   the library, the wasm and that widget's module with its imports
 //   on view         the model each section's widget fetches when it comes into view (read off
-//                   the chapters: <sx-span-mask model>, <sx-attention task kind>, <sx-explain>)
+//                   the chapters: <sx-span-mask model>, <sx-attention task kind>, <sx-explain>,
+//                   <sx-decode task output>)
 //   experiments     the worker "Run the experiments" starts (explain-worker.js and what it
 //                   imports that the pages have not loaded) and the two models it fetches besides
 //                   the one its section shows
@@ -135,6 +136,10 @@ for (const [, id, body] of html.matchAll(/<section id="([^"]+)"[^>]*>([\s\S]*?)<
   }
   for (const [tag] of body.matchAll(/<sx-attention\b[^>]*>/g)) {
     onView.push({ when: `section ${n} (#${id}) in view`, file: `models/${attr(tag, "task") || "reverse"}-${attr(tag, "kind") || "alpha"}.sxm` });
+  }
+  for (const [tag] of body.matchAll(/<sx-decode\b[^>]*>/g)) {
+    const kind = { softmax: "entmax15", sparsemax: "sparsemax-out" }[attr(tag, "output")] || "entmax15-out";
+    onView.push({ when: `section ${n} (#${id}) in view`, file: `models/${attr(tag, "task") || "reverse"}-${kind}.sxm` });
   }
   for (const [tag] of body.matchAll(/<sx-explain\b[^>]*>/g)) {
     const task = attr(tag, "task") || "reverse", kind = attr(tag, "kind") || "entmax15";

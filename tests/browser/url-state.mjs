@@ -55,6 +55,7 @@ const CASES = {
     await w.locator("svg [role=slider]").first().focus();
     for (let i = 0; i < 4; i++) await w.page().keyboard.press("ArrowDown"); // the first score, by the keyboard
   }],
+  "sx-decode": ['task="reverse" output="entmax15"', { task: "sort", output: "sparsemax", source: "hhdbgaj", step: "3", cap: "1" }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
   }],
@@ -91,6 +92,7 @@ async function settled(page, sel) {
     const r = e.shadowRoot;
     if (e.localName === "sx-attention") return r.querySelectorAll("svg.maps .panel").length > 0 && (!e.decode || r.querySelector("svg.decode *"));
     if (e.localName === "sx-explain") return r.querySelectorAll("[role=radio]").length > 0;
+    if (e.localName === "sx-decode") return Boolean(e.result);
     if (e.localName === "sx-heatmap") return Boolean(e.result);
     return true;
   }, sel, { timeout: 60000 });
@@ -244,7 +246,7 @@ async function chapter(browser, server) {
 }
 
 await runSuite("url-state", async (browser, server) => {
-  check(TAGS.length === 18 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
+  check(TAGS.length === 19 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);

@@ -11,6 +11,7 @@ import type {
   SxSpanMaskElement, SxPoolingElement, SxAttentionElement, SxTag, SxWidgetAttributes, SxEventMap,
   SxPoolingLearnDetail, SxAttentionTrainedDetail, SxAttentionModelDetail, SxTrainOptions, SxMappingName,
   SxExplainChangeDetail, SxExplainExperiments,
+  SxDecodeResult,
 } from "simplexity/widgets";
 // Each widget's module alone: it registers its element; its types are the same file's.
 import "simplexity/widgets/sx-simplex";
@@ -287,6 +288,21 @@ att.trainingWorker = null;
 att.shownModel = null;
 // @ts-expect-error the property is camelCase
 void att["no-train"];
+
+const dec = document.createElement("sx-decode");
+exact<TaskName>()(dec.task);
+exact<"softmax" | "sparsemax" | "entmax15">()(dec.output);
+exact<number>()(dec.cap);
+exact<string>()(dec.source);
+exact<SxDecodeResult | null>()(dec.result);
+if (dec.result) exact<Int32Array>()(dec.result.decode.steps[0].support);
+if (dec.result) exact<boolean>()(dec.result.search.complete);
+dec.output = "sparsemax";
+// @ts-expect-error alpha-entmax outputs are not shipped
+dec.output = "entmax";
+// @ts-expect-error read-only
+dec.result = null;
+dec.addEventListener("sx-decode-change", (e) => exact<number>()(e.detail.step));
 
 const exp = document.createElement("sx-explain");
 exact<TaskName>()(exp.task);

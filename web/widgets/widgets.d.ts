@@ -20,7 +20,7 @@
 // The elements are DOM classes: a project without the DOM lib (a server-side render's tsconfig)
 // gets it with this module.
 /// <reference lib="dom" />
-import type { TaskName, AttentionKind } from "../lib/simplexity.js";
+import type { TaskName, AttentionKind, DecodedRow, ExactSearchResult } from "../lib/simplexity.js";
 import type { ExperimentSummary } from "../lib/explain.js";
 
 // --------------------------------------------------------------------- shared types
@@ -144,6 +144,38 @@ declare class SxChainElement extends SxElement {
   /** The transition score t, in [-3, 3]: > 0 rewards attending to neighbours together; default 0.5. */
   get transition(): number;
   set transition(v: Or<number>);
+}
+
+/** The output mappings of <sx-decode>: each a shipped model of the task with 1.5-entmax attention. */
+type SxDecodeOutput = "softmax" | "sparsemax" | "entmax15";
+/** What `<sx-decode>` drew last: model.decode's row, exactSearch's result (the first cap found
+ *  when more have nonzero probability) and the library's message then ("" when complete). */
+interface SxDecodeResult { decode: DecodedRow; search: ExactSearchResult; capMessage: string }
+
+/** `<sx-decode>`: a seq2seq model's sparse outputs: greedy decoding's next-token distribution at
+ *  every step with its support (exact zeros left empty), and exact search's list of every output
+ *  sequence with nonzero probability (the full core). */
+declare class SxDecodeElement extends SxElement {
+  /** The task; default "reverse". */
+  get task(): TaskName;
+  set task(v: Or<TaskName>);
+  /** The output mapping (the task's softmax-, sparsemax- or 1.5-entmax-output model); default "entmax15". */
+  get output(): SxDecodeOutput;
+  set output(v: Or<SxDecodeOutput>);
+  /** The step read out under the grid (0-based, clamped to the output's length); default 0. */
+  get step(): number;
+  set step(v: Or<number>);
+  /** Exact search's cap, a whole number in [1, 1000]; default 100. */
+  get cap(): number;
+  set cap(v: Or<number>);
+  /** The source text (the attribute, or the task's example when it has none). */
+  get source(): string;
+  set source(v: Or<string>);
+  /** The models attribute: the folder of the .sxm checkpoints (null: models/ beside the library). */
+  get models(): string | null;
+  set models(v: Or<string | URL>);
+  /** What it drew last; null before its model has loaded. */
+  get result(): SxDecodeResult | null;
 }
 
 /** `<sx-entropy>`: Shannon and Tsallis α-entropy as filled contours over the simplex. */
@@ -665,6 +697,8 @@ interface SxSimplexChangeDetail { scores: readonly number[]; alpha: number; lamb
 interface SxLossChangeDetail { target: "A" | "B" | "C"; scores: readonly number[]; alpha: number }
 /** sx-chain-change: the reader dragged a score or moved the transition. */
 interface SxChainChangeDetail { scores: readonly number[]; transition: number }
+/** sx-decode-change: the reader picked a task, an output, a source or a step. */
+interface SxDecodeChangeDetail { task: TaskName; output: SxDecodeOutput; source: string; step: number }
 /** sx-entropy-change: the reader moved the α slider. */
 interface SxEntropyChangeDetail { alpha: number }
 /** sx-trajectory-change: the reader moved the t slider. */
@@ -799,6 +833,8 @@ interface SxEventMap {
   "sx-loss-export": CustomEvent<SxExportDetail>;
   "sx-chain-change": CustomEvent<SxChainChangeDetail>;
   "sx-chain-export": CustomEvent<SxExportDetail>;
+  "sx-decode-change": CustomEvent<SxDecodeChangeDetail>;
+  "sx-decode-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -822,6 +858,7 @@ interface SxElementTagNameMap {
   "sx-heatmap": SxHeatmapElement;
   "sx-loss": SxLossElement;
   "sx-chain": SxChainElement;
+  "sx-decode": SxDecodeElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -845,6 +882,7 @@ interface SxElementConstructorMap {
   "sx-heatmap": typeof SxHeatmapElement;
   "sx-loss": typeof SxLossElement;
   "sx-chain": typeof SxChainElement;
+  "sx-decode": typeof SxDecodeElement;
 }
 
 /** Every widget's tag. */
@@ -930,6 +968,9 @@ interface SxWidgetAttributes {
   "sx-chain": SxEventProps<"sx-chain"> & {
     scores?: string; transition?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
+  "sx-decode": SxEventProps<"sx-decode"> & {
+    task?: TaskName; output?: SxDecodeOutput; step?: NumberAttr; cap?: NumberAttr; source?: string; models?: string; theme?: SxTheme; link?: SxLink;
+  };
 }
 
 export type {
@@ -950,6 +991,7 @@ export type {
   SxHeatmapElement, SxHeatmapLoadDetail, SxHeatmapChangeDetail, SxHeatmapMapping, SxHeatmapHead,
   SxLossElement, SxLossChangeDetail, SxLossMapping,
   SxChainElement, SxChainChangeDetail,
+  SxDecodeElement, SxDecodeChangeDetail, SxDecodeOutput, SxDecodeResult,
 };
 
 declare global {

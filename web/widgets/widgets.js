@@ -41,6 +41,7 @@ const MODULES = {
   "sx-explain": () => import("./sx-explain.js"),
   "sx-loss": () => import("./sx-loss.js"),
   "sx-chain": () => import("./sx-chain.js"),
+  "sx-decode": () => import("./sx-decode.js"),
   "sx-heatmap": () => import("./sx-heatmap.js"),
 };
 
