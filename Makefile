@@ -308,6 +308,7 @@ test-browser: all
 	$(NODE) tests/browser/span-pooling.mjs
 	$(NODE) tests/browser/loss.mjs
 	$(NODE) tests/browser/chain.mjs
+	$(NODE) tests/browser/recurrent.mjs
 	$(NODE) tests/browser/jacobian.mjs
 	$(NODE) tests/browser/threshold.mjs
 	$(NODE) tests/browser/regularized.mjs

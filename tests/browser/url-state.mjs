@@ -55,6 +55,13 @@ const CASES = {
     await w.locator("svg [role=slider]").first().focus();
     for (let i = 0; i < 4; i++) await w.page().keyboard.press("ArrowDown"); // the first score, by the keyboard
   }],
+  "sx-cues": ['mapping="sparsemax"', { objects: "red-circle blue-square gray-square", gain: "5" }, async (w) => {
+    await w.locator("input[type=text]").fill("blue"); // the query, typed (the cue turns volitional)
+  }],
+  "sx-costs": ['n="48"', { d: "16", k: "5" }, async (w) => {
+    await w.locator("input[type=range]").first().focus();
+    for (let i = 0; i < 3; i++) await w.page().keyboard.press("ArrowRight"); // n, by the slider
+  }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
   }],
@@ -244,7 +251,7 @@ async function chapter(browser, server) {
 }
 
 await runSuite("url-state", async (browser, server) => {
-  check(TAGS.length === 18 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
+  check(TAGS.length === 20 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);

@@ -34,6 +34,7 @@ ${Object.entries(INK).map(([c, v]) => `.c-${c} { fill: ${v}; }`).join("\n")}
 .label { font-weight: 600; }
 ${NAMES.map((k) => `svg.map-${k} { --_m: var(--_${k}); }`).join("\n")}
 .controls { max-width: 480px; }
+.controls label[hidden] { display: none; }
 .controls input[type="text"] { font: inherit; color: var(--_fg); background: var(--_bg); border: 1px solid var(--_grid); border-radius: 6px; padding: 1.6px 4.8px; min-width: 0; }
 .note { margin: 2px 0 0; font-size: 13px; color: var(--_muted); min-height: 1.2em; }
 .readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }

@@ -146,6 +146,56 @@ declare class SxChainElement extends SxElement {
   set transition(v: Or<number>);
 }
 
+/** `<sx-cues>`: attention cues (the notes' "Attention Cues in Biology"): a row of objects (colour
+ *  and shape, their keys) weighed by saliency (the nonvolitional cue, no query), by a query (the
+ *  volitional cue) or both, through a mapping of the library; the weights drawn on the objects
+ *  (the mappings core). */
+declare class SxCuesElement extends SxElement {
+  /** The scene, 2 to 10 objects "<colour>-<shape>" (red, blue, green, yellow, gray; circle, square, triangle); default gray-square gray-square red-circle gray-square blue-square gray-square. */
+  get objects(): readonly SxCuesObject[];
+  set objects(v: Or<Iterable<SxCuesObject>>);
+  /** What the scores follow: "saliency" (no query), "query" or "both" (summed); default "saliency". */
+  get cue(): SxCue;
+  set cue(v: Or<SxCue>);
+  /** The query's features (colours and shapes); default ["blue"]. */
+  get query(): readonly SxCuesFeature[];
+  set query(v: Or<Iterable<SxCuesFeature>>);
+  /** The mapping of the scores to weights; default "softmax". */
+  get mapping(): SxCuesMapping;
+  set mapping(v: Or<SxCuesMapping>);
+  /** α of α-entmax, in [1.01, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** The scores' scale, in [0.1, 10]; default 3. */
+  get gain(): number;
+  set gain(v: Or<number>);
+}
+type SxCue = "saliency" | "query" | "both";
+type SxCuesColor = "red" | "blue" | "green" | "yellow" | "gray";
+type SxCuesShape = "circle" | "square" | "triangle";
+type SxCuesFeature = SxCuesColor | SxCuesShape;
+type SxCuesObject = `${SxCuesColor}-${SxCuesShape}`;
+type SxCuesMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
+
+/** `<sx-costs>`: the notes' table CNN vs RNN vs self-attention, live: the orders at n, d, k, the
+ *  connection graphs, the crossovers n = d and n = k d, and the library's attention timed in
+ *  this browser (the full core). */
+declare class SxCostsElement extends SxElement {
+  /** The sequence length n, 2 to 4096; default 32. */
+  get n(): number;
+  set n(v: Or<number>);
+  /** The width d, 2 to 1024; default 64. */
+  get d(): number;
+  set d(v: Or<number>);
+  /** The kernel size k of the CNN, 2 to 16; default 3. */
+  get k(): number;
+  set k(v: Or<number>);
+  /** Times attention() (and the recurrent layer, once recurrentLayer is set) at a few n around n, in short tasks; resolves to what sx-costs-measure carries. */
+  measure(): Promise<SxCostsMeasureDetail>;
+  /** The recurrent layer's timing hook: null until the recurrent model's wasm export lands; then (n, d) => void, one recurrent layer of width d over n steps. */
+  static recurrentLayer: ((n: number, d: number) => void) | null;
+}
+
 /** `<sx-entropy>`: Shannon and Tsallis α-entropy as filled contours over the simplex. */
 declare class SxEntropyElement extends SxElement {
   /** Tsallis α, in [0.1, 4]; default 1.5. */
@@ -665,6 +715,14 @@ interface SxSimplexChangeDetail { scores: readonly number[]; alpha: number; lamb
 interface SxLossChangeDetail { target: "A" | "B" | "C"; scores: readonly number[]; alpha: number }
 /** sx-chain-change: the reader dragged a score or moved the transition. */
 interface SxChainChangeDetail { scores: readonly number[]; transition: number }
+/** sx-cues-change: the reader changed the cue, the query, the mapping or a slider; the scores and weights of the new state. */
+interface SxCuesChangeDetail { cue: SxCue; query: readonly SxCuesFeature[]; mapping: SxCuesMapping; alpha: number; gain: number; scores: readonly number[]; weights: readonly number[] }
+/** sx-costs-change: the reader moved n, d or k. */
+interface SxCostsChangeDetail { n: number; d: number; k: number }
+/** One measured size: the median ms of a call, the formula (n² d or n d²) and its least-squares prediction in ms. */
+interface SxCostsMeasureRow { n: number; ms: number; formula: number; predicted: number }
+/** sx-costs-measure: a measurement finished (recurrent: null until the recurrent layer's hook is set). */
+interface SxCostsMeasureDetail { d: number; attention: SxCostsMeasureRow[] | null; recurrent: SxCostsMeasureRow[] | null }
 /** sx-entropy-change: the reader moved the α slider. */
 interface SxEntropyChangeDetail { alpha: number }
 /** sx-trajectory-change: the reader moved the t slider. */
@@ -799,6 +857,11 @@ interface SxEventMap {
   "sx-loss-export": CustomEvent<SxExportDetail>;
   "sx-chain-change": CustomEvent<SxChainChangeDetail>;
   "sx-chain-export": CustomEvent<SxExportDetail>;
+  "sx-cues-change": CustomEvent<SxCuesChangeDetail>;
+  "sx-cues-export": CustomEvent<SxExportDetail>;
+  "sx-costs-change": CustomEvent<SxCostsChangeDetail>;
+  "sx-costs-measure": CustomEvent<SxCostsMeasureDetail>;
+  "sx-costs-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -822,6 +885,8 @@ interface SxElementTagNameMap {
   "sx-heatmap": SxHeatmapElement;
   "sx-loss": SxLossElement;
   "sx-chain": SxChainElement;
+  "sx-cues": SxCuesElement;
+  "sx-costs": SxCostsElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -845,6 +910,8 @@ interface SxElementConstructorMap {
   "sx-heatmap": typeof SxHeatmapElement;
   "sx-loss": typeof SxLossElement;
   "sx-chain": typeof SxChainElement;
+  "sx-cues": typeof SxCuesElement;
+  "sx-costs": typeof SxCostsElement;
 }
 
 /** Every widget's tag. */
@@ -930,6 +997,12 @@ interface SxWidgetAttributes {
   "sx-chain": SxEventProps<"sx-chain"> & {
     scores?: string; transition?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
+  "sx-cues": SxEventProps<"sx-cues"> & {
+    objects?: string; cue?: SxCue; query?: string; mapping?: SxCuesMapping; alpha?: NumberAttr; gain?: NumberAttr; theme?: SxTheme; link?: SxLink;
+  };
+  "sx-costs": SxEventProps<"sx-costs"> & {
+    n?: NumberAttr; d?: NumberAttr; k?: NumberAttr; theme?: SxTheme; link?: SxLink;
+  };
 }
 
 export type {
@@ -950,6 +1023,8 @@ export type {
   SxHeatmapElement, SxHeatmapLoadDetail, SxHeatmapChangeDetail, SxHeatmapMapping, SxHeatmapHead,
   SxLossElement, SxLossChangeDetail, SxLossMapping,
   SxChainElement, SxChainChangeDetail,
+  SxCuesElement, SxCuesChangeDetail, SxCue, SxCuesFeature, SxCuesObject, SxCuesMapping,
+  SxCostsElement, SxCostsChangeDetail, SxCostsMeasureDetail, SxCostsMeasureRow,
 };
 
 declare global {
