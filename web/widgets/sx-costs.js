@@ -246,7 +246,7 @@ export class SxCosts extends SxElement {
     }
     this._status.textContent = `measured at d = ${d}`;
     this._showResults(out);
-    this.emit("measure", out);
+    this.emit("measure", { d: out.d, attention: out.attention, recurrent: out.recurrent });
     return out;
   }
 
