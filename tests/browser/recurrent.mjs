@@ -128,7 +128,7 @@ async function costs(page) {
     const r = el.shadowRoot;
     const cells = Object.fromEntries([...r.querySelectorAll("table.costs tbody tr")].map((tr) => [tr.dataset.arch,
       Object.fromEntries([...tr.querySelectorAll("td")].map((td) => [td.dataset.key, { value: Number(td.dataset.value), text: td.querySelector(".num").textContent }]))]));
-    const g = [...r.querySelectorAll("svg.graphs g.graph")];
+    const g = [...r.querySelectorAll(".graphs g.graph")];
     return {
       n: el.n, d: el.d, k: el.k, cells,
       cross: Object.fromEntries([...r.querySelectorAll("circle.cross")].map((c) => [c.classList.contains("l-rnn") ? "rnn" : "cnn", Number(c.dataset.n)])),

@@ -16,8 +16,8 @@ import { attention } from "../lib/simplexity.js";
 import { costTable, crossovers, cnnLayers, fitScale, ladder } from "./viz/costs.js";
 import { mulberry32 } from "./viz/mulberry32.js";
 
-const GW = 600, GH = 214, PW = 180, PG = 30, GTOP = 34, GBOT = 176, SHOWN = 8;
-const CW = 600, CH = 250, CL = 62, CR = 118, CT = 14, CB = 40;
+const PW = 190, PH = 204, GTOP = 40, GBOT = 176, SHOWN = 8;
+const CW = 600, CH = 250, CL = 62, CR = 20, CT = 14, CB = 40;
 const BUDGET = 2 ** 25; // the largest n^2 d measured: one call stays a short task
 const NAMES = { cnn: "CNN", rnn: "RNN", attention: "self-attention" };
 const FORMULA = {
@@ -39,10 +39,27 @@ svg.picture { max-width: 760px; }
 .curve { stroke-width: 2.2; fill: none; }
 .cross { stroke-width: 1.4; fill: var(--_bg); }
 .now { stroke: var(--_fg); stroke-dasharray: 4 3; }
+.graphs { display: flex; flex-wrap: wrap; gap: 4px 16px; }
+.graphs svg.picture { flex: 1 1 170px; max-width: 240px; }
+.note, .legend { margin: 2px 0 6px; color: var(--_muted); font-size: 13px; }
+.legend span { margin-right: 12px; white-space: nowrap; }
+.legend .swatch.l-cnn { background: var(--_entmax15); }
+.legend .swatch.l-rnn { background: var(--_softmax); }
+.legend .swatch.l-attention { background: var(--_sparsemax); }
 .controls { max-width: 480px; }
-.table-wrap { overflow-x: auto; max-width: 100%; margin: 6px 0; }
-td.v { white-space: nowrap; }
-td code { color: var(--_muted); margin-right: 0.4em; }
+table { margin: 6px 0; }
+td code { display: block; color: var(--_muted); white-space: nowrap; }
+td .num { white-space: nowrap; }
+/* narrow: each row of a table a block of "name: value" lines */
+@container (max-width: 420px) {
+  table.costs thead, table.measured thead { display: none; }
+  table.costs, table.costs tbody, table.costs tr, table.costs th, table.costs td,
+  table.measured, table.measured tbody, table.measured tr, table.measured td { display: block; text-align: left; }
+  table.costs td::before, table.measured td::before { content: attr(data-label) ": "; color: var(--_muted); }
+  table.costs td code { display: inline; margin-right: 0.4em; }
+  table.costs tr, table.measured tr { padding: 3px 0; border-bottom: 1px solid var(--_grid); }
+  table.costs td, table.costs th, table.measured td { border: none; }
+}
 .crossover, .readout { font-variant-numeric: tabular-nums; margin: 4.8px 0 0; }
 .measure { margin: 8px 0 0; }
 .measure .row { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: center; }
@@ -51,6 +68,8 @@ td code { color: var(--_muted); margin-right: 0.4em; }
 .measure p { margin: 4px 0; }
 `);
 
+const HEADS = ["operations per layer", "sequential operations", "maximum path length"];
+const MEASURED = ["layer", "n", "measured ms", "formula ms", "measured / formula"];
 const num = (v) => (Number.isInteger(v) ? v.toLocaleString("en-US") : v.toFixed(2));
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 
@@ -69,8 +88,17 @@ export class SxCosts extends SxElement {
   static recurrentLayer = null;
 
   build(body) {
-    this._graphs = svgEl("svg", { class: "picture graphs", viewBox: `0 0 ${GW} ${GH}`, role: "img", "aria-label": "the connection graphs of a CNN, an RNN and self-attention, the longest path drawn" }, body);
+    const graphs = htmlEl("div", { class: "graphs", part: "graphs" }, body);
+    this._graphs = ["the CNN", "the RNN", "self-attention"].map((who) => svgEl("svg", { class: "picture graph", viewBox: `0 0 ${PW} ${PH}`,
+      role: "img", "aria-label": `the connection graph of ${who}, its longest path drawn` }, graphs));
+    this._note = htmlEl("p", { class: "note" }, body);
     this._curves = svgEl("svg", { class: "picture curves", viewBox: `0 0 ${CW} ${CH}`, role: "img", "aria-label": "operations per layer against n, log-log, with the crossovers" }, body);
+    const legend = htmlEl("p", { class: "legend", "aria-hidden": "true" }, body);
+    for (const a of ["cnn", "rnn", "attention"]) {
+      const item = htmlEl("span", {}, legend);
+      htmlEl("span", { class: `swatch l-${a}` }, item);
+      item.append(NAMES[a]);
+    }
     const ctl = htmlEl("div", { class: "controls", part: "controls" }, body);
     const log2 = (label, key, lo, hi) => {
       const c = rangeControl(ctl, { label, min: lo, max: hi, step: 0.125, value: Math.log2(this[key]), format: (v) => String(Math.round(2 ** v)) });
@@ -81,8 +109,7 @@ export class SxCosts extends SxElement {
     this._d = log2("width d", "d", 1, 10);
     this._k = rangeControl(ctl, { label: "kernel size k", min: 2, max: 16, step: 1, value: 3, format: (v) => String(v) });
     this._k.input.addEventListener("input", () => this._user({ k: Number(this._k.input.value) }));
-    const wrap = htmlEl("div", { class: "table-wrap" }, body);
-    this._table = htmlEl("table", { class: "costs", part: "table" }, wrap);
+    this._table = htmlEl("table", { class: "costs", part: "table" }, body);
     this._cross = htmlEl("p", { class: "crossover", part: "readout", "aria-live": "polite" }, body);
     this._buildMeasure(body);
   }
@@ -122,44 +149,39 @@ export class SxCosts extends SxElement {
 
   // ---------------------------------------------------------------- the three graphs
   _drawGraphs(m, k, n) {
-    const svg = this._graphs;
-    svg.replaceChildren();
-    const panel = (p, title) => {
-      const x0 = p * (PW + PG), xs = (i) => x0 + 10 + (i + 0.5) * ((PW - 20) / m);
-      svgEl("text", { x: x0, y: 14, class: "label" }, svg).textContent = title;
-      return { g: svgEl("g", { class: "graph" }, svg), xs };
+    const xs = (i) => 10 + (i + 0.5) * ((PW - 20) / m);
+    const panel = (p, title, caption) => {
+      const svg = this._graphs[p];
+      svg.replaceChildren();
+      svgEl("text", { x: 2, y: 14, class: "label" }, svg).textContent = title;
+      svgEl("text", { x: 2, y: PH - 6, class: "muted caption" }, svg).textContent = caption;
+      return svgEl("g", { class: "graph" }, svg);
     };
     const node = (g, x, y, on) => svgEl("circle", { class: on ? "node on" : "node", cx: x, cy: y, r: 4 }, g);
     const line = (g, cls, x1, y1, x2, y2) => svgEl("line", { class: cls, x1, y1, x2, y2 }, g);
     // CNN: causal convolutions stacked until the last token sees the first
     const layers = cnnLayers(m, k), cy = (l) => GBOT - (l * (GBOT - GTOP)) / layers;
-    const c = panel(0, `CNN, k = ${k}`);
-    c.g.setAttribute("data-layers", layers);
+    const c = panel(0, `CNN, k = ${k}`, `${layers} layer${layers > 1 ? "s" : ""}`);
+    c.setAttribute("data-layers", layers);
     const onPath = new Set(); // (layer, position) on the longest path: up and right by k - 1
     for (let l = 0, p = 0; l <= layers; l++, p = Math.min(m - 1, p + k - 1)) onPath.add(`${l} ${l === layers ? m - 1 : p}`);
     for (let l = 1; l <= layers; l++) for (let j = 0; j < m; j++) for (let i = Math.max(0, j - k + 1); i <= j; i++) {
-      line(c.g, onPath.has(`${l} ${j}`) && onPath.has(`${l - 1} ${i}`) ? "path" : "edge", c.xs(i), cy(l - 1), c.xs(j), cy(l));
+      line(c, onPath.has(`${l} ${j}`) && onPath.has(`${l - 1} ${i}`) ? "path" : "edge", xs(i), cy(l - 1), xs(j), cy(l));
     }
-    for (let l = 0; l <= layers; l++) for (let j = 0; j < m; j++) node(c.g, c.xs(j), cy(l), onPath.has(`${l} ${j}`));
+    for (let l = 0; l <= layers; l++) for (let j = 0; j < m; j++) node(c, xs(j), cy(l), onPath.has(`${l} ${j}`));
     // RNN: x_i -> h_i, h_i -> h_(i+1)
-    const r = panel(1, "RNN"), hy = (GTOP + GBOT) / 2 - 20;
+    const r = panel(1, "RNN", `${m} sequential steps`), hy = (GTOP + GBOT) / 2 - 20;
     for (let j = 0; j < m; j++) {
-      line(r.g, j === 0 ? "path" : "edge", r.xs(j), GBOT, r.xs(j), hy);
-      if (j + 1 < m) line(r.g, "path", r.xs(j), hy, r.xs(j + 1), hy);
+      line(r, j === 0 ? "path" : "edge", xs(j), GBOT, xs(j), hy);
+      if (j + 1 < m) line(r, "path", xs(j), hy, xs(j + 1), hy);
     }
-    for (let j = 0; j < m; j++) { node(r.g, r.xs(j), GBOT, j === 0); node(r.g, r.xs(j), hy, true); }
-    r.g.setAttribute("data-steps", m);
+    for (let j = 0; j < m; j++) { node(r, xs(j), GBOT, j === 0); node(r, xs(j), hy, true); }
     // self-attention: every output sees every input
-    const a = panel(2, "self-attention");
-    for (let j = 0; j < m; j++) for (let i = 0; i < m; i++) {
-      line(a.g, i === 0 && j === m - 1 ? "path" : "edge", a.xs(i), GBOT, a.xs(j), GTOP);
-    }
-    for (let j = 0; j < m; j++) { node(a.g, a.xs(j), GBOT, j === 0); node(a.g, a.xs(j), GTOP, j === m - 1); }
-    const cap = [`${layers} layer${layers > 1 ? "s" : ""} from token 1 to ${m}`, `${m} sequential steps`, "1 step, any pair"];
-    cap.forEach((t, p) => { svgEl("text", { x: p * (PW + PG), y: GBOT + 20, class: "muted caption" }, svg).textContent = t; });
-    svgEl("text", { x: 0, y: GH - 4, class: "muted" }, svg).textContent = n > m
-      ? `drawn for n = ${m} tokens (n = ${n} would not fit); the longest path in the accent colour`
-      : `n = ${n} tokens; the longest path in the accent colour`;
+    const a = panel(2, "self-attention", "1 step, any pair");
+    for (let j = 0; j < m; j++) for (let i = 0; i < m; i++) line(a, i === 0 && j === m - 1 ? "path" : "edge", xs(i), GBOT, xs(j), GTOP);
+    for (let j = 0; j < m; j++) { node(a, xs(j), GBOT, j === 0); node(a, xs(j), GTOP, j === m - 1); }
+    this._note.textContent = (n > m ? `Drawn for ${m} tokens (n = ${n} would not fit). ` : `n = ${n} tokens. `) +
+      `The longest path, from the first token to the last, in the accent colour: ${layers} convolution layer${layers > 1 ? "s" : ""}, ${m} recurrent steps, 1 attention step.`;
   }
 
   // ---------------------------------------------------------------- operations against n
@@ -183,15 +205,14 @@ export class SxCosts extends SxElement {
     svgEl("text", { x: 4, y: CT - 2, class: "muted" }, svg).textContent = "operations per layer";
     for (const a of ["cnn", "rnn", "attention"]) {
       svgEl("path", { class: `curve l-${a}`, d: `M${sx(2).toFixed(1)} ${sy(ops(a, 2)).toFixed(1)} L${sx(hiN).toFixed(1)} ${sy(ops(a, hiN)).toFixed(1)}` }, svg);
-      const y = Math.max(CT + 6, Math.min(CH - CB, sy(ops(a, hiN))));
-      svgEl("text", { x: CW - CR + 6, y: y + (a === "cnn" ? -4 : 8), class: `l-${a}`, stroke: "none" }, svg).textContent = NAMES[a];
     }
     svgEl("line", { class: "now", x1: sx(n), x2: sx(n), y1: CT, y2: CH - CB }, svg);
     for (const [a, m, label] of [["rnn", x.rnn, `n = d = ${x.rnn}`], ["cnn", x.cnn, `n = k d = ${x.cnn}`]]) {
       if (m > hiN) continue;
       const c = svgEl("circle", { class: `cross l-${a}`, cx: sx(m), cy: sy(ops(a, m)), r: 5, "data-n": m }, svg);
       svgEl("title", {}, c).textContent = `self-attention overtakes the ${NAMES[a]} at ${label}`;
-      svgEl("text", { x: sx(m) - 8, y: sy(ops(a, m)) - 9, "text-anchor": "end", class: "cross-label" }, svg).textContent = label;
+      const left = sx(m) > CW / 2; // the label on the side with room
+      svgEl("text", { x: sx(m) + (left ? -8 : 8), y: sy(ops(a, m)) + (a === "rnn" ? 18 : -9), "text-anchor": left ? "end" : "start", class: "cross-label" }, svg).textContent = label;
     }
   }
 
@@ -200,13 +221,13 @@ export class SxCosts extends SxElement {
     const tb = this._table;
     tb.replaceChildren();
     const head = htmlEl("tr", {}, htmlEl("thead", {}, tb));
-    for (const h of ["", "operations per layer", "sequential operations", "maximum path length"]) htmlEl("th", { text: h, scope: "col" }, head);
+    for (const h of ["layer", ...HEADS]) htmlEl("th", { text: h, scope: "col" }, head);
     const body = htmlEl("tbody", {}, tb);
     for (const a of ["cnn", "rnn", "attention"]) {
       const tr = htmlEl("tr", { "data-arch": a }, body);
       htmlEl("th", { text: NAMES[a], scope: "row" }, tr);
       ["ops", "sequential", "path"].forEach((key, c) => {
-        const td = htmlEl("td", { class: "v", "data-key": key, "data-value": t[a][key] }, tr);
+        const td = htmlEl("td", { class: "v", "data-key": key, "data-value": t[a][key], "data-label": HEADS[c] }, tr);
         htmlEl("code", { text: FORMULA[a][c] }, td);
         htmlEl("span", { class: "num", text: num(t[a][key]) }, td);
       });
@@ -277,15 +298,12 @@ export class SxCosts extends SxElement {
     tb.replaceChildren();
     tb.hidden = false;
     const head = htmlEl("tr", {}, htmlEl("thead", {}, tb));
-    for (const h of ["layer", "n", "measured ms", "formula ms", "measured / formula"]) htmlEl("th", { text: h, scope: "col" }, head);
+    for (const h of MEASURED) htmlEl("th", { text: h, scope: "col" }, head);
     const body = htmlEl("tbody", {}, tb);
     for (const name of ["attention", "recurrent"]) for (const r of out[name] || []) {
       const tr = htmlEl("tr", { "data-layer": name, "data-n": r.n }, body);
-      htmlEl("td", { text: name === "attention" ? "attention, n² d" : "recurrent, n d²" }, tr);
-      htmlEl("td", { text: String(r.n) }, tr);
-      htmlEl("td", { text: r.ms.toPrecision(3) }, tr);
-      htmlEl("td", { text: r.predicted.toPrecision(3) }, tr);
-      htmlEl("td", { text: fmt(r.ms / r.predicted) }, tr);
+      const cells = [name === "attention" ? "attention, n² d" : "recurrent, n d²", String(r.n), r.ms.toPrecision(3), r.predicted.toPrecision(3), fmt(r.ms / r.predicted)];
+      cells.forEach((text, c) => htmlEl("td", { text, "data-label": MEASURED[c] }, tr));
     }
     htmlEl("caption", { text: `The library's attention() on the full core, one head, d = ${out.d}: the median of 5 batches per size; the formula's column is n² d scaled by the least-squares constant over these sizes` }, tb);
   }

@@ -121,16 +121,17 @@ export class SxCues extends SxElement {
   _buildObjects(objects) {
     const g = this._objs = svgEl("g", {}, this._svg), bw = (W - L - R) / objects.length;
     this._handles = objects.map((o, i) => {
-      const [color, shape] = o.split("-"), cx = L + (i + 0.5) * bw, h = svgEl("g", { class: "pick", role: "button", "aria-label": `object ${i + 1}: ${color} ${shape}; pick its colour as the query` }, g);
+      const [color, shape] = o.split("-"), cx = L + (i + 0.5) * bw, h = svgEl("g", { class: "pick", role: "button" }, g);
       const halo = svgEl("circle", { class: "halo", cx, cy: OY }, h);
       svgEl("circle", { class: "ring", cx, cy: OY, r: 26 }, h);
       const s = 15, cls = `obj c-${color}`;
       if (shape === "circle") svgEl("circle", { class: cls, cx, cy: OY, r: s }, h);
       else if (shape === "square") svgEl("rect", { class: cls, x: cx - s, y: OY - s, width: 2 * s, height: 2 * s, rx: 2 }, h);
       else svgEl("path", { class: cls, d: `M${cx} ${OY - s - 2} L${cx + s + 2} ${OY + s} L${cx - s - 2} ${OY + s} Z` }, h);
-      const label = svgEl("text", { x: cx, y: OY - 34, "text-anchor": "middle", class: "p-label" }, h);
+      // the weight's number sits outside the button (its name says the weight: the same text)
+      const label = svgEl("text", { x: cx, y: OY - 34, "text-anchor": "middle", class: "p-label" }, g);
       h.addEventListener("click", () => this._pick(i));
-      return { h, halo, label, cx };
+      return { h, halo, label, cx, name: `object ${i + 1}: ${color} ${shape}` };
     });
     this._row = handleRow(this._handles.map((x) => x.h), (e, i) => {
       if (e.key === "Enter" || e.key === " ") { e.preventDefault(); this._pick(i); }
@@ -149,7 +150,7 @@ export class SxCues extends SxElement {
     if (key !== this._scene) {
       this._scene = key;
       svg.replaceChildren();
-      svgEl("text", { x: L, y: 14, class: "label" }, svg).textContent = "the scene (each object's key: its colour and shape)";
+      svgEl("text", { x: L, y: 14, class: "label" }, svg).textContent = "objects (key: colour, shape)";
       this._buildObjects(objects);
       this._bars = svgEl("g", {}, svg);
     }
@@ -161,18 +162,19 @@ export class SxCues extends SxElement {
     const bw = (W - L - R) / n, g = this._bars;
     g.replaceChildren();
     svgEl("line", { class: "zero-line", x1: L, x2: W - R, y1: BAR_TOP + BH, y2: BAR_TOP + BH }, g);
+    svgEl("text", { x: L, y: BAR_TOP - 4, class: "muted" }, g).textContent = "weights (bars), scores (below)";
     weights.forEach((p, i) => {
-      const { halo, label, cx, h } = this._handles[i];
+      const { halo, label, cx, h, name: what } = this._handles[i];
       halo.setAttribute("r", (16 + 18 * Math.sqrt(p)).toFixed(2));
       halo.setAttribute("class", p === 0 ? "halo zero" : "halo");
       halo.setAttribute("fill-opacity", p === 0 ? 0 : (0.1 + 0.6 * p).toFixed(3));
       label.textContent = p === 0 ? "0" : p.toFixed(2);
-      h.setAttribute("aria-description", `weight ${p === 0 ? "exactly 0" : p.toFixed(3)}`);
+      h.setAttribute("aria-label", `${what}, weight ${label.textContent}${p === 0 ? " (exactly 0)" : ""}; pick its colour as the query`);
       const x = cx - bw * 0.3, name = objects[i].replace("-", " ");
       const rect = p === 0 ? { class: "w zero", x, width: bw * 0.6, y: BAR_TOP + BH - 2, height: 2 }
         : { class: "w", x, width: bw * 0.6, y: BAR_TOP + BH * (1 - p), height: BH * p };
       svgEl("title", {}, svgEl("rect", rect, g)).textContent = `${name} weight ${i + 1}: ${p === 0 ? "exactly 0" : p.toFixed(4)} (score ${scores[i].toFixed(3)})`;
-      svgEl("text", { x: cx, y: BAR_TOP + BH + 16, "text-anchor": "middle", class: "muted score" }, g).textContent = `score ${fmt(scores[i])}`;
+      svgEl("text", { x: cx, y: BAR_TOP + BH + 16, "text-anchor": "middle", class: "muted score" }, g).textContent = fmt(scores[i]);
     });
     this._readout.textContent = this._describe(s, objects, scores, weights);
   }
