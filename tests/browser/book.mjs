@@ -21,9 +21,12 @@ const overflowOf = (page) => page.evaluate(() => document.documentElement.scroll
 // there point at: each stays), then the sections added since.
 const ANCHORS = ["simplex-section", "entropy-section", "trajectory-section", "two-choice-section", "fused-section",
   "regularized-section", "threshold-section", "jacobian-section", "scores-section", "positions-section", "span-section",
-  "pooling-section", "patterns-section", "transformer-section", "explain-section", "loss-section", "decode-section", "viewer-section", "remap-section",
+  "pooling-section", "patterns-section",
+  "cues-section", "costs-section",
+  "transformer-section", "explain-section", "loss-section", "decode-section", "viewer-section", "remap-section",
   "chain-section"];
-const MAPPINGS_CORE = ["sx-simplex", "sx-entropy", "sx-trajectory", "sx-two-choice", "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized", "sx-heatmap"];
+const MAPPINGS_CORE = ["sx-simplex", "sx-entropy", "sx-trajectory", "sx-two-choice", "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized", "sx-heatmap",
+  "sx-cues"];
 
 const exists = (f) => fs.existsSync(path.join(SITE, f));
 const idsOf = (f) => new Set([...fs.readFileSync(path.join(SITE, f), "utf8").matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]));

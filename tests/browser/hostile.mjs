@@ -30,6 +30,8 @@ export const WIDGETS = [
   '<sx-loss mappings="softmax sparsemax entmax" alpha="1.3"></sx-loss>',
   '<sx-chain scores="1 0.2 0.8 -1 0.5" transition="0.8"></sx-chain>',
   '<sx-decode task="reverse" output="entmax15" source="ffffe"></sx-decode>',
+  '<sx-cues cue="both" query="blue" mapping="sparsemax"></sx-cues>',
+  '<sx-costs n="48" d="32" k="3"></sx-costs>',
 ];
 
 const page = (css, wrap) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title>

@@ -28,6 +28,8 @@ const WIDGETS = [
   ["sx-loss", 'mappings="sparsemax entmax"', 6],
   ["sx-chain", "", 5],
   ["sx-decode", 'task="sort" output="sparsemax" source="hhdbgaj"', 8],
+  ["sx-cues", "", 8],
+  ["sx-costs", "", 7],
 ];
 const HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Keys</title><link rel="icon" href="data:,">
 <script type="module" src="/widgets.js"></script></head><body><main style="width: 760px">

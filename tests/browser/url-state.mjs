@@ -56,6 +56,13 @@ const CASES = {
     for (let i = 0; i < 4; i++) await w.page().keyboard.press("ArrowDown"); // the first score, by the keyboard
   }],
   "sx-decode": ['task="reverse" output="entmax15"', { task: "sort", output: "sparsemax", source: "hhdbgaj", step: "3", cap: "1" }],
+  "sx-cues": ['mapping="sparsemax"', { objects: "red-circle blue-square gray-square", gain: "5" }, async (w) => {
+    await w.locator("input[type=text]").fill("blue"); // the query, typed (the cue turns volitional)
+  }],
+  "sx-costs": ['n="48"', { d: "16", k: "5" }, async (w) => {
+    await w.locator("input[type=range]").first().focus();
+    for (let i = 0; i < 3; i++) await w.page().keyboard.press("ArrowRight"); // n, by the slider
+  }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
   }],
@@ -246,7 +253,7 @@ async function chapter(browser, server) {
 }
 
 await runSuite("url-state", async (browser, server) => {
-  check(TAGS.length === 19 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
+  check(TAGS.length === 21 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);

@@ -287,6 +287,8 @@ const TAG_CLASSES = {
   "sx-loss": "SxLossElement",
   "sx-chain": "SxChainElement",
   "sx-decode": "SxDecodeElement",
+  "sx-cues": "SxCuesElement",
+  "sx-costs": "SxCostsElement",
 };
 // Public-looking members of the JS classes that are not API, so not declared: the custom-element
 // reactions (lib.dom declares none either) and the hooks between base.js and the widgets.

@@ -176,6 +176,54 @@ declare class SxDecodeElement extends SxElement {
   set models(v: Or<string | URL>);
   /** What it drew last; null before its model has loaded. */
   get result(): SxDecodeResult | null;
+/** `<sx-cues>`: attention cues (the notes' "Attention Cues in Biology"): a row of objects (colour
+ *  and shape, their keys) weighed by saliency (the nonvolitional cue, no query), by a query (the
+ *  volitional cue) or both, through a mapping of the library; the weights drawn on the objects
+ *  (the mappings core). */
+declare class SxCuesElement extends SxElement {
+  /** The scene, 2 to 10 objects "<colour>-<shape>" (red, blue, green, yellow, gray; circle, square, triangle); default gray-square gray-square red-circle gray-square blue-square gray-square. */
+  get objects(): readonly SxCuesObject[];
+  set objects(v: Or<Iterable<SxCuesObject>>);
+  /** What the scores follow: "saliency" (no query), "query" or "both" (summed); default "saliency". */
+  get cue(): SxCue;
+  set cue(v: Or<SxCue>);
+  /** The query's features (colours and shapes); default ["blue"]. */
+  get query(): readonly SxCuesFeature[];
+  set query(v: Or<Iterable<SxCuesFeature>>);
+  /** The mapping of the scores to weights; default "softmax". */
+  get mapping(): SxCuesMapping;
+  set mapping(v: Or<SxCuesMapping>);
+  /** α of α-entmax, in [1.01, 4]; default 1.5. */
+  get alpha(): number;
+  set alpha(v: Or<number>);
+  /** The scores' scale, in [0.1, 10]; default 3. */
+  get gain(): number;
+  set gain(v: Or<number>);
+}
+type SxCue = "saliency" | "query" | "both";
+type SxCuesColor = "red" | "blue" | "green" | "yellow" | "gray";
+type SxCuesShape = "circle" | "square" | "triangle";
+type SxCuesFeature = SxCuesColor | SxCuesShape;
+type SxCuesObject = `${SxCuesColor}-${SxCuesShape}`;
+type SxCuesMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
+
+/** `<sx-costs>`: the notes' table CNN vs RNN vs self-attention, live: the orders at n, d, k, the
+ *  connection graphs, the crossovers n = d and n = k d, and the library's attention timed in
+ *  this browser (the full core). */
+declare class SxCostsElement extends SxElement {
+  /** The sequence length n, 2 to 4096; default 32. */
+  get n(): number;
+  set n(v: Or<number>);
+  /** The width d, 2 to 1024; default 64. */
+  get d(): number;
+  set d(v: Or<number>);
+  /** The kernel size k of the CNN, 2 to 16; default 3. */
+  get k(): number;
+  set k(v: Or<number>);
+  /** Times attention() (and the recurrent layer, once recurrentLayer is set) at a few n around n, in short tasks; resolves to what sx-costs-measure carries. */
+  measure(): Promise<SxCostsMeasureDetail>;
+  /** The recurrent layer's timing hook: null until the recurrent model's wasm export lands; then (n, d) => void, one recurrent layer of width d over n steps. */
+  static recurrentLayer: ((n: number, d: number) => void) | null;
 }
 
 /** `<sx-entropy>`: Shannon and Tsallis α-entropy as filled contours over the simplex. */
@@ -699,6 +747,14 @@ interface SxLossChangeDetail { target: "A" | "B" | "C"; scores: readonly number[
 interface SxChainChangeDetail { scores: readonly number[]; transition: number }
 /** sx-decode-change: the reader picked a task, an output, a source or a step. */
 interface SxDecodeChangeDetail { task: TaskName; output: SxDecodeOutput; source: string; step: number }
+/** sx-cues-change: the reader changed the cue, the query, the mapping or a slider; the scores and weights of the new state. */
+interface SxCuesChangeDetail { cue: SxCue; query: readonly SxCuesFeature[]; mapping: SxCuesMapping; alpha: number; gain: number; scores: readonly number[]; weights: readonly number[] }
+/** sx-costs-change: the reader moved n, d or k. */
+interface SxCostsChangeDetail { n: number; d: number; k: number }
+/** One measured size: the median ms of a call, the formula (n² d or n d²) and its least-squares prediction in ms. */
+interface SxCostsMeasureRow { n: number; ms: number; formula: number; predicted: number }
+/** sx-costs-measure: a measurement finished (recurrent: null until the recurrent layer's hook is set). */
+interface SxCostsMeasureDetail { d: number; attention: SxCostsMeasureRow[] | null; recurrent: SxCostsMeasureRow[] | null }
 /** sx-entropy-change: the reader moved the α slider. */
 interface SxEntropyChangeDetail { alpha: number }
 /** sx-trajectory-change: the reader moved the t slider. */
@@ -835,6 +891,11 @@ interface SxEventMap {
   "sx-chain-export": CustomEvent<SxExportDetail>;
   "sx-decode-change": CustomEvent<SxDecodeChangeDetail>;
   "sx-decode-export": CustomEvent<SxExportDetail>;
+  "sx-cues-change": CustomEvent<SxCuesChangeDetail>;
+  "sx-cues-export": CustomEvent<SxExportDetail>;
+  "sx-costs-change": CustomEvent<SxCostsChangeDetail>;
+  "sx-costs-measure": CustomEvent<SxCostsMeasureDetail>;
+  "sx-costs-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -859,6 +920,8 @@ interface SxElementTagNameMap {
   "sx-loss": SxLossElement;
   "sx-chain": SxChainElement;
   "sx-decode": SxDecodeElement;
+  "sx-cues": SxCuesElement;
+  "sx-costs": SxCostsElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -883,6 +946,8 @@ interface SxElementConstructorMap {
   "sx-loss": typeof SxLossElement;
   "sx-chain": typeof SxChainElement;
   "sx-decode": typeof SxDecodeElement;
+  "sx-cues": typeof SxCuesElement;
+  "sx-costs": typeof SxCostsElement;
 }
 
 /** Every widget's tag. */
@@ -970,6 +1035,11 @@ interface SxWidgetAttributes {
   };
   "sx-decode": SxEventProps<"sx-decode"> & {
     task?: TaskName; output?: SxDecodeOutput; step?: NumberAttr; cap?: NumberAttr; source?: string; models?: string; theme?: SxTheme; link?: SxLink;
+  "sx-cues": SxEventProps<"sx-cues"> & {
+    objects?: string; cue?: SxCue; query?: string; mapping?: SxCuesMapping; alpha?: NumberAttr; gain?: NumberAttr; theme?: SxTheme; link?: SxLink;
+  };
+  "sx-costs": SxEventProps<"sx-costs"> & {
+    n?: NumberAttr; d?: NumberAttr; k?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
 }
 
@@ -992,6 +1062,8 @@ export type {
   SxLossElement, SxLossChangeDetail, SxLossMapping,
   SxChainElement, SxChainChangeDetail,
   SxDecodeElement, SxDecodeChangeDetail, SxDecodeOutput, SxDecodeResult,
+  SxCuesElement, SxCuesChangeDetail, SxCue, SxCuesFeature, SxCuesObject, SxCuesMapping,
+  SxCostsElement, SxCostsChangeDetail, SxCostsMeasureDetail, SxCostsMeasureRow,
 };
 
 declare global {

@@ -43,6 +43,8 @@ const MODULES = {
   "sx-chain": () => import("./sx-chain.js"),
   "sx-decode": () => import("./sx-decode.js"),
   "sx-heatmap": () => import("./sx-heatmap.js"),
+  "sx-cues": () => import("./sx-cues.js"),
+  "sx-costs": () => import("./sx-costs.js"),
 };
 
 /** Every widget's tag. */
@@ -50,7 +52,8 @@ export const TAGS = Object.freeze(Object.keys(MODULES));
 
 /** The tags whose elements need only the mappings core (the others need the full core). */
 export const MAPPINGS_CORE_TAGS = Object.freeze(["sx-simplex", "sx-entropy", "sx-trajectory", "sx-two-choice",
-  "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized", "sx-heatmap"]);
+  "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized", "sx-heatmap",
+  "sx-cues"]);
 
 const loading = new Map(); // tag -> the promise of its class (a failure stays failed)
 
