@@ -176,6 +176,8 @@ declare class SxDecodeElement extends SxElement {
   set models(v: Or<string | URL>);
   /** What it drew last; null before its model has loaded. */
   get result(): SxDecodeResult | null;
+}
+
 /** `<sx-cues>`: attention cues (the notes' "Attention Cues in Biology"): a row of objects (colour
  *  and shape, their keys) weighed by saliency (the nonvolitional cue, no query), by a query (the
  *  volitional cue) or both, through a mapping of the library; the weights drawn on the objects
@@ -1035,6 +1037,7 @@ interface SxWidgetAttributes {
   };
   "sx-decode": SxEventProps<"sx-decode"> & {
     task?: TaskName; output?: SxDecodeOutput; step?: NumberAttr; cap?: NumberAttr; source?: string; models?: string; theme?: SxTheme; link?: SxLink;
+  };
   "sx-cues": SxEventProps<"sx-cues"> & {
     objects?: string; cue?: SxCue; query?: string; mapping?: SxCuesMapping; alpha?: NumberAttr; gain?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
