@@ -7,7 +7,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { builds, assertClose, throwsExactly } from "./helpers.mjs";
+import { builds, assertClose, throwsExactly, DIST } from "./helpers.mjs";
 
 const all = await builds();
 const golden = JSON.parse(await readFile(new URL("../golden/rnn-native.json", import.meta.url), "utf8"));
@@ -253,3 +253,66 @@ describe("RNN: the SIMD and scalar builds agree", () => {
     }
   });
 });
+
+// The shipped recurrent models (make models-rnn: four runs of make rnn-table, float16).
+const SHIPPED = [
+  { stem: "none", attention: "none", mapping: "softmax", estimator: "straight", atLeast: 0.8 },
+  { stem: "additive-softmax", attention: "additive", mapping: "softmax", estimator: "straight", atLeast: 0.97 },
+  { stem: "additive-entmax15", attention: "additive", mapping: "entmax15", estimator: "straight", atLeast: 0.97 },
+  { stem: "hard-straight", attention: "hard", mapping: "softmax", estimator: "straight", atLeast: 0.97 },
+];
+
+for (const { name, sx } of all) {
+  describe(`the shipped RNN models [${name} build]`, () => {
+    test("each loads (float16 SXRN), has the config its name says, and reverses held-out sources", async () => {
+      const { RNN, tasks } = sx;
+      const b = tasks.generate("reverse", { seed: 2001, split: "heldout", count: 400 });
+      for (const s of SHIPPED) {
+        const bytes = new Uint8Array(await readFile(new URL(`models/reverse-rnn-${s.stem}.sxrn`, DIST)));
+        assert.equal(String.fromCharCode(...bytes.subarray(0, 4)), "SXRN", s.stem);
+        assert.equal(new DataView(bytes.buffer).getUint32(4, true), 2, `${s.stem}: format version 2 (float16)`);
+        const m = RNN.load(bytes);
+        try {
+          const c = m.config;
+          assert.deepEqual([c.attention, c.mapping, c.estimator, c.vocab, c.maxLen], [s.attention, s.mapping, s.estimator, 13, 12], s.stem);
+          let right = 0;
+          for (let at = 0; at < 400; at += c.maxBatch) {
+            const n = Math.min(c.maxBatch, 400 - at);
+            const out = m.generate(b.src.subarray(at * 12, (at + n) * 12), { count: n });
+            out.forEach((row, r) => (right += row.every((v, i) => v === b.tgt[(at + r) * 12 + i])));
+          }
+          assert.ok(right / 400 >= s.atLeast, `${s.stem}: ${right} of 400 held-out rows exact, expected >= ${s.atLeast * 400}`);
+          const [out] = m.generate([tasks.encode("reverse", "abcdef")]);
+          assert.equal(tasks.decode("reverse", out), "fedcba", s.stem);
+        } finally {
+          m.free();
+        }
+      }
+    });
+
+    // The anti-diagonal, one position late: step t writes letter n - 1 - t and attends most to
+    // the encoder state after the next one (position n - t; step 0 to EOS at n), which still
+    // holds it: what the two shipped additive models learned (seed 1).
+    test("additive attention reads the source backwards: step t's largest weight on position n - t", async () => {
+      const { RNN, tasks } = sx;
+      for (const stem of ["additive-softmax", "additive-entmax15"]) {
+        const m = RNN.load(new Uint8Array(await readFile(new URL(`models/reverse-rnn-${stem}.sxrn`, DIST))));
+        try {
+          const src = tasks.encode("reverse", "abcdefgh"); // 8 letters, EOS at 8
+          const { shape, data } = m.attention([src]);
+          let zeros = 0;
+          for (let t = 0; t <= 8; t++) {
+            const row = data.subarray(t * shape[2], (t + 1) * shape[2]);
+            const best = row.indexOf(Math.max(...row));
+            assert.equal(best, 8 - t, `${stem}: step ${t} attends to position ${best}`);
+            zeros += row.subarray(0, 9).filter((v) => v === 0).length;
+          }
+          if (stem === "additive-entmax15") assert.ok(zeros > 0, "1.5-entmax leaves exact zeros");
+          else assert.equal(zeros, 0, "softmax leaves none");
+        } finally {
+          m.free();
+        }
+      }
+    });
+  });
+}
