@@ -469,7 +469,7 @@ MODEL_BUILT := $(patsubst %,$(B)/models/%.sxm,$(MODEL_STEMS))
 # Per-run trainer flags (the shipped config); see tools/train.c for the options.
 MODEL_FLAGS ?=
 
-.PHONY: models models-check
+.PHONY: models models-rnn models-check
 
 $(B)/tools/train: tools/train.c tools/train-rnn.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/tools
@@ -481,7 +481,15 @@ $(B)/models/%.sxm: $(B)/tools/train
 	stem=$*; $(B)/tools/train --task $${stem%%-*} --kind $${stem#*-} $(MODEL_FLAGS) --out $@ \
 	  > $(B)/models/$*.json
 
-models: $(MODEL_BUILT) all
+# The shipped recurrent models (issue 24): four of `make rnn-table`'s runs on the reverse task
+# (the default RNN_FLAGS), their float16 checkpoints as web/models/reverse-rnn-<variant>.sxrn.
+RNN_SHIPPED := none additive-softmax additive-entmax15 hard-straight
+
+# `make models-rnn` ships them alone.
+models-rnn: $(patsubst %,$(B)/rnn/%.json,$(RNN_SHIPPED))
+	for v in $(RNN_SHIPPED); do cp $(B)/rnn/$$v.sxrn web/models/reverse-rnn-$$v.sxrn; done
+
+models: $(MODEL_BUILT) models-rnn all
 	cp $(MODEL_BUILT) web/models/
 	{ echo '['; for s in $(MODEL_STEMS); do sed '$$!d' $(B)/models/$$s.json; done | sed '$$!s/$$/,/'; \
 	  echo ']'; } > web/models/summary.json
@@ -500,15 +508,16 @@ explain-findings: all
 # RNN_FLAGS for the trainer), then held-out exact accuracy against source length, written to
 # build/rnn/table.md and into the README (tools/rnn-table.mjs). Not part of make test. A variant is
 # <attention>[-<mapping or estimator>]: none, additive-softmax, hard-straight, ...
-RNN_VARIANTS ?= none additive-softmax additive-sparsemax hard-straight hard-gumbel hard-reinforce
+RNN_VARIANTS ?= none additive-softmax additive-sparsemax additive-entmax15 hard-straight hard-gumbel hard-reinforce
 RNN_FLAGS ?= --task reverse --max-steps 3000
 
 .PHONY: rnn-table
+# One run: its JSON line, and beside it its float16 checkpoint (`make models` ships four of them).
 $(B)/rnn/%.json: $(B)/tools/train
 	@mkdir -p $(B)/rnn
 	stem=$*; att=$${stem%%-*}; rest=$${stem#*-}; \
 	 case $$att in additive) extra="--map $$rest";; hard) extra="--estimator $$rest";; *) extra="";; esac; \
-	 $(B)/tools/train --arch rnn --attention $$att $$extra $(RNN_FLAGS) --quiet > $@
+	 $(B)/tools/train --arch rnn --attention $$att $$extra $(RNN_FLAGS) --out $(B)/rnn/$*.sxrn --quiet > $@
 
 rnn-table: $(patsubst %,$(B)/rnn/%.json,$(RNN_VARIANTS))
 	$(NODE) tools/rnn-table.mjs --readme README.md $^ | tee $(B)/rnn/table.md

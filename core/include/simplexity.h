@@ -791,7 +791,8 @@ int sx_eps_choose(double *eps, const float *p_true, int n, int vocab);
    or hard attention (one source position per step) trained by REINFORCE, straight-through
    Gumbel-softmax or the straight-through argmax (core/src/rnn.c, hard.c; issue 24). The
    architecture, the estimators and the parameter layout are documented in core/src/rnn.h.
-   Native only for now (no wasm export). Calls as the model's: count in 1..max_batch, lengths in
+   In the full wasm core (wasm/exports.txt; the JS class RNN) except sx_rnn_backward, params,
+   grads and the tensor queries (native: tests and tools). Calls as the model's: count in 1..max_batch, lengths in
    1..max_len (targets 2..max_len), every token id checked, SX_EINVAL naming the function and
    the argument. */
 typedef struct sx_rnn sx_rnn;

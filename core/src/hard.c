@@ -7,7 +7,7 @@
 #include "internal.h"
 #include "rnn.h"
 
-SX_COLD_BEGIN /* native only for now */
+SX_COLD_BEGIN /* compiled for size in the wasm builds (clang minsize), as when it was native only */
 
 static int argmax(const float *x, int n) {
     int j = 0;

@@ -14,7 +14,7 @@
 #include "rnn.h"
 #include "rng.h"
 
-SX_COLD_BEGIN /* native only for now; compiled for size should it reach a wasm build */
+SX_COLD_BEGIN /* config and setup: compiled for size in the wasm builds */
 
 /* ================================================================== config */
 static const char *const cfg_name[SX_RNN_N_CFG] = {

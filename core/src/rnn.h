@@ -1,7 +1,8 @@
 /* rnn.h - a recurrent encoder-decoder (GRU), the model attention was invented for (issue 24).
 
    The entry points are public: declared in simplexity.h (section "recurrent encoder-decoder").
-   Native only for now: no wasm export names them (the linker drops rnn.c from the .wasm files).
+   The full wasm core exports them (wasm/exports.txt; web/lib/model/rnn-class.js, the JS class RNN)
+   but sx_rnn_backward, sx_rnn_params, sx_rnn_grads and the tensor queries.
    This header keeps the model's documentation and the internal helpers its tests reach.
 
    USAGE

@@ -67,6 +67,8 @@ const FULL_ONLY = [
   ["fyLoss", (sx) => sx.fyLoss([1, 2, 3], [0])],
   ["Model", (sx) => new sx.Model({ task: "reverse" })],
   ["Model.load", (sx) => sx.Model.load(new Uint8Array(8))],
+  ["RNN", (sx) => new sx.RNN({ task: "reverse" })],
+  ["RNN.load", (sx) => sx.RNN.load(new Uint8Array(8))],
   ["tasks.names", (sx) => sx.tasks.names()],
   ["tasks.encode", (sx) => sx.tasks.encode("reverse", "abc")],
 ];
@@ -78,7 +80,7 @@ for (const b of BUILDS) {
       const mod = await WebAssembly.compile(bytes);
       const names = WebAssembly.Module.exports(mod).map((e) => e.name);
       for (const n of ["sx_softmax", "sx_entmax", "sx_jacobian", "sx_threshold", "sx_groupmax", "sx_malloc"]) assert.ok(names.includes(n), n);
-      for (const n of ["sx_model_create", "sx_attention", "sx_task_count", "sx_nw_pooling"]) assert.ok(!names.includes(n), n);
+      for (const n of ["sx_model_create", "sx_rnn_create", "sx_attention", "sx_task_count", "sx_nw_pooling"]) assert.ok(!names.includes(n), n);
       const full = await readFile(new URL(file(b.simd, "full"), DIST));
       assert.ok(bytes.length * 3 < full.length, `a third of the full core at most (${bytes.length} vs ${full.length} bytes)`);
     });

@@ -106,7 +106,7 @@ function knownFields(f) {
 // -------------------------------------------------------------------- the runtime
 const sx = await freshModule("declarations");
 await sx.init();
-const { MODEL_DEFAULTS } = await import(new URL("model.js", DIST).href);
+const { MODEL_DEFAULTS, RNN_DEFAULTS } = await import(new URL("model.js", DIST).href);
 const isClass = (v) => typeof v === "function" && /^class\b/.test(Function.prototype.toString.call(v));
 
 describe("declarations", () => {
@@ -156,12 +156,12 @@ describe("declarations", () => {
     assert.equal(e.name, "SimplexityError");
   });
 
-  test("Model: static and instance members, readonly getters, parameter counts", () => {
-    const { Model } = sx;
-    const statics = propsOf(valueType("Model")).filter((n) => n !== "prototype");
+  for (const cls of ["Model", "RNN"]) test(`${cls}: static and instance members, readonly getters, parameter counts`, () => {
+    const Model = sx[cls];
+    const statics = propsOf(valueType(cls)).filter((n) => n !== "prototype");
     const jsStatics = Object.getOwnPropertyNames(Model).filter((n) => !["length", "name", "prototype"].includes(n));
     assert.deepEqual(statics, sorted(jsStatics));
-    const instanceType = checker.getDeclaredTypeOfSymbol(exported.get("Model"));
+    const instanceType = checker.getDeclaredTypeOfSymbol(exported.get(cls));
     const members = checker.getPropertiesOfType(instanceType);
     const jsMembers = Object.getOwnPropertyNames(Model.prototype).filter((n) => n !== "constructor");
     assert.deepEqual(
@@ -170,16 +170,17 @@ describe("declarations", () => {
     for (const m of members) {
       if (memberKind(m) !== "method") continue;
       const sigs = signatures(checker.getTypeOfSymbolAtLocation(m, source));
-      assert.equal(maxParams(sigs), Model.prototype[m.name].length, `model.${m.name}: declared parameters vs the JS's`);
+      assert.equal(maxParams(sigs), Model.prototype[m.name].length, `${cls}.prototype.${m.name}: declared parameters vs the JS's`);
     }
     for (const n of statics) {
-      const sigs = signatures(checker.getTypeOfSymbolAtLocation(checker.getPropertyOfType(valueType("Model"), n), source));
-      assert.equal(maxParams(sigs), Model[n].length, `Model.${n}: declared parameters vs the JS's`);
+      const sigs = signatures(checker.getTypeOfSymbolAtLocation(checker.getPropertyOfType(valueType(cls), n), source));
+      assert.equal(maxParams(sigs), Model[n].length, `${cls}.${n}: declared parameters vs the JS's`);
     }
     // The JS constructor's second parameter is Model.load's private path (guarded by a symbol
     // no caller can have), so it is left undeclared on purpose.
-    assert.equal(maxParams(signatures(valueType("Model"), ts.SignatureKind.Construct)), Model.length - 1);
+    assert.equal(maxParams(signatures(valueType(cls), ts.SignatureKind.Construct)), Model.length - 1);
   });
+
 
   test("tasks: the declared methods and their parameter counts", () => {
     const t = checker.getTypeOfSymbolAtLocation(exported.get("tasks"), source);
@@ -217,6 +218,20 @@ describe("declarations", () => {
     } finally {
       model.free();
     }
+    const rnn = new sx.RNN({ task: "reverse", embed: 4, hidden: 4, attnHidden: 4 });
+    try {
+      assert.deepEqual(propsOf(declaredType("ResolvedRNNConfig")), sorted(Object.keys(rnn.config)), "rnn.config");
+      const f = rnn.forward(batch.src, batch.tgt, { count: 2 });
+      assert.deepEqual(propsOf(declaredType("RNNForwardResult")), sorted(Object.keys(f)), "rnn.forward");
+      assert.deepEqual(propsOf(declaredType("RNNAttention")), sorted(Object.keys(f.attention)), "rnn.forward's attention");
+      assert.deepEqual(propsOf(declaredType("RNNDecoded")), sorted(Object.keys(rnn.attention([3, 4, 2]))), "rnn.attention");
+      assert.deepEqual(propsOf(declaredType("RNNTrainResult")), sorted(Object.keys(rnn.train({ steps: 1, batch: 1 }))), "rnn.train");
+      let info = null;
+      rnn.train({ steps: 1, batch: 1, progress: (p) => void (info = p) });
+      assert.deepEqual(propsOf(declaredType("RNNProgress")), sorted(Object.keys(info)), "rnn.train's progress");
+    } finally {
+      rnn.free();
+    }
   });
 
   test("positions: txlScores' { out, terms } has the declared fields", () => {
@@ -236,6 +251,8 @@ describe("declarations", () => {
     const { Model, tasks } = sx;
     assert.deepEqual(propsOf(declaredType("ModelConfig")), sorted(Object.keys(MODEL_DEFAULTS)), "ModelConfig");
     assert.deepEqual(propsOf(declaredType("ModelConfig")), knownFields((o) => new Model({ task: "reverse", ...o })), "new Model");
+    assert.deepEqual(propsOf(declaredType("RNNConfig")), sorted(Object.keys(RNN_DEFAULTS)), "RNNConfig");
+    assert.deepEqual(propsOf(declaredType("RNNConfig")), knownFields((o) => new sx.RNN({ task: "reverse", ...o })), "new RNN");
     const taskMethods = checker.getTypeOfSymbolAtLocation(exported.get("tasks"), source);
     const taskSigs = (n) => signatures(checker.getTypeOfSymbolAtLocation(checker.getPropertyOfType(taskMethods, n), source));
     assert.deepEqual(propsOf(declaredType("GenerateOptions")), knownFields((o) => tasks.generate("reverse", o)), "tasks.generate");
@@ -255,6 +272,20 @@ describe("declarations", () => {
       assert.deepEqual(optionProps(sigs("save"), 0), knownFields((o) => model.save(o)), "model.save");
     } finally {
       model.free();
+    }
+    const rnn = new sx.RNN({ task: "reverse", embed: 4, hidden: 4, attnHidden: 4 });
+    try {
+      const members = checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(exported.get("RNN")));
+      const sigs = (n) => signatures(checker.getTypeOfSymbolAtLocation(members.find((m) => m.name === n), source));
+      const row = [3, 4, 2];
+      assert.deepEqual(optionProps(sigs("forward"), 2), knownFields((o) => rnn.forward(row, [1, 4, 3], o)), "rnn.forward");
+      assert.deepEqual(optionProps(sigs("trainStep"), 1), knownFields((o) => rnn.trainStep({ src: row, tgt: [1, 4, 3, 2] }, o)), "rnn.trainStep");
+      assert.deepEqual(optionProps(sigs("train"), 0), knownFields((o) => rnn.train({ steps: 1, batch: 1, ...o })), "rnn.train");
+      assert.deepEqual(optionProps(sigs("generate"), 1), knownFields((o) => rnn.generate(row, o)), "rnn.generate");
+      assert.deepEqual(optionProps(sigs("attention"), 1), knownFields((o) => rnn.attention(row, o)), "rnn.attention");
+      assert.deepEqual(optionProps(sigs("save"), 0), knownFields((o) => rnn.save(o)), "rnn.save");
+    } finally {
+      rnn.free();
     }
   });
 });

@@ -33,7 +33,7 @@ const WITH_T = [
   "maskedMapping", "maskedMappingBackward", "fyLoss",
 ];
 const WITHOUT_T = [
-  "SimplexityError", "init", "info", "tsallisEntropy", "alloc", "WasmArray", "Model", "tasks", "attention",
+  "SimplexityError", "init", "info", "tsallisEntropy", "alloc", "WasmArray", "Model", "RNN", "tasks", "attention",
   "attentionPattern", "spanMask", "attentionPooling", "attentionPoolingBackward", "positionalEncoding",
   "relativeScores", "txlScores", "attentionScores", "attentionScoresBackward",
   "chainAttention", "chainAttentionBackward", "sparsemapSelections",

@@ -1,5 +1,5 @@
-// model.js - the tiny encoder-decoder Transformer (Model) and the toy sequence tasks (tasks),
-// over the C core's sx_model_* and sx_task_* exports (the full core's). simplexity.js builds
+// model.js - the tiny encoder-decoder Transformer (Model), the recurrent encoder-decoder (RNN) and
+// the toy sequence tasks (tasks), over the C core's sx_model_*, sx_rnn_* and sx_task_* exports (the full core's). simplexity.js builds
 // them over mappings.js's internals (modelApi(internal.core)) and exports them, so they share
 // its wasm instance, its heap views and its scratch region, and this file holds no state of its
 // own.
@@ -10,7 +10,8 @@
 // back), explain.js (model.explain and model.attentionGrad), training.js (trainStep, loss),
 // checkpoints.js (save, Model.load's bytes), outputs.js (the output distributions: forward's
 // probs, decode, exactSearch), model-class.js (the Model class: lifetime, compute,
-// decoding, queries; the methods of explain.js, training.js and checkpoints.js delegated).
+// decoding, queries; the methods of explain.js, training.js and checkpoints.js delegated),
+// rnn-config.js (an RNN's config, RNN_DEFAULTS) and rnn-class.js (the RNN class).
 //
 // Boundary rules (docs/STYLE.md): JS checks every argument, every token id included, before
 // crossing into wasm (TypeError/RangeError naming the function, the argument and the value); C
@@ -31,8 +32,11 @@ import { trainingMethods } from "./model/training.js";
 import { checkpointMethods } from "./model/checkpoints.js";
 import { outputMethods } from "./model/outputs.js";
 import { modelClass } from "./model/model-class.js";
+import { rnnConfigArgs } from "./model/rnn-config.js";
+import { rnnClass } from "./model/rnn-class.js";
 
 export { MODEL_DEFAULTS } from "./model/names.js";
+export { RNN_DEFAULTS } from "./model/rnn-config.js";
 
 // ------------------------------------------------------------------------- the API
 /**
@@ -46,6 +50,6 @@ export function modelApi(core) {
   Object.assign(h, { taskArg }, editArgs(core, h));
   Object.assign(h, configArgs(core, h));
   Object.assign(h, explainMethods(core, h), trainingMethods(core, h), checkpointMethods(core, h),
-    outputMethods(core, h));
-  return { Model: modelClass(core, h), tasks };
+    outputMethods(core, h), rnnConfigArgs(core, h));
+  return { Model: modelClass(core, h), RNN: rnnClass(core, h), tasks };
 }

@@ -941,3 +941,149 @@ export class Model {
    *  unreachable models as a safety net, but when (or whether) it runs is up to the engine. */
   free(): void;
 }
+
+// ---------------------------------------------------------------- the recurrent encoder-decoder
+/** How the RNN's decoder reads the source: the last encoder state only ("none"), additive
+ *  (Bahdanau) attention under a mapping, or hard attention (one position per step). */
+export type RNNAttentionKind = "none" | "additive" | "hard";
+/** Hard attention's gradient: REINFORCE with a moving-average baseline, straight-through
+ *  Gumbel-softmax, or the straight-through argmax. */
+export type RNNEstimator = "reinforce" | "gumbel" | "straight";
+
+/** new RNN(config): every field is optional except vocab and maxLen when task is absent. */
+export interface RNNConfig {
+  /** A task name (tasks.names()): vocab and maxLen from it, and train()'s default task. */
+  task?: string;
+  /** 4..4096; default the task's. */
+  vocab?: number;
+  /** Longest src or tgt row, 2..256; default the task's width. */
+  maxLen?: number;
+  /** Token embedding width, 1..1024. Default 32. */
+  embed?: number;
+  /** GRU state width, 1..1024. Default 64. */
+  hidden?: number;
+  /** Additive scoring's hidden width, 1..1024. Default 32. */
+  attnHidden?: number;
+  /** Default "additive". */
+  attention?: RNNAttentionKind;
+  /** The scores' mapping (additive and hard attention). Default "softmax". */
+  mapping?: Mapping;
+  /** Hard attention's estimator. Default "straight". */
+  estimator?: RNNEstimator;
+  /** alpha of mapping "entmax", 1..8. Default 1.5. */
+  alpha?: number;
+  /** lambda of mapping "fusedmax", >= 0. Default 0.1. */
+  lambda?: number;
+  /** Initialisation and sampling seed. Default 1. */
+  seed?: number;
+  /** Rows per call, 1..4096 (the activations are sized for it at creation). Default 32. */
+  maxBatch?: number;
+  /** Global gradient-norm clip (<= 0: none). Default 1. */
+  clip?: number;
+  /** Learning-rate multiplier of a learned alpha, >= 0. Default 1. */
+  alphaLr?: number;
+  /** Gumbel-softmax temperature, > 0. Default 1. */
+  temperature?: number;
+  /** REINFORCE baseline decay, in [0, 1). Default 0.9. */
+  baseline?: number;
+}
+
+export interface ResolvedRNNConfig {
+  readonly vocab: number; readonly maxLen: number; readonly embed: number; readonly hidden: number;
+  readonly attnHidden: number; readonly attention: RNNAttentionKind; readonly mapping: Mapping;
+  readonly estimator: RNNEstimator; readonly alpha: number; readonly lambda: number;
+  readonly seed: number; readonly maxBatch: number; readonly clip: number; readonly alphaLr: number;
+  readonly temperature: number; readonly baseline: number;
+}
+
+/** The weights each decoder step read, data (count, steps, srcLen) row-major: additive, the
+ *  mapping's (each row on the simplex, PAD positions 0); hard, one-hot at the argmax; none,
+ *  one-hot at the last source position. */
+export interface RNNAttention {
+  shape: [number, number, number];
+  data: Float32Array;
+}
+
+export interface RNNForwardResult {
+  /** (count, tgtLen, vocab) row-major. */
+  logits: Float32Array;
+  shape: [number, number, number];
+  attention: RNNAttention;
+}
+
+/** rnn.attention(): the greedy tokens and the weights of the maxLen - 1 decoder steps. */
+export interface RNNDecoded extends RNNAttention {
+  tokens: Int32Array[];
+}
+
+export interface RNNProgress {
+  /** Steps of the schedule done (from + steps run so far). */
+  step: number;
+  /** The loss of that step's batch, before its update. */
+  loss: number;
+  /** Its learning rate. */
+  lr: number;
+}
+
+export interface RNNTrainOptions {
+  /** Steps to run now, 1..1e7. */
+  steps: number;
+  /** A task name; default the config's task. */
+  task?: string;
+  /** The first step of the schedule to run (default 0): train in slices from a worker. */
+  from?: number;
+  /** The schedule's length (default from + steps): the cosine decay ends there. */
+  total?: number;
+  /** Rows per step, 1..config.maxBatch; default config.maxBatch. */
+  batch?: number;
+  /** Peak learning rate (default 3e-3), decayed by a cosine to lrMin (default 3e-4) over total. */
+  lr?: number;
+  lrMin?: number;
+  /** Linear warm-up steps. Default 100. */
+  warmup?: number;
+  /** The training examples' seed: step s reads examples s * batch .. of the train split. Default 1. */
+  seed?: number;
+  /** Call progress every this many steps (and after the last). Default 10. */
+  every?: number;
+  /** Returning false stops the run. */
+  progress?: (info: RNNProgress) => boolean | void;
+}
+
+export interface RNNTrainResult {
+  /** The loss of each step run. */
+  losses: Float32Array;
+}
+
+/** A GRU encoder-decoder in wasm memory (core/src/rnn.h), with no, additive or hard attention.
+ *  Synchronous calls; results are copies (transferable from a Web Worker). Free it with free(). */
+export class RNN {
+  /** Checks every field in JS (TypeError/RangeError naming it); C failures are SimplexityError. */
+  constructor(config: RNNConfig);
+  /** A model from rnn.save() bytes ("SXRN", either precision); bad bytes throw SimplexityError. */
+  static load(bytes: Uint8Array | ArrayBuffer): RNN;
+  readonly config: ResolvedRNNConfig;
+  readonly numParams: number;
+  /** Adam steps since creation or load. */
+  readonly steps: number;
+  /** The attention mapping's alpha (learned: its current value); 0 without attention. */
+  readonly alpha: number;
+  readonly freed: boolean;
+  /** Teacher-forced forward pass: src rows, decoder input rows (BOS first). Copies. */
+  forward(src: TokenRows, tgt: TokenRows, options?: { count?: number }): RNNForwardResult;
+  /** One Adam step on full target rows (hard attention: positions drawn by the estimator);
+   *  returns the loss before the step. lr >= 0, default 3e-3. */
+  trainStep(batch: Batch, options?: { lr?: number }): number;
+  /** The loss of a batch, without a step (hard attention: the argmax positions). */
+  loss(batch: Batch): number;
+  /** Steps of the native trainer's schedule on a task's training examples (tools/train-rnn.c:
+   *  the same seed gives the same losses), with progress. */
+  train(options: RNNTrainOptions): RNNTrainResult;
+  /** Greedy decoding: one row of maxLen (default config.maxLen) per source row. */
+  generate(src: TokenRows, options?: { count?: number; maxLen?: number }): Int32Array[];
+  /** Greedy decoding with the weights each decoder step read. */
+  attention(src: TokenRows, options?: { count?: number; maxLen?: number }): RNNDecoded;
+  /** Checkpoint bytes ("SXRN": config and parameters, checksummed); "float16" halves them. */
+  save(options?: { precision?: "float32" | "float16" }): Uint8Array;
+  /** Frees the wasm memory; idempotent. Any later use throws. */
+  free(): void;
+}

@@ -5,7 +5,7 @@
 //   const p = entmax([1.5, 0, 1], { alpha: 1.5 });     // Float32Array [0.6..., 0, 0.3...]
 //
 // The library is three modules over one wasm instance: mappings.js (the state, init(), the
-// argument checks and copies, alloc(), the mappings), model.js (Model, tasks) and blocks.js
+// argument checks and copies, alloc(), the mappings), model.js (Model, RNN, tasks) and blocks.js
 // (attention, its patterns, span masks and pooling, positional encodings, scoring functions,
 // masked mappings), the last two built here over mappings.js's internals. This module is their sum, the
 // API the README documents. The boundary rules are mappings.js's.
@@ -20,8 +20,8 @@ export {
   threshold, alloc, WasmArray,
 } from "./mappings.js";
 
-/** The tiny encoder-decoder Transformer and the toy tasks (see model.js and the README). */
-export const { Model, tasks } = modelApi(internal.core);
+/** The tiny encoder-decoder Transformer, the recurrent one and the toy tasks (see model.js and the README). */
+export const { Model, RNN, tasks } = modelApi(internal.core);
 
 /** The building blocks of attention beyond the mappings (see blocks.js and the README). */
 export const {

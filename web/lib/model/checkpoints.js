@@ -1,4 +1,4 @@
-// model/checkpoints.js - a Model's checkpoints: model.save() (config + parameters, checksummed;
+// model/checkpoints.js - a Model's checkpoints (and an RNN's, through loadWith and saveWith): model.save() (config + parameters, checksummed;
 // float32, lossless, or float16, half the bytes) and the bytes Model.load reads back (either
 // precision; truncated or corrupted bytes are a SimplexityError). The Model class calls them
 // (save with `m`, its private state for one call: model-class.js #inner()).
@@ -10,7 +10,11 @@ export function checkpointMethods(core, { objectArg, knownKeys }) {
 
   /** Model.load: the handle of a model built from checkpoint bytes (model.save()); bad bytes throw SimplexityError. */
   function loadHandle(bytes) {
-    const fn = "Model.load";
+    return loadWith("Model.load", "sx_model_load", bytes);
+  }
+
+  /** The handle the core's loader (sx_model_load, sx_rnn_load) builds from checkpoint bytes. */
+  function loadWith(fn, loader, bytes) {
     let b = bytes;
     if (b instanceof ArrayBuffer) {
       if (core.bufferDetached(b)) throw new TypeError(`${fn}: bytes is a detached ArrayBuffer`);
@@ -26,7 +30,7 @@ export function checkpointMethods(core, { objectArg, knownKeys }) {
     const at = core.scratch(fn, 16 + n);
     core.i32()[at >> 2] = 0;
     core.u8().set(b, at + 16);
-    const st = ex.sx_model_load(at, at + 16, n);
+    const st = ex[loader](at, at + 16, n);
     if (st !== 0) throw coreError(fn, st);
     return core.i32()[at >> 2] >>> 0;
   }
@@ -37,7 +41,11 @@ export function checkpointMethods(core, { objectArg, knownKeys }) {
    * nearest float16 (a parameter of magnitude >= 65520 is a SimplexityError: save as float32).
    */
   function save(m, opts) {
-    const fn = "model.save";
+    return saveWith("model.save", m, opts, "sx_model_save_size_as", "sx_model_save_as");
+  }
+
+  /** save() over the core's size and save calls (sx_model_*, sx_rnn_*). */
+  function saveWith(fn, m, opts, sizeAs, saveAs) {
     const ex = m.live(fn);
     const o = objectArg(fn, "options", opts, true);
     knownKeys(fn, "options", o, ["precision"]);
@@ -47,12 +55,12 @@ export function checkpointMethods(core, { objectArg, knownKeys }) {
       throw new E(`${fn}: options.precision must be "float32" or "float16" (got ${show(precision)})`);
     }
     const bits = SAVE_PRECISION[precision];
-    const n = ex.sx_model_save_size_as(m.handle(), bits);
+    const n = ex[sizeAs](m.handle(), bits);
     const at = core.scratch(fn, n);
-    const st = ex.sx_model_save_as(m.handle(), at, n, bits);
+    const st = ex[saveAs](m.handle(), at, n, bits);
     if (st !== 0) throw coreError(fn, st);
     return core.u8().slice(at, at + n);
   }
 
-  return { loadHandle, save };
+  return { loadHandle, save, loadWith, saveWith };
 }

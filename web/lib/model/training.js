@@ -1,5 +1,5 @@
 // model/training.js - training a Model: one Adam step on a batch (model.trainStep) and a batch's
-// loss without one (model.loss); a batch's rows checked (shape against data, every id) and
+// loss without one (model.loss); a batch's rows checked (batchArg, which the RNN shares) (shape against data, every id) and
 // copied into scratch. The Model class calls them with `m`, its private state for one call
 // (model-class.js #inner()).
 import { rowCount, lengthCheck } from "./tokens.js";
@@ -77,5 +77,5 @@ export function trainingMethods(core, { intArg, numArg, objectArg, knownKeys, ro
     return core.f32()[b.at >> 2];
   }
 
-  return { trainStep, loss };
+  return { trainStep, loss, batchArg };
 }
