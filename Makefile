@@ -469,9 +469,9 @@ MODEL_FLAGS ?=
 
 .PHONY: models models-check
 
-$(B)/tools/train: tools/train.c tools/train-rnn.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+$(B)/tools/train: tools/train.c tools/train-rnn.c tools/train-gpt.c tools/text/split.c tools/text/split.h tools/text/vocab.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/tools
-	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< tools/train-rnn.c $(CORE_SRC) -o $@ -lm
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc -Itools/text $< tools/train-rnn.c tools/train-gpt.c tools/text/split.c $(CORE_SRC) -o $@ -lm
 
 # One checkpoint and its JSON line; the stem is <task>-<kind> (kinds may contain '-').
 $(B)/models/%.sxm: $(B)/tools/train
@@ -479,7 +479,7 @@ $(B)/models/%.sxm: $(B)/tools/train
 	stem=$*; $(B)/tools/train --task $${stem%%-*} --kind $${stem#*-} $(MODEL_FLAGS) --out $@ \
 	  > $(B)/models/$*.json
 
-models: $(MODEL_BUILT) all
+models: $(MODEL_BUILT) text-models all
 	cp $(MODEL_BUILT) web/models/
 	{ echo '['; for s in $(MODEL_STEMS); do sed '$$!d' $(B)/models/$$s.json; done | sed '$$!s/$$/,/'; \
 	  echo ']'; } > web/models/summary.json
@@ -549,6 +549,33 @@ text-baseline: text $(B)/tools/text-baseline
 text-check: text $(B)/tools/text-baseline
 	$(B)/tools/text-baseline --dir $(TEXT) --json $(TEXT)/baseline.json --md $(TEXT)/baseline.md > /dev/null
 	$(NODE) tools/text/readme-table.mjs --table $(TEXT)/baseline.md --readme README.md --block text-baseline --check
+
+# The character models (issue 23, item 3): decoder-only Transformers (model.h, SX_MODEL_DECODER)
+# trained natively on the train split by `build/tools/train --arch gpt` (tools/train-gpt.c), one
+# per kind: softmax attention and outputs; 1.5-entmax attention, softmax outputs; learned-alpha
+# attention, 1.5-entmax outputs. Each writes build/models/text/devil-<kind>.{sxm,json} (float16;
+# held-out bits per character, eps-perplexity and support on the shipped weights); text-models
+# copies them to web/models/text/ with web/models/text/summary.json and writes the README table
+# beside the n-gram baseline of the same split (tools/text/models-table.mjs). Part of
+# `make models`; not of `make test`. Deterministic: same flags, same bytes.
+TEXT_KINDS := softmax entmax15 entmax15-out
+TEXT_MODEL_FLAGS ?= --steps 1200 --batch 32 --d-model 64 --heads 4 --layers 2 --d-ff 256 --context 64
+TEXT_BUILT := $(patsubst %,$(B)/models/text/devil-%.sxm,$(TEXT_KINDS))
+.PHONY: text-models
+
+$(B)/models/text/devil-%.sxm: $(B)/tools/train | text
+	@mkdir -p $(B)/models/text
+	$(B)/tools/train --arch gpt --kind $* --dir $(TEXT) $(TEXT_MODEL_FLAGS) --out $@ \
+	  > $(B)/models/text/devil-$*.json
+
+text-models: text-baseline $(TEXT_BUILT)
+	@mkdir -p web/models/text
+	cp $(TEXT_BUILT) web/models/text/
+	{ echo '['; for k in $(TEXT_KINDS); do cat $(B)/models/text/devil-$$k.json; done | sed '$$!s/$$/,/'; \
+	  echo ']'; } > web/models/text/summary.json
+	$(NODE) tools/text/models-table.mjs --summary web/models/text/summary.json \
+	  --baseline $(TEXT)/baseline.json --md $(TEXT)/models.md
+	$(NODE) tools/text/readme-table.mjs --table $(TEXT)/models.md --readme README.md --block text-models
 
 # tests/c/test_ngram.c tests the n-gram model of tools/text/, which the core does not hold.
 $(B)/native/test_ngram: tests/c/test_ngram.c tools/text/ngram.c tools/text/ngram.h tests/c/check.h
