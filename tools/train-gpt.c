@@ -244,10 +244,13 @@ static void json_bits(const char *name, double bits) {
 static void report(const sx_model *m, const gpt_options *o, int steps, double seconds,
                    double loss, int bytes, const text s[3], const score *va, const score *te) {
     const int L = o->layers, NH = o->heads;
+    /* eps from validation; a model no better than uniform there (mean p_true <= 1 / V: an
+       untrained one) has eps infinite, p_eps the uniform 1 / V: eps null, perplexity V */
     double eps = 0.0, ep[3];
-    if (sx_eps_choose(&eps, va->p_true, (int)s[1].n, V_MODEL) != SX_OK ||
-        sx_eps_perplexity(ep, te->p_true, (int)s[2].n, V_MODEL, eps) != SX_OK)
+    const int uniform = sx_eps_choose(&eps, va->p_true, (int)s[1].n, V_MODEL) != SX_OK;
+    if (sx_eps_perplexity(ep, te->p_true, (int)s[2].n, V_MODEL, uniform ? 0.0 : eps) != SX_OK)
         die(sx_last_error());
+    if (uniform) ep[0] = V_MODEL, ep[1] = log2((double)V_MODEL);
     float alphas[3 * SX_MODEL_MAX_LAYERS * 16];
     sx_model_alphas(m, alphas);
     printf("{\"name\":\"devil-%s\",\"kind\":\"%s\",\"arch\":\"decoder\",\"seed\":%d,\"steps\":%d,"
@@ -262,8 +265,10 @@ static void report(const sx_model *m, const gpt_options *o, int steps, double se
            o->d_ff, o->context, o->batch, (double)o->lr, s[0].n, s[1].n, s[2].n);
     json_bits("valid_bpc", va->bits);
     json_bits("test_bpc", te->bits);
-    printf(",\"eps\":%.6g,\"test_eps_ppl\":%.4f,\"test_eps_bpc\":%.4f,\"test_in_support\":%.6f,"
-           "\"test_support\":%.3f,\"valid_attention_zeros\":%.4f,\"alphas\":[", eps, ep[0], ep[1],
+    if (uniform) printf(",\"eps\":null");
+    else printf(",\"eps\":%.6g", eps);
+    printf(",\"test_eps_ppl\":%.4f,\"test_eps_bpc\":%.4f,\"test_in_support\":%.6f,"
+           "\"test_support\":%.3f,\"valid_attention_zeros\":%.4f,\"alphas\":[", ep[0], ep[1],
            ep[2], te->support, va->zeros);
     for (int l = 0; l < L; l++) { /* the decoder's self-attention heads */
         printf("%s[", l ? "," : "");

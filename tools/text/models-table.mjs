@@ -27,10 +27,10 @@ const rows = [
   "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 ];
 for (const m of models) {
-  rows.push(`| ${m.name} (${m.config.layers} layers, d_model ${m.config.d_model}, ${m.config.heads} heads, ` +
+  rows.push(`| ${m.name} (${m.config.layers} layer${m.config.layers > 1 ? "s" : ""}, d_model ${m.config.d_model}, ${m.config.heads} heads, ` +
             `context ${m.config.context}; ${m.steps} steps, ${m.seconds.toFixed(0)} s) | ${mapName[m.attention]} | ` +
             `${mapName[m.output]} | ${m.params} | ${(m.bytes / 1024).toFixed(0)} | ${bits(m.valid_bpc)} | ` +
-            `${bits(m.test_bpc)} | ${m.eps.toPrecision(2).replace(/\.?0+$/, "")} | ${m.test_eps_ppl.toFixed(2)} | ` +
+            `${bits(m.test_bpc)} | ${m.eps === null ? "inf (uniform)" : m.eps.toPrecision(2).replace(/\.?0+$/, "")} | ${m.test_eps_ppl.toFixed(2)} | ` +
             `${pct(m.test_in_support)} | ${m.test_support.toFixed(1)} of ${m.config.vocab} | ` +
             `${pct(m.valid_attention_zeros)} |`);
 }
