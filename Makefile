@@ -370,7 +370,16 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	  $(B)/tools/train --arch rnn --task reverse --attention $$v --max-steps 20 --eval 10 --val 40 --test 80 --quiet \
 	  > $(B)/bench/smoke/rnn-$$i.json || { echo "make rnn-table's trainer failed ($$v)" >&2; exit 1; }; done
 	$(NODE) tools/rnn-table.mjs $(B)/bench/smoke/rnn-1.json $(B)/bench/smoke/rnn-2.json $(B)/bench/smoke/rnn-3.json > $(B)/bench/smoke/rnn-table.md
-	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make explain-findings, make rnn-table (20 steps), make site-size and train-time.mjs run"
+	$(MAKE) --no-print-directory text $(B)/tools/text-baseline
+	$(B)/tools/text-baseline --dir $(TEXT) --orders 3 --json $(B)/bench/smoke/baseline.json > /dev/null
+	for k in $(TEXT_KINDS); do \
+	  $(B)/tools/train --arch gpt --kind $$k --dir $(TEXT) --steps 10 --batch 4 --context 16 --d-model 16 --heads 2 \
+	    --layers 1 --d-ff 32 --quiet > $(B)/bench/smoke/devil-$$k.json || { echo "make text-models' trainer failed ($$k)" >&2; exit 1; }; done
+	{ echo '['; for k in $(TEXT_KINDS); do cat $(B)/bench/smoke/devil-$$k.json; done | sed '$$!s/$$/,/'; echo ']'; } \
+	  > $(B)/bench/smoke/text-summary.json
+	$(NODE) tools/text/models-table.mjs --summary $(B)/bench/smoke/text-summary.json --baseline $(B)/bench/smoke/baseline.json \
+	  --md $(B)/bench/smoke/text-models.md > /dev/null
+	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make explain-findings, make rnn-table (20 steps), make text-models (10 steps), make site-size and train-time.mjs run"
 
 # The README's test command: installs what is missing (tools/setup.sh: Debian packages when run
 # as root or with sudo, npm ci when node_modules is missing or stale), then every suite, in a
@@ -471,9 +480,9 @@ MODEL_FLAGS ?=
 
 .PHONY: models models-rnn models-check
 
-$(B)/tools/train: tools/train.c tools/train-rnn.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+$(B)/tools/train: tools/train.c tools/train-rnn.c tools/train-gpt.c tools/text/split.c tools/text/split.h tools/text/vocab.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/tools
-	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< tools/train-rnn.c $(CORE_SRC) -o $@ -lm
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc -Itools/text $< tools/train-rnn.c tools/train-gpt.c tools/text/split.c $(CORE_SRC) -o $@ -lm
 
 # One checkpoint and its JSON line; the stem is <task>-<kind> (kinds may contain '-').
 $(B)/models/%.sxm: $(B)/tools/train
@@ -489,7 +498,7 @@ RNN_SHIPPED := none additive-softmax additive-entmax15 hard-straight
 models-rnn: $(patsubst %,$(B)/rnn/%.json,$(RNN_SHIPPED))
 	for v in $(RNN_SHIPPED); do cp $(B)/rnn/$$v.sxrn web/models/reverse-rnn-$$v.sxrn; done
 
-models: $(MODEL_BUILT) models-rnn all
+models: $(MODEL_BUILT) models-rnn text-models all
 	cp $(MODEL_BUILT) web/models/
 	{ echo '['; for s in $(MODEL_STEMS); do sed '$$!d' $(B)/models/$$s.json; done | sed '$$!s/$$/,/'; \
 	  echo ']'; } > web/models/summary.json
@@ -560,6 +569,33 @@ text-baseline: text $(B)/tools/text-baseline
 text-check: text $(B)/tools/text-baseline
 	$(B)/tools/text-baseline --dir $(TEXT) --json $(TEXT)/baseline.json --md $(TEXT)/baseline.md > /dev/null
 	$(NODE) tools/text/readme-table.mjs --table $(TEXT)/baseline.md --readme README.md --block text-baseline --check
+
+# The character models (issue 23, item 3): decoder-only Transformers (model.h, SX_MODEL_DECODER)
+# trained natively on the train split by `build/tools/train --arch gpt` (tools/train-gpt.c), one
+# per kind: softmax attention and outputs; 1.5-entmax attention, softmax outputs; learned-alpha
+# attention, 1.5-entmax outputs. Each writes build/models/text/devil-<kind>.{sxm,json} (float16;
+# held-out bits per character, eps-perplexity and support on the shipped weights); text-models
+# copies them to web/models/text/ with web/models/text/summary.json and writes the README table
+# beside the n-gram baseline of the same split (tools/text/models-table.mjs). Part of
+# `make models`; not of `make test`. Deterministic: same flags, same bytes.
+TEXT_KINDS := softmax entmax15 entmax15-out
+TEXT_MODEL_FLAGS ?= --steps 1200 --batch 32 --d-model 64 --heads 4 --layers 2 --d-ff 256 --context 64
+TEXT_BUILT := $(patsubst %,$(B)/models/text/devil-%.sxm,$(TEXT_KINDS))
+.PHONY: text-models
+
+$(B)/models/text/devil-%.sxm: $(B)/tools/train | text
+	@mkdir -p $(B)/models/text
+	$(B)/tools/train --arch gpt --kind $* --dir $(TEXT) $(TEXT_MODEL_FLAGS) --out $@ \
+	  > $(B)/models/text/devil-$*.json
+
+text-models: text-baseline $(TEXT_BUILT)
+	@mkdir -p web/models/text
+	cp $(TEXT_BUILT) web/models/text/
+	{ echo '['; for k in $(TEXT_KINDS); do cat $(B)/models/text/devil-$$k.json; done | sed '$$!s/$$/,/'; \
+	  echo ']'; } > web/models/text/summary.json
+	$(NODE) tools/text/models-table.mjs --summary web/models/text/summary.json \
+	  --baseline $(TEXT)/baseline.json --md $(TEXT)/models.md
+	$(NODE) tools/text/readme-table.mjs --table $(TEXT)/models.md --readme README.md --block text-models
 
 # tests/c/test_ngram.c tests the n-gram model of tools/text/, which the core does not hold.
 $(B)/native/test_ngram: tests/c/test_ngram.c tools/text/ngram.c tools/text/ngram.h tests/c/check.h

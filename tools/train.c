@@ -54,7 +54,8 @@ static void usage(void) {
             "             [--layers N] [--d-ff N] [--ramp N] [--gelu] [--lr X] [--lr-min X]\n"
             "             [--warmup N] [--target X] [--stop X] [--span-penalty X] [--clip X] [--alpha-lr X] [--val N]\n"
             "             [--test N] [--out FILE] [--float32] [--from FILE] [--quiet]\n"
-            "       train --arch rnn ...: the recurrent encoder-decoder (tools/train-rnn.c)\n");
+            "       train --arch rnn ...: the recurrent encoder-decoder (tools/train-rnn.c)\n"
+            "       train --arch gpt ...: a decoder-only character model on the text corpus (tools/train-gpt.c)\n");
     exit(2);
 }
 
@@ -202,10 +203,13 @@ static void json_heads(FILE *f, const float *v, int L, int NH, int digits) {
 }
 
 int train_rnn_main(int argc, char **argv); /* tools/train-rnn.c: every --arch rnn run */
+int train_gpt_main(int argc, char **argv); /* tools/train-gpt.c: every --arch gpt run */
 
 int main(int argc, char **argv) {
-    for (int i = 1; i + 1 < argc; i++)
+    for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--arch") && !strcmp(argv[i + 1], "rnn")) return train_rnn_main(argc, argv);
+        if (!strcmp(argv[i], "--arch") && !strcmp(argv[i + 1], "gpt")) return train_gpt_main(argc, argv);
+    }
     options o = { NULL, NULL, NULL, 1, 2000, 100, 64, 32, 4, 2, 64, 3, 0, 0, 2000, 2000, 0,
                   0, NULL, 3e-3f, 3e-4f, 0.99f, 0.995f, 0.002f, 1.0f, 10.0f };
     for (int i = 1; i < argc; i++) {

@@ -447,6 +447,15 @@ enum {
    checkpoint without it gets), SX_MAP_SPARSEMAX, SX_MAP_ENTMAX15 or SX_MAP_ENTMAX, whose alpha
    (in [1, 8], default 1.5) is the float after the layers' parameters (param[n_layer]). */
 #define SX_MODEL_OUTPUT(n_layer) (SX_MODEL_MAP + (n_layer))
+/* The architecture: the int after the output mapping (a config that gives it gives the output
+   mapping too), SX_MODEL_ENC_DEC (the default, and what a config or checkpoint without it gets)
+   or SX_MODEL_DECODER: decoder-only (a character language model, "tiny GPT"): no encoder, no
+   cross-attention; every layer is causal self-attention and the FFN (model.h). Its calls take
+   no source: src NULL and src_len 0 in sx_model_forward / loss / backward / train_step, the
+   rows in tgt; it generates with sx_model_lm_step (sx_model_generate and the explain calls
+   refuse it). */
+#define SX_MODEL_ARCH(n_layer) (SX_MODEL_MAP + (n_layer) + 1)
+enum { SX_MODEL_ENC_DEC = 0, SX_MODEL_DECODER = 1 };
 #define SX_MODEL_F_OUTPUT_ALPHA(n_layer) (SX_MODEL_F_PARAM + (n_layer))
 /* Float config: up to SX_MODEL_F_PARAM + n_layer floats (+ 1, the output alpha); missing
    entries take the defaults. */
@@ -468,8 +477,9 @@ void sx_model_free(sx_model *m);
 int sx_model_reserve(sx_model *m, int max_batch);
 
 /* ------------------------------------------------------------------- queries */
-/* The config int at `field` (0 .. SX_MODEL_OUTPUT(n_layer); max_batch reflects reserve; the
-   output mapping is SX_MAP_SOFTMAX when the config did not give it); -1 for a bad field. */
+/* The config int at `field` (0 .. SX_MODEL_ARCH(n_layer); max_batch reflects reserve; the
+   output mapping is SX_MAP_SOFTMAX and the architecture SX_MODEL_ENC_DEC when the config did
+   not give them); -1 for a bad field. */
 int sx_model_config(const sx_model *m, int field);
 /* The float config entry (defaults filled in); NaN for a bad field. */
 float sx_model_fconfig(const sx_model *m, int field);
@@ -520,6 +530,17 @@ int sx_model_backward(sx_model *m, float *loss, const int *src, int src_len, con
                       int tgt_len, int count);
 int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
                         int tgt_len, int count, float lr);
+
+/* Decoder-only models (SX_MODEL_DECODER): incremental next-token prediction with the KV cache.
+   tok (count) are the tokens at position pos of count rows; pos 0 starts new rows (count in
+   1..max_batch), pos > 0 continues them (pos must be the last call's pos + 1 with the same
+   count, and < max_len; any other model call in between ends them). Writes the next token's
+   distribution under the output mapping (exact zeros for sparse outputs) to probs (count, V)
+   and its logits to logits (count, V); either may be NULL. Each position costs O(pos): the
+   keys and values of the earlier positions are cached. The step's attention:
+   sx_model_lm_attention writes out (count, NH, pos + 1), row pos of every head of `layer`. */
+int sx_model_lm_step(sx_model *m, float *probs, float *logits, const int *tok, int count, int pos);
+int sx_model_lm_attention(const sx_model *m, float *out, int layer);
 
 /* Greedy decoding: out (count, out_len) = BOS, argmax tokens until EOS (included), then PAD
    (a row that never emits EOS is cut at out_len). The argmax runs over EOS and the alphabet

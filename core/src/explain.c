@@ -23,6 +23,8 @@ static int check_example(const sx_model *m, const char *fn, const int *src, int 
                          const int *tgt, int Tt, int step, int target, int *klen) {
     if (!m) return sx__fail(SX_EINVAL, -1, "%s: model is NULL", fn);
     const int V = sx_model_config(m, SX_MODEL_VOCAB), T = sx_model_config(m, SX_MODEL_MAX_LEN);
+    if (sx_model_config(m, SX_MODEL_ARCH(sx_model_config(m, SX_MODEL_N_LAYER))) == SX_MODEL_DECODER)
+        return sx__fail(SX_EINVAL, -1, "%s: a decoder-only model has no source to explain", fn);
     if (!src || !tgt) return sx__fail(SX_EINVAL, -1, "%s: %s is NULL", fn, src ? "tgt" : "src");
     if (Ts < 1 || Ts > T)
         return sx__fail(SX_EINVAL, -1, "%s: src length must be in [1, max_len %d] (got %d)", fn, T, Ts);
@@ -242,6 +244,8 @@ static void half_product(double *out, const double *x, const double *y, int n, i
 int sx_model_rollout(const sx_model *m, float *out, int b) {
     static const char fn[] = "model_rollout";
     if (!m || !out) return sx__fail(SX_EINVAL, -1, "%s: model or out is NULL", fn);
+    if (sx_model_config(m, SX_MODEL_ARCH(sx_model_config(m, SX_MODEL_N_LAYER))) == SX_MODEL_DECODER)
+        return sx__fail(SX_EINVAL, -1, "%s: a decoder-only model has no source to roll out to", fn);
     const int B = sx_model_attention_shape(m, SX_MODEL_CROSS, 0);
     if (B < 1) return sx__fail(SX_EINVAL, -1, "%s: no forward pass yet", fn);
     if (b < 0 || b >= B)

@@ -21,7 +21,7 @@ SX_COLD_BEGIN /* config, sizes, allocation, initialisation: once per model (inte
 #define MAX_EDITS SX_MODEL_MAX_EDITS
 #define N_CFG(L) (SX_MODEL_MAP + (L))
 #define N_FCFG(L) (SX_MODEL_F_PARAM + (L))
-#define N_CFG_MAX (N_CFG(SX_MODEL_MAX_LAYERS) + 1)   /* + the output mapping */
+#define N_CFG_MAX (N_CFG(SX_MODEL_MAX_LAYERS) + 2)   /* + the output mapping, the architecture */
 #define N_FCFG_MAX (N_FCFG(SX_MODEL_MAX_LAYERS) + 1) /* + the output alpha */
 
 static const char *const cfg_name[SX_MODEL_MAP] = {
@@ -51,11 +51,16 @@ static int check_config(const char *fn, const int *cfg, int n_cfg, const float *
     if (cfg[SX_MODEL_SPAN] > cfg[SX_MODEL_MAX_LEN])
         return sx__fail(SX_EINVAL, SX_MODEL_SPAN, "%s: config span must be in [0, max_len %d] "
                         "(got %d)", fn, cfg[SX_MODEL_MAX_LEN], cfg[SX_MODEL_SPAN]);
-    if (n_cfg != N_CFG(L) && n_cfg != N_CFG(L) + 1)
-        return sx__fail(SX_EINVAL, -1, "%s: config has %d ints, n_layer %d needs %d or %d", fn,
-                        n_cfg, L, N_CFG(L), N_CFG(L) + 1);
+    if (n_cfg < N_CFG(L) || n_cfg > N_CFG(L) + 2)
+        return sx__fail(SX_EINVAL, -1, "%s: config has %d ints, n_layer %d needs %d to %d", fn,
+                        n_cfg, L, N_CFG(L), N_CFG(L) + 2);
+    if (n_cfg == N_CFG(L) + 2 && cfg[N_CFG(L) + 1] != SX_MODEL_ENC_DEC &&
+        cfg[N_CFG(L) + 1] != SX_MODEL_DECODER)
+        return sx__fail(SX_EINVAL, N_CFG(L) + 1, "%s: config arch must be %d (encoder-decoder) or "
+                        "%d (decoder-only) (got %d)", fn, SX_MODEL_ENC_DEC, SX_MODEL_DECODER,
+                        cfg[N_CFG(L) + 1]);
     /* map[0 .. L - 1]: the layers' mappings; map[L], when given: the output's (SX_MODEL_OUTPUT) */
-    const int n_maps = n_cfg - SX_MODEL_MAP;
+    const int n_maps = n_cfg > N_CFG(L) ? L + 1 : L;
     for (int l = 0; l < n_maps; l++) {
         const int k = cfg[SX_MODEL_MAP + l], hi = l < L ? SX_NN_MAP_COUNT - 1 : SX_MAP_ENTMAX;
         if (k < 0 || k > hi)
@@ -147,6 +152,9 @@ struct sx_model {
     int n_fcfg_given;       /* the float entries the creator gave (saved as given) */
     int V, C, NH, L, F, T, span, act;
     float ramp, escale;
+    int gpt;         /* decoder-only (SX_MODEL_DECODER): no encoder, no cross-attention */
+    int dsub;        /* residual-stream slots per decoder layer: 3, or 2 without cross-attention */
+    int lm_next, lm_B; /* sx_model_lm_step: the next position and the rows (0: no rows open) */
     int out_map;     /* the output mapping: SX_MAP_SOFTMAX (cross-entropy) ... SX_MAP_ENTMAX */
     float out_alpha; /* its alpha (SX_MAP_ENTMAX) */
     int head_kind[SX_MODEL_MAX_LAYERS][MAX_HEADS];
@@ -226,7 +234,12 @@ static void param_sizes(sx_model *m) {
     s[P_D_KV_W] = L * C * 2 * C; s[P_D_KV_B] = L * 2 * C;
     s[P_D_CO_W] = L * C * C; s[P_D_CO_B] = L * C;
     s[P_D_FC_W] = L * C * F; s[P_D_FC_B] = L * F; s[P_D_PROJ_W] = L * F * C; s[P_D_PROJ_B] = L * C;
-    s[P_ALPHA] = s[P_SPAN] = 3 * L * NH;
+    s[P_ALPHA] = s[P_SPAN] = 3 * L * NH; /* kept whole: one head index in both architectures */
+    if (m->gpt) { /* no encoder, no cross-attention: the decoder's FFN keeps ln3 */
+        s[P_ELNF_W] = s[P_ELNF_B] = 0;
+        for (int i = P_E_LN1_W; i <= P_E_PROJ_B; i++) s[i] = 0;
+        for (int i = P_D_LN2_W; i <= P_D_CO_B; i++) s[i] = 0;
+    }
     m->n_params = 0;
     for (int i = 0; i < P_COUNT; i++) m->n_params += s[i];
 }
@@ -261,6 +274,12 @@ static void act_sizes(sx_model *m, int Bmax) {
     s[A_G_LOGITS] = N * V;
     sx_nn_attn_cfg c = attn_cfg(m, SX_MODEL_ENC_SELF, 0);
     s[A_G_ATT] = sx_nn_attention_scratch_size(&c, m->T, m->T);
+    if (m->gpt) { /* no encoder, no cross-attention; 2 slots per layer in the residual stream */
+        for (int i = A_E_X; i <= A_E_OUT_R; i++) s[i] = 0;
+        for (int i = A_D_LN2; i <= A_D_CY; i++) s[i] = 0;
+        s[A_D_X] = (2 * L + 1) * N * C;
+        s[A_G_KV] = s[A_G_EOUT] = 0;
+    }
 }
 
 /* Allocate the activation block for Bmax rows (contents are lost). */
@@ -294,6 +313,7 @@ static int alloc_acts(sx_model *m, int Bmax, const char *fn) {
     m->max_batch = Bmax;
     m->cfg[SX_MODEL_MAX_BATCH] = Bmax;
     m->B = 0;
+    m->lm_B = 0;
     return SX_OK;
 }
 
@@ -350,6 +370,9 @@ static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcf
     for (int i = 0; i < n_fcfg; i++) m->fcfg[i] = fcfg[i];
     m->n_fcfg_given = n_fcfg;
     m->cfg[N_CFG(m->L)] = m->out_map = n_cfg > N_CFG(m->L) ? cfg[N_CFG(m->L)] : SX_MAP_SOFTMAX;
+    m->cfg[N_CFG(m->L) + 1] = n_cfg > N_CFG(m->L) + 1 ? cfg[N_CFG(m->L) + 1] : SX_MODEL_ENC_DEC;
+    m->gpt = m->cfg[N_CFG(m->L) + 1] == SX_MODEL_DECODER;
+    m->dsub = m->gpt ? 2 : 3;
     m->out_alpha = m->fcfg[N_FCFG(m->L)];
     for (int l = 0; l < m->L; l++)
         for (int h = 0; h < m->NH; h++) {
@@ -508,21 +531,44 @@ static int encoder_forward(sx_model *m, const int *src, int B, int Ts) {
     return SX_OK;
 }
 
-/* Decoder over m->din (B, Tt) against the encoder output of (B, Ts): logits. */
+/* The cross-attention sub-layer of decoder layer l: x3 = x2 + co(attn(q(ln2(x2)), kv(enc_out))). */
+static int cross_forward(sx_model *m, float *x3, const float *x2, int l, int B, int Ts, int Tt) {
+    const int C = m->C, N = B * Tt, Ns = B * Ts;
+    const size_t NC = (size_t)N * C;
+    float **a = m->a, **p = m->p, *tmp = m->a[A_G_TMP];
+    const sx_nn_attn_cfg cc = attn_cfg(m, SX_MODEL_CROSS, l);
+    float *ln2 = a[A_D_LN2] + l * NC, *q = a[A_D_Q] + l * NC, *cy = a[A_D_CY] + l * NC;
+    float *kv = a[A_D_KV] + (size_t)l * Ns * 2 * C;
+    const size_t co = map_off(m, l, B, Tt, Ts);
+    sx_nn_layernorm_forward(ln2, a[A_D_LN2_M] + l * N, a[A_D_LN2_R] + l * N, x2,
+                            p[P_D_LN2_W] + l * C, p[P_D_LN2_B] + l * C, N, C);
+    sx_nn_linear_forward(q, ln2, p[P_D_Q_W] + (size_t)l * C * C, p[P_D_Q_B] + l * C, N, C, C);
+    sx_nn_linear_forward(kv, a[A_E_OUT], p[P_D_KV_W] + (size_t)l * C * 2 * C,
+                         p[P_D_KV_B] + l * 2 * C, Ns, C, 2 * C);
+    int st = sx_nn_attention_forward(cy, a[A_C_SCORE] + co, NULL, a[A_C_ATT] + co, q, C, kv,
+                                     kv + C, 2 * C, p[P_ALPHA] + (2 * m->L + l) * m->NH, NULL,
+                                     m->klen, B, Tt, Ts, &cc);
+    if (st != SX_OK) return st;
+    sx_nn_linear_forward(tmp, cy, p[P_D_CO_W] + (size_t)l * C * C, p[P_D_CO_B] + l * C, N, C, C);
+    sx_nn_residual_forward(x3, x2, tmp, NC);
+    return SX_OK;
+}
+
+/* Decoder over m->din (B, Tt) against the encoder output of (B, Ts) (none when decoder-only):
+   logits. Layer l's residual stream: x (input), x2 (after self-attention), x3 (after
+   cross-attention; x2 itself when decoder-only), then the FFN's output, the next layer's x. */
 static int decoder_forward(sx_model *m, int B, int Ts, int Tt) {
-    const int C = m->C, L = m->L, F = m->F, N = B * Tt, Ns = B * Ts;
+    const int C = m->C, L = m->L, F = m->F, N = B * Tt;
     const size_t NC = (size_t)N * C;
     float **a = m->a, **p = m->p, *tmp = m->a[A_G_TMP];
     int st = sx_nn_embedding_forward(a[A_D_X], m->din, p[P_WTE], m->pe, m->escale, B, Tt, C, m->V);
     if (st != SX_OK) return st;
     for (int l = 0; l < L; l++) {
         const sx_nn_attn_cfg sc = attn_cfg(m, SX_MODEL_DEC_SELF, l);
-        const sx_nn_attn_cfg cc = attn_cfg(m, SX_MODEL_CROSS, l);
-        float *x = a[A_D_X] + 3 * l * NC, *x2 = x + NC, *x3 = x2 + NC, *x4 = x3 + NC;
+        float *x = a[A_D_X] + (size_t)m->dsub * l * NC, *x2 = x + NC;
+        float *x3 = m->gpt ? x2 : x2 + NC, *x4 = x3 + NC;
         float *ln1 = a[A_D_LN1] + l * NC, *qkv = a[A_D_QKV] + 3 * l * NC, *y = a[A_D_Y] + l * NC;
-        float *ln2 = a[A_D_LN2] + l * NC, *q = a[A_D_Q] + l * NC, *cy = a[A_D_CY] + l * NC;
-        float *kv = a[A_D_KV] + (size_t)l * Ns * 2 * C;
-        const size_t mo = map_off(m, l, B, Tt, Tt), co = map_off(m, l, B, Tt, Ts);
+        const size_t mo = map_off(m, l, B, Tt, Tt);
         /* causal self-attention */
         sx_nn_layernorm_forward(ln1, a[A_D_LN1_M] + l * N, a[A_D_LN1_R] + l * N, x,
                                 p[P_D_LN1_W] + l * C, p[P_D_LN1_B] + l * C, N, C);
@@ -535,27 +581,15 @@ static int decoder_forward(sx_model *m, int B, int Ts, int Tt) {
         if (st != SX_OK) return st;
         sx_nn_linear_forward(tmp, y, p[P_D_O_W] + (size_t)l * C * C, p[P_D_O_B] + l * C, N, C, C);
         sx_nn_residual_forward(x2, x, tmp, NC);
-        /* cross-attention */
-        sx_nn_layernorm_forward(ln2, a[A_D_LN2_M] + l * N, a[A_D_LN2_R] + l * N, x2,
-                                p[P_D_LN2_W] + l * C, p[P_D_LN2_B] + l * C, N, C);
-        sx_nn_linear_forward(q, ln2, p[P_D_Q_W] + (size_t)l * C * C, p[P_D_Q_B] + l * C, N, C, C);
-        sx_nn_linear_forward(kv, a[A_E_OUT], p[P_D_KV_W] + (size_t)l * C * 2 * C,
-                             p[P_D_KV_B] + l * 2 * C, Ns, C, 2 * C);
-        st = sx_nn_attention_forward(cy, a[A_C_SCORE] + co, NULL, a[A_C_ATT] + co, q, C, kv,
-                                     kv + C, 2 * C, p[P_ALPHA] + (2 * L + l) * m->NH, NULL,
-                                     m->klen, B, Tt, Ts, &cc);
-        if (st != SX_OK) return st;
-        sx_nn_linear_forward(tmp, cy, p[P_D_CO_W] + (size_t)l * C * C, p[P_D_CO_B] + l * C, N, C,
-                             C);
-        sx_nn_residual_forward(x3, x2, tmp, NC);
+        if (!m->gpt && (st = cross_forward(m, x3, x2, l, B, Ts, Tt)) != SX_OK) return st;
         ffn_forward(m, x4, a[A_D_LN3] + l * NC, a[A_D_LN3_M] + l * N, a[A_D_LN3_R] + l * N,
                     a[A_D_FCH] + (size_t)l * N * F, a[A_D_FCA] + (size_t)l * N * F, x3,
                     p[P_D_LN3_W] + l * C, p[P_D_LN3_B] + l * C, p[P_D_FC_W] + (size_t)l * C * F,
                     p[P_D_FC_B] + l * F, p[P_D_PROJ_W] + (size_t)l * F * C, p[P_D_PROJ_B] + l * C,
                     N);
     }
-    sx_nn_layernorm_forward(a[A_D_OUT], a[A_D_OUT_M], a[A_D_OUT_R], a[A_D_X] + 3 * L * NC,
-                            p[P_DLNF_W], p[P_DLNF_B], N, C);
+    sx_nn_layernorm_forward(a[A_D_OUT], a[A_D_OUT_M], a[A_D_OUT_R],
+                            a[A_D_X] + (size_t)m->dsub * L * NC, p[P_DLNF_W], p[P_DLNF_B], N, C);
     sx_nn_linear_forward(a[A_LOGITS], a[A_D_OUT], p[P_OUT_W], p[P_OUT_B], N, C, m->V);
     /* The policy for a model whose finite weights overflow float32 arithmetic (a crafted or
        diverged checkpoint): every call that runs the decoder (forward, loss, generate, a
@@ -572,18 +606,34 @@ static int decoder_forward(sx_model *m, int B, int Ts, int Tt) {
     return SX_OK;
 }
 
+/* The source of a call: token rows for an encoder-decoder model, none (NULL, 0) for a
+   decoder-only one. */
+static int check_src(const sx_model *m, const char *fn, const int *src, int Ts, int count) {
+    if (!m->gpt) return check_tokens(m, fn, "src", src, Ts, count, 1);
+    if (src || Ts)
+        return sx__fail(SX_EINVAL, -1, "%s: a decoder-only model takes no source (src must be "
+                        "NULL and src_len 0, got src_len %d)", fn, Ts);
+    return SX_OK;
+}
+
+/* The encoder (unless decoder-only) and the decoder over m->din (B, Tt); ends any open
+   sx_model_lm_step rows (the passes share the activations). */
+static int run_forward(sx_model *m, const int *src, int B, int Ts, int Tt) {
+    m->B = 0;
+    m->lm_B = 0;
+    const int st = m->gpt ? SX_OK : encoder_forward(m, src, B, Ts);
+    return st == SX_OK ? decoder_forward(m, B, Ts, Tt) : st;
+}
+
 int sx_model_forward(sx_model *m, const int *src, int src_len, const int *tgt_in, int tgt_len,
                      int count) {
     static const char fn[] = "model_forward";
     int st = check_call(m, fn, count);
-    if (st == SX_OK) st = check_tokens(m, fn, "src", src, src_len, count, 1);
+    if (st == SX_OK) st = check_src(m, fn, src, src_len, count);
     if (st == SX_OK) st = check_tokens(m, fn, "tgt", tgt_in, tgt_len, count, 1);
     if (st != SX_OK) return st;
-    m->B = 0;
     memcpy(m->din, tgt_in, (size_t)count * tgt_len * sizeof(int));
-    st = encoder_forward(m, src, count, src_len);
-    if (st == SX_OK) st = decoder_forward(m, count, src_len, tgt_len);
-    return st;
+    return run_forward(m, src, count, src_len, tgt_len);
 }
 
 /* The output layer's loss over N rows of logits and labels, averaged over the labels, and
@@ -610,31 +660,36 @@ SX_COLD_FN __attribute__((noinline)) static int output_loss(sx_model *m, float *
     return st;
 }
 
+/* The span parameters of the self-attention heads that exist (encoder and decoder; the
+   decoder's when decoder-only) in the block `blk` (m->p or m->g), and their count. */
+static float *span_z(const sx_model *m, float **blk) {
+    return blk[P_SPAN] + (m->gpt ? (size_t)SX_MODEL_DEC_SELF * m->L * m->NH : 0);
+}
+static int span_heads(const sx_model *m) { return (m->gpt ? 1 : 2) * m->L * m->NH; }
+
 /* Forward on full target rows with the loss (cross-entropy + span penalty, the penalty's
    gradient accumulated when grads is set). */
 static int loss_forward(sx_model *m, float *loss, const int *src, int Ts, const int *tgt,
                         int len, int B, const char *fn) {
     int st = check_call(m, fn, B);
-    if (st == SX_OK) st = check_tokens(m, fn, "src", src, Ts, B, 1);
+    if (st == SX_OK) st = check_src(m, fn, src, Ts, B);
     if (st == SX_OK) st = check_tokens(m, fn, "tgt", tgt, len, B, 2);
     if (st != SX_OK) return st;
     const int Tt = len - 1;
-    m->B = 0;
     for (int b = 0; b < B; b++)
         for (int t = 0; t < Tt; t++) {
             m->din[b * Tt + t] = tgt[b * len + t];
             const int y = tgt[b * len + t + 1];
             m->labels[b * Tt + t] = y == SX_TOKEN_PAD ? -1 : y;
         }
-    st = encoder_forward(m, src, B, Ts);
-    if (st == SX_OK) st = decoder_forward(m, B, Ts, Tt);
+    st = run_forward(m, src, B, Ts, Tt);
     if (st != SX_OK) return st;
     float ce = 0.0f;
     st = output_loss(m, &ce, B * Tt);
     if (st != SX_OK) return st;
     double total = ce;
-    if (m->span) /* encoder and decoder self-attention heads */
-        total += sx_nn_span_penalty(NULL, m->p[P_SPAN], 2 * m->L * m->NH,
+    if (m->span) /* the self-attention heads: encoder and decoder, or the decoder's */
+        total += sx_nn_span_penalty(NULL, span_z(m, m->p), span_heads(m),
                                     m->fcfg[SX_MODEL_F_SPAN_PENALTY]);
     if (loss) *loss = (float)total;
     return SX_OK;
@@ -688,38 +743,56 @@ static int self_backward(sx_model *m, float *dx, int kind, int l, int B, int T, 
     return SX_OK;
 }
 
-/* Gradient of the loss of the last loss_forward into m->grads (zeroed here); or, with seed
-   (B, V), of f = sum_b <seed[b], logits[b][step]> after a forward pass, with d f / d (the
-   encoder's input embeddings) (B, Ts, C) copied to d_emb when it is not NULL. */
-static int model_backward(sx_model *m, const int *src, const float *seed, int step, float *d_emb) {
-    const int B = m->B, Ts = m->Ts, Tt = m->Tt, C = m->C, L = m->L, F = m->F, V = m->V;
-    const int N = B * Tt, Ns = B * Ts;
+/* Backward of decoder layer l's cross-attention sub-layer; dres holds d x3 and receives d x2
+   (accumulated); d enc_out accumulates in a[A_G_EOUT]. */
+static int cross_backward(sx_model *m, float *dres, const float *x2, int l, int B, int Ts,
+                          int Tt) {
+    const int C = m->C, N = B * Tt, Ns = B * Ts;
     const size_t NC = (size_t)N * C, NsC = (size_t)Ns * C;
     float **a = m->a, **p = m->p, **g = m->g;
-    float *dres = a[A_G_RES], *deout = a[A_G_EOUT], *dtmp = a[A_G_TMP];
-    int st;
-    memset(m->grads, 0, m->n_params * sizeof(float));
-    if (m->span && !seed)
-        sx_nn_span_penalty(g[P_SPAN], p[P_SPAN], 2 * L * m->NH, m->fcfg[SX_MODEL_F_SPAN_PENALTY]);
-    /* head: logits = lnf(x) W + b */
-    memset(a[A_G_LOGITS], 0, (size_t)N * V * sizeof(float));
+    const sx_nn_attn_cfg cc = attn_cfg(m, SX_MODEL_CROSS, l);
+    float *dy = a[A_G_Y], *dq = a[A_G_TMP], *dkv = a[A_G_KV], *dln = a[A_G_LN];
+    const float *q = a[A_D_Q] + l * NC, *kv = a[A_D_KV] + (size_t)l * Ns * 2 * C;
+    const size_t h0 = (size_t)(2 * m->L + l) * m->NH, co = map_off(m, l, B, Tt, Ts);
+    memset(dy, 0, NC * sizeof(float));
+    memset(dq, 0, NC * sizeof(float));
+    memset(dkv, 0, NsC * 2 * sizeof(float));
+    memset(dln, 0, NC * sizeof(float));
+    sx_nn_linear_backward(dy, g[P_D_CO_W] + (size_t)l * C * C, g[P_D_CO_B] + l * C, dres,
+                          a[A_D_CY] + l * NC, p[P_D_CO_W] + (size_t)l * C * C, N, C, C);
+    int st = sx_nn_attention_backward(dq, dkv, dkv + C, g[P_ALPHA] + h0, NULL, a[A_G_ATT], dy,
+                                      a[A_C_SCORE] + co, NULL, a[A_C_ATT] + co, q, C, kv, kv + C,
+                                      2 * C, p[P_ALPHA] + h0, NULL, m->klen, B, Tt, Ts, &cc);
+    if (st != SX_OK) return st;
+    sx_nn_linear_backward(a[A_G_EOUT], g[P_D_KV_W] + (size_t)l * C * 2 * C,
+                          g[P_D_KV_B] + l * 2 * C, dkv, a[A_E_OUT],
+                          p[P_D_KV_W] + (size_t)l * C * 2 * C, Ns, C, 2 * C);
+    sx_nn_linear_backward(dln, g[P_D_Q_W] + (size_t)l * C * C, g[P_D_Q_B] + l * C, dq,
+                          a[A_D_LN2] + l * NC, p[P_D_Q_W] + (size_t)l * C * C, N, C, C);
+    sx_nn_layernorm_backward(dres, g[P_D_LN2_W] + l * C, g[P_D_LN2_B] + l * C, dln, x2,
+                             p[P_D_LN2_W] + l * C, a[A_D_LN2_M] + l * N, a[A_D_LN2_R] + l * N,
+                             N, C);
+    return SX_OK;
+}
+
+/* Backward of the decoder from d logits in a[A_G_LOGITS] down to the token embeddings. */
+static int decoder_backward(sx_model *m) {
+    const int B = m->B, Ts = m->Ts, Tt = m->Tt, C = m->C, L = m->L, F = m->F, V = m->V;
+    const int N = B * Tt;
+    const size_t NC = (size_t)N * C;
+    float **a = m->a, **p = m->p, **g = m->g;
+    float *dres = a[A_G_RES], *dtmp = a[A_G_TMP];
     memset(dtmp, 0, NC * sizeof(float));
     memset(dres, 0, NC * sizeof(float));
-    memset(deout, 0, NsC * sizeof(float));
-    if (!seed) /* the output mapping's p from output_loss: (p - onehot) / labels */
-        sx_nn_crossentropy_backward(a[A_G_LOGITS], a[A_PROBS], m->labels, N, V, -1, 1.0f);
-    else
-        for (int b = 0; b < B; b++)
-            memcpy(a[A_G_LOGITS] + ((size_t)b * Tt + step) * V, seed + (size_t)b * V,
-                   (size_t)V * sizeof(float));
     sx_nn_linear_backward(dtmp, g[P_OUT_W], g[P_OUT_B], a[A_G_LOGITS], a[A_D_OUT], p[P_OUT_W], N,
                           C, V);
-    sx_nn_layernorm_backward(dres, g[P_DLNF_W], g[P_DLNF_B], dtmp, a[A_D_X] + 3 * L * NC,
-                             p[P_DLNF_W], a[A_D_OUT_M], a[A_D_OUT_R], N, C);
-    /* decoder, last layer first */
-    for (int l = L - 1; l >= 0; l--) {
-        const float *x = a[A_D_X] + 3 * l * NC, *x2 = x + NC, *x3 = x2 + NC;
-        const size_t mo = map_off(m, l, B, Tt, Tt), co = map_off(m, l, B, Tt, Ts);
+    sx_nn_layernorm_backward(dres, g[P_DLNF_W], g[P_DLNF_B], dtmp,
+                             a[A_D_X] + (size_t)m->dsub * L * NC, p[P_DLNF_W], a[A_D_OUT_M],
+                             a[A_D_OUT_R], N, C);
+    for (int l = L - 1; l >= 0; l--) { /* last layer first */
+        const float *x = a[A_D_X] + (size_t)m->dsub * l * NC, *x2 = x + NC;
+        const float *x3 = m->gpt ? x2 : x2 + NC;
+        const size_t mo = map_off(m, l, B, Tt, Tt);
         ffn_backward(m, dres, g[P_D_LN3_W] + l * C, g[P_D_LN3_B] + l * C,
                      g[P_D_FC_W] + (size_t)l * C * F, g[P_D_FC_B] + l * F,
                      g[P_D_PROJ_W] + (size_t)l * F * C, g[P_D_PROJ_B] + l * C, x3,
@@ -727,46 +800,31 @@ static int model_backward(sx_model *m, const int *src, const float *seed, int st
                      a[A_D_FCH] + (size_t)l * N * F, a[A_D_FCA] + (size_t)l * N * F,
                      p[P_D_LN3_W] + l * C, p[P_D_FC_W] + (size_t)l * C * F,
                      p[P_D_PROJ_W] + (size_t)l * F * C, N);
-        /* cross-attention: x3 = x2 + co(attn(q(ln2(x2)), kv(enc_out))) */
-        {
-            const sx_nn_attn_cfg cc = attn_cfg(m, SX_MODEL_CROSS, l);
-            float *dy = a[A_G_Y], *dq = dtmp, *dkv = a[A_G_KV], *dln = a[A_G_LN];
-            const float *q = a[A_D_Q] + l * NC, *kv = a[A_D_KV] + (size_t)l * Ns * 2 * C;
-            const size_t h0 = (size_t)(2 * L + l) * m->NH;
-            memset(dy, 0, NC * sizeof(float));
-            memset(dq, 0, NC * sizeof(float));
-            memset(dkv, 0, NsC * 2 * sizeof(float));
-            memset(dln, 0, NC * sizeof(float));
-            sx_nn_linear_backward(dy, g[P_D_CO_W] + (size_t)l * C * C, g[P_D_CO_B] + l * C, dres,
-                                  a[A_D_CY] + l * NC, p[P_D_CO_W] + (size_t)l * C * C, N, C, C);
-            st = sx_nn_attention_backward(dq, dkv, dkv + C, g[P_ALPHA] + h0, NULL, a[A_G_ATT], dy,
-                                          a[A_C_SCORE] + co, NULL, a[A_C_ATT] + co, q, C, kv,
-                                          kv + C, 2 * C, p[P_ALPHA] + h0, NULL, m->klen, B, Tt,
-                                          Ts, &cc);
-            if (st != SX_OK) return st;
-            sx_nn_linear_backward(deout, g[P_D_KV_W] + (size_t)l * C * 2 * C,
-                                  g[P_D_KV_B] + l * 2 * C, dkv, a[A_E_OUT],
-                                  p[P_D_KV_W] + (size_t)l * C * 2 * C, Ns, C, 2 * C);
-            sx_nn_linear_backward(dln, g[P_D_Q_W] + (size_t)l * C * C, g[P_D_Q_B] + l * C, dq,
-                                  a[A_D_LN2] + l * NC, p[P_D_Q_W] + (size_t)l * C * C, N, C, C);
-            sx_nn_layernorm_backward(dres, g[P_D_LN2_W] + l * C, g[P_D_LN2_B] + l * C, dln, x2,
-                                     p[P_D_LN2_W] + l * C, a[A_D_LN2_M] + l * N,
-                                     a[A_D_LN2_R] + l * N, N, C);
-        }
-        st = self_backward(m, dres, SX_MODEL_DEC_SELF, l, B, Tt, x, g[P_D_LN1_W] + l * C,
-                           g[P_D_LN1_B] + l * C, g[P_D_QKV_W] + (size_t)l * C * 3 * C,
-                           g[P_D_QKV_B] + l * 3 * C, g[P_D_O_W] + (size_t)l * C * C,
-                           g[P_D_O_B] + l * C, a[A_D_LN1] + l * NC, a[A_D_LN1_M] + l * N,
-                           a[A_D_LN1_R] + l * N, a[A_D_QKV] + 3 * l * NC, a[A_D_SCORE] + mo,
-                           m->span ? a[A_D_PROB] + mo : NULL, a[A_D_ATT] + mo, a[A_D_Y] + l * NC,
-                           p[P_D_LN1_W] + l * C, p[P_D_QKV_W] + (size_t)l * C * 3 * C,
-                           p[P_D_O_W] + (size_t)l * C * C, NULL);
+        int st = m->gpt ? SX_OK : cross_backward(m, dres, x2, l, B, Ts, Tt);
+        if (st == SX_OK)
+            st = self_backward(m, dres, SX_MODEL_DEC_SELF, l, B, Tt, x, g[P_D_LN1_W] + l * C,
+                               g[P_D_LN1_B] + l * C, g[P_D_QKV_W] + (size_t)l * C * 3 * C,
+                               g[P_D_QKV_B] + l * 3 * C, g[P_D_O_W] + (size_t)l * C * C,
+                               g[P_D_O_B] + l * C, a[A_D_LN1] + l * NC, a[A_D_LN1_M] + l * N,
+                               a[A_D_LN1_R] + l * N, a[A_D_QKV] + 3 * l * NC, a[A_D_SCORE] + mo,
+                               m->span ? a[A_D_PROB] + mo : NULL, a[A_D_ATT] + mo,
+                               a[A_D_Y] + l * NC, p[P_D_LN1_W] + l * C,
+                               p[P_D_QKV_W] + (size_t)l * C * 3 * C,
+                               p[P_D_O_W] + (size_t)l * C * C, NULL);
         if (st != SX_OK) return st;
     }
     sx_nn_embedding_backward(g[P_WTE], dres, m->din, m->escale, B, Tt, C);
-    /* encoder: the gradient of its output is deout */
+    return SX_OK;
+}
+
+/* Backward of the encoder from d enc_out in a[A_G_EOUT]; d (its input embeddings) (B, Ts, C)
+   copied to d_emb when it is not NULL. */
+static int encoder_backward(sx_model *m, const int *src, float *d_emb) {
+    const int B = m->B, Ts = m->Ts, C = m->C, L = m->L, F = m->F, Ns = B * Ts;
+    const size_t NsC = (size_t)Ns * C;
+    float **a = m->a, **p = m->p, **g = m->g, *dres = a[A_G_RES];
     memset(dres, 0, NsC * sizeof(float));
-    sx_nn_layernorm_backward(dres, g[P_ELNF_W], g[P_ELNF_B], deout, a[A_E_X] + 2 * L * NsC,
+    sx_nn_layernorm_backward(dres, g[P_ELNF_W], g[P_ELNF_B], a[A_G_EOUT], a[A_E_X] + 2 * L * NsC,
                              p[P_ELNF_W], a[A_E_OUT_M], a[A_E_OUT_R], Ns, C);
     for (int l = L - 1; l >= 0; l--) {
         const float *x = a[A_E_X] + 2 * l * NsC, *x2 = x + NsC;
@@ -778,7 +836,7 @@ static int model_backward(sx_model *m, const int *src, const float *seed, int st
                      a[A_E_FCH] + (size_t)l * Ns * F, a[A_E_FCA] + (size_t)l * Ns * F,
                      p[P_E_LN2_W] + l * C, p[P_E_FC_W] + (size_t)l * C * F,
                      p[P_E_PROJ_W] + (size_t)l * F * C, Ns);
-        st = self_backward(m, dres, SX_MODEL_ENC_SELF, l, B, Ts, x, g[P_E_LN1_W] + l * C,
+        const int st = self_backward(m, dres, SX_MODEL_ENC_SELF, l, B, Ts, x, g[P_E_LN1_W] + l * C,
                            g[P_E_LN1_B] + l * C, g[P_E_QKV_W] + (size_t)l * C * 3 * C,
                            g[P_E_QKV_B] + l * 3 * C, g[P_E_O_W] + (size_t)l * C * C,
                            g[P_E_O_B] + l * C, a[A_E_LN1] + l * NsC, a[A_E_LN1_M] + l * Ns,
@@ -791,6 +849,29 @@ static int model_backward(sx_model *m, const int *src, const float *seed, int st
     if (d_emb) memcpy(d_emb, dres, NsC * sizeof(float));
     sx_nn_embedding_backward(g[P_WTE], dres, src, m->escale, B, Ts, C);
     return SX_OK;
+}
+
+/* Gradient of the loss of the last loss_forward into m->grads (zeroed here); or, with seed
+   (B, V), of f = sum_b <seed[b], logits[b][step]> after a forward pass, with d f / d (the
+   encoder's input embeddings) (B, Ts, C) copied to d_emb when it is not NULL. */
+static int model_backward(sx_model *m, const int *src, const float *seed, int step, float *d_emb) {
+    const int B = m->B, Tt = m->Tt, N = B * Tt, V = m->V;
+    float **a = m->a;
+    memset(m->grads, 0, m->n_params * sizeof(float));
+    if (m->span && !seed)
+        sx_nn_span_penalty(span_z(m, m->g), span_z(m, m->p), span_heads(m),
+                           m->fcfg[SX_MODEL_F_SPAN_PENALTY]);
+    memset(a[A_G_LOGITS], 0, (size_t)N * V * sizeof(float));
+    if (!m->gpt) memset(a[A_G_EOUT], 0, (size_t)B * m->Ts * m->C * sizeof(float));
+    if (!seed) /* the output mapping's p from output_loss: (p - onehot) / labels */
+        sx_nn_crossentropy_backward(a[A_G_LOGITS], a[A_PROBS], m->labels, N, V, -1, 1.0f);
+    else
+        for (int b = 0; b < B; b++)
+            memcpy(a[A_G_LOGITS] + ((size_t)b * Tt + step) * V, seed + (size_t)b * V,
+                   (size_t)V * sizeof(float));
+    int st = decoder_backward(m);
+    if (st == SX_OK && !m->gpt) st = encoder_backward(m, src, d_emb);
+    return st;
 }
 
 int sx_model_backward(sx_model *m, float *loss, const int *src, int src_len, const int *tgt,
@@ -850,22 +931,41 @@ int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, c
    positions 0..t computes for its last row, from cached keys and values that the longer full
    passes recompute with masked trailing entries in their rows (rounding: see nn.h's
    sx_nn_attention_row_forward; tests/c/test_kvcache.c measures it). */
+/* The cross-attention of step t: one query of each row over its source; x (B, C) in place. */
+static int cross_step(sx_model *m, float *x, int l, int B, int Ts, int Tc, int t) {
+    const int C = m->C, Ns = B * Ts;
+    float **a = m->a, **p = m->p, *tmp = m->a[A_G_TMP];
+    float *ln = a[A_D_LN1], *ln_m = a[A_D_LN1_M], *ln_r = a[A_D_LN1_R];
+    float *q = a[A_D_Q], *cy = a[A_D_CY];
+    const sx_nn_attn_cfg cc = attn_cfg(m, SX_MODEL_CROSS, l);
+    const float *kv = a[A_D_KV] + (size_t)l * Ns * 2 * C; /* (B, Ts, 2C) */
+    const size_t co = map_off(m, l, B, Tc, Ts) + (size_t)t * Ts;
+    sx_nn_layernorm_forward(ln, ln_m, ln_r, x, p[P_D_LN2_W] + l * C, p[P_D_LN2_B] + l * C, B, C);
+    sx_nn_linear_forward(q, ln, p[P_D_Q_W] + (size_t)l * C * C, p[P_D_Q_B] + l * C, B, C, C);
+    const int st = sx_nn_attention_row_forward(cy, a[A_C_SCORE] + co, NULL, a[A_C_ATT] + co,
+                                               (size_t)Tc * Ts, Ts, q, C, kv, kv + C, 2 * C,
+                                               (size_t)Ts * 2 * C,
+                                               p[P_ALPHA] + (2 * m->L + l) * m->NH, NULL, m->klen,
+                                               B, t, Ts, &cc);
+    if (st != SX_OK) return st;
+    sx_nn_linear_forward(tmp, cy, p[P_D_CO_W] + (size_t)l * C * C, p[P_D_CO_B] + l * C, B, C, C);
+    sx_nn_residual_forward(x, x, tmp, (size_t)B * C);
+    return SX_OK;
+}
+
 static int decoder_step(sx_model *m, const int *tok, int B, int Ts, int Tc, int t) {
-    const int C = m->C, L = m->L, V = m->V, Ns = B * Ts;
+    const int C = m->C, L = m->L, V = m->V;
     const size_t BC = (size_t)B * C;
     float **a = m->a, **p = m->p, *tmp = m->a[A_G_TMP];
     float *x = a[A_D_X], *ln = a[A_D_LN1], *ln_m = a[A_D_LN1_M], *ln_r = a[A_D_LN1_R];
-    float *y = a[A_D_Y], *q = a[A_D_Q], *cy = a[A_D_CY];
+    float *y = a[A_D_Y];
     int st = sx_nn_embedding_forward(x, tok, p[P_WTE], m->pe + (size_t)t * C, m->escale, B, 1, C,
                                      V);
     if (st != SX_OK) return st;
     for (int l = 0; l < L; l++) {
         const sx_nn_attn_cfg sc = attn_cfg(m, SX_MODEL_DEC_SELF, l);
-        const sx_nn_attn_cfg cc = attn_cfg(m, SX_MODEL_CROSS, l);
         float *qkv = a[A_D_QKV] + (size_t)l * B * Tc * 3 * C; /* (B, Tc, 3C) */
-        const float *kv = a[A_D_KV] + (size_t)l * Ns * 2 * C;  /* (B, Ts, 2C) */
         const size_t mo = map_off(m, l, B, Tc, Tc) + (size_t)t * Tc;
-        const size_t co = map_off(m, l, B, Tc, Ts) + (size_t)t * Ts;
         /* causal self-attention: one query over the t + 1 cached keys */
         sx_nn_layernorm_forward(ln, ln_m, ln_r, x, p[P_D_LN1_W] + l * C, p[P_D_LN1_B] + l * C, B, C);
         sx_nn_matmul(qkv + (size_t)t * 3 * C, Tc * 3 * C, ln, C, 0,
@@ -880,17 +980,7 @@ static int decoder_step(sx_model *m, const int *tok, int B, int Ts, int Tc, int 
         if (st != SX_OK) return st;
         sx_nn_linear_forward(tmp, y, p[P_D_O_W] + (size_t)l * C * C, p[P_D_O_B] + l * C, B, C, C);
         sx_nn_residual_forward(x, x, tmp, BC);
-        /* cross-attention: one query over the source */
-        sx_nn_layernorm_forward(ln, ln_m, ln_r, x, p[P_D_LN2_W] + l * C, p[P_D_LN2_B] + l * C, B, C);
-        sx_nn_linear_forward(q, ln, p[P_D_Q_W] + (size_t)l * C * C, p[P_D_Q_B] + l * C, B, C, C);
-        st = sx_nn_attention_row_forward(cy, a[A_C_SCORE] + co, NULL, a[A_C_ATT] + co,
-                                         (size_t)Tc * Ts, Ts, q, C, kv, kv + C, 2 * C,
-                                         (size_t)Ts * 2 * C, p[P_ALPHA] + (2 * L + l) * m->NH,
-                                         NULL, m->klen, B, t, Ts, &cc);
-        if (st != SX_OK) return st;
-        sx_nn_linear_forward(tmp, cy, p[P_D_CO_W] + (size_t)l * C * C, p[P_D_CO_B] + l * C, B, C,
-                             C);
-        sx_nn_residual_forward(x, x, tmp, BC);
+        if (!m->gpt && (st = cross_step(m, x, l, B, Ts, Tc, t)) != SX_OK) return st;
         ffn_forward(m, x, ln, ln_m, ln_r, a[A_D_FCH], a[A_D_FCA], x, p[P_D_LN3_W] + l * C,
                     p[P_D_LN3_B] + l * C, p[P_D_FC_W] + (size_t)l * C * m->F, p[P_D_FC_B] + l * m->F,
                     p[P_D_PROJ_W] + (size_t)l * m->F * C, p[P_D_PROJ_B] + l * C, B);
@@ -939,6 +1029,8 @@ int sx_model_generate_v2(sx_model *m, int *out, int out_len, const int *src, int
                          int count, int flags) {
     static const char fn[] = "model_generate";
     int st = check_call(m, fn, count);
+    if (st == SX_OK && m->gpt)
+        st = sx__fail(SX_EINVAL, -1, "%s: a decoder-only model generates with model_lm_step", fn);
     if (st == SX_OK) st = check_tokens(m, fn, "src", src, src_len, count, 1);
     if (st != SX_OK) return st;
     if (!out) return sx__fail(SX_EINVAL, -1, "%s: out is NULL", fn);
@@ -949,6 +1041,7 @@ int sx_model_generate_v2(sx_model *m, int *out, int out_len, const int *src, int
         return sx__fail(SX_EINVAL, -1, "%s: flags must be 0 or SX_GENERATE_FULL (%d) (got %d)", fn,
                         SX_GENERATE_FULL, flags);
     m->B = 0;
+    m->lm_B = 0;
     st = encoder_forward(m, src, count, src_len);
     if (st != SX_OK) return st;
     for (int i = 0; i < count * out_len; i++) out[i] = SX_TOKEN_PAD;
@@ -999,6 +1092,66 @@ int sx_model_generate(sx_model *m, int *out, int out_len, const int *src, int sr
     return sx_model_generate_v2(m, out, out_len, src, src_len, count, 0);
 }
 
+/* Decoder-only steps: decoder_step over a cache of Tc = max_len positions (the layout above),
+   row pos of the logits and maps filled by each call. */
+static int lm_check(const sx_model *m, const char *fn, const int *tok, int count, int pos) {
+    int st = check_call(m, fn, count);
+    if (st == SX_OK && !m->gpt)
+        st = sx__fail(SX_EINVAL, -1, "%s: the model is not decoder-only (config arch %d)", fn,
+                      m->cfg[N_CFG(m->L) + 1]);
+    if (st == SX_OK && (pos < 0 || pos >= m->T))
+        st = sx__fail(SX_EINVAL, -1, "%s: pos must be in [0, max_len %d) (got %d)", fn, m->T, pos);
+    if (st == SX_OK && pos > 0 && (pos != m->lm_next || count != m->lm_B))
+        st = sx__fail(SX_EINVAL, -1, "%s: pos %d with %d rows does not continue the open rows "
+                      "(next pos %d, %d rows; start at pos 0)", fn, pos, count,
+                      m->lm_B ? m->lm_next : 0, m->lm_B);
+    if (st == SX_OK) st = check_tokens(m, fn, "tok", tok, 1, count, 1);
+    return st;
+}
+
+/* p (rows, V) = the output mapping of the logits z (rows, V). */
+static int output_probs(const sx_model *m, float *p, const float *z, int rows) {
+    switch (m->out_map) {
+    case SX_MAP_SOFTMAX: return sx_softmax(p, z, rows, m->V, 1.0f);
+    case SX_MAP_SPARSEMAX: return sx_sparsemax(p, z, rows, m->V, 1.0f);
+    case SX_MAP_ENTMAX15: return sx_entmax15(p, z, rows, m->V, 1.0f);
+    default: return sx_entmax(p, z, rows, m->V, m->out_alpha, 1.0f);
+    }
+}
+
+int sx_model_lm_step(sx_model *m, float *probs, float *logits, const int *tok, int count, int pos) {
+    static const char fn[] = "model_lm_step";
+    int st = lm_check(m, fn, tok, count, pos);
+    if (st != SX_OK) return st;
+    m->B = 0; /* the buffers hold the cache, not a pass: no logits or maps to read */
+    m->lm_B = 0;
+    memcpy(m->din, tok, (size_t)count * sizeof(int));
+    st = decoder_step(m, m->din, count, 0, m->T, pos);
+    if (st != SX_OK) return st;
+    m->lm_B = count;
+    m->lm_next = pos + 1;
+    for (int b = 0; b < count; b++) {
+        const float *z = m->a[A_LOGITS] + ((size_t)b * m->T + pos) * m->V;
+        if (logits) memcpy(logits + (size_t)b * m->V, z, (size_t)m->V * sizeof(float));
+        if (probs && (st = output_probs(m, probs + (size_t)b * m->V, z, 1)) != SX_OK) return st;
+    }
+    return SX_OK;
+}
+
+int sx_model_lm_attention(const sx_model *m, float *out, int layer) {
+    static const char fn[] = "model_lm_attention";
+    if (!m || !out) return sx__fail(SX_EINVAL, -1, "%s: model or out is NULL", fn);
+    if (!m->lm_B) return sx__fail(SX_EINVAL, -1, "%s: no model_lm_step rows open", fn);
+    if (layer < 0 || layer >= m->L)
+        return sx__fail(SX_EINVAL, -1, "%s: layer must be in [0, %d] (got %d)", fn, m->L - 1, layer);
+    const int T = m->T, t = m->lm_next - 1;
+    const float *att = m->a[A_D_ATT] + map_off(m, layer, m->lm_B, T, T);
+    for (int bh = 0; bh < m->lm_B * m->NH; bh++) /* row t of (B, NH, T, T) */
+        memcpy(out + (size_t)bh * (t + 1), att + ((size_t)bh * T + t) * T,
+               (size_t)(t + 1) * sizeof(float));
+    return SX_OK;
+}
+
 SX_COLD_BEGIN /* interventions, queries, checkpoints: not hot paths (internal.h) */
 
 /* =========================================================== interventions */
@@ -1014,6 +1167,9 @@ int sx_model_edit(sx_model *m, int op, int kind, int layer, int head, int row, c
     if (kind < 0 || kind > 2)
         return sx__fail(SX_EINVAL, -1, "%s: %s: kind must be 0 (encoder self), 1 (decoder self) "
                         "or 2 (cross) (got %d)", fn, edit_name[op], kind);
+    if (m->gpt && kind != SX_MODEL_DEC_SELF)
+        return sx__fail(SX_EINVAL, -1, "%s: %s: a decoder-only model has only kind 1 (decoder "
+                        "self) (got %d)", fn, edit_name[op], kind);
     if (layer < -1 || layer >= m->L)
         return sx__fail(SX_EINVAL, -1, "%s: %s: layer must be in [-1, %d] (got %d)", fn,
                         edit_name[op], m->L - 1, layer);
@@ -1084,12 +1240,10 @@ int sx_model_edit_count(const sx_model *m) { return m ? m->n_edits : 0; }
 /* ------------------------------------------------ for explain.c (model.h) */
 int sx__model_run(sx_model *m, const int *src, int Ts, const int *tgt_in, int Tt, int B,
                   const float *emb_src) {
-    m->B = 0;
     memcpy(m->din, tgt_in, (size_t)B * Tt * sizeof(int));
     m->emb_src = emb_src;
-    int st = encoder_forward(m, src, B, Ts);
+    const int st = run_forward(m, src, B, Ts, Tt);
     m->emb_src = NULL;
-    if (st == SX_OK) st = decoder_forward(m, B, Ts, Tt);
     return st;
 }
 
@@ -1123,9 +1277,9 @@ void sx__model_mask_source_key(sx_model *m, int pos, unsigned char *saved, int r
 
 /* ================================================================= queries */
 int sx_model_config(const sx_model *m, int field) {
-    if (!m || field < 0 || field > N_CFG(m->L)) {
+    if (!m || field < 0 || field > N_CFG(m->L) + 1) {
         sx__fail(SX_EINVAL, field, "model_config: field must be in [0, %d] (got %d)",
-                 m ? N_CFG(m->L) : 0, field);
+                 m ? N_CFG(m->L) + 1 : 0, field);
         return -1;
     }
     return m->cfg[field];
@@ -1160,6 +1314,7 @@ const float *sx_model_logits(const sx_model *m) { return m && m->B ? m->a[A_LOGI
 
 int sx_model_attention_shape(const sx_model *m, int kind, int dim) {
     if (!m || !m->B || kind < 0 || kind > 2 || dim < 0 || dim > 3) return -1;
+    if (m->gpt && kind != SX_MODEL_DEC_SELF) return -1;
     const int shape[4] = { m->B, m->NH, kind == SX_MODEL_ENC_SELF ? m->Ts : m->Tt,
                            kind == SX_MODEL_DEC_SELF ? m->Tt : m->Ts };
     return shape[dim];
@@ -1167,6 +1322,7 @@ int sx_model_attention_shape(const sx_model *m, int kind, int dim) {
 
 const float *sx_model_attention(const sx_model *m, int kind, int layer) {
     if (!m || !m->B || kind < 0 || kind > 2 || layer < 0 || layer >= m->L) return NULL;
+    if (m->gpt && kind != SX_MODEL_DEC_SELF) return NULL;
     const int Tq = sx_model_attention_shape(m, kind, 2), Tk = sx_model_attention_shape(m, kind, 3);
     const int which = kind == SX_MODEL_ENC_SELF ? A_E_ATT : kind == SX_MODEL_DEC_SELF ? A_D_ATT : A_C_ATT;
     return m->a[which] + map_off(m, layer, m->B, Tq, Tk);
@@ -1195,7 +1351,8 @@ int sx_model_spans(const sx_model *m, float *out) {
     if (!m || !out) return sx__fail(SX_EINVAL, -1, "model_spans: model or out is NULL");
     for (int i = 0; i < 3 * m->L * m->NH; i++) {
         const float z = m->p[P_SPAN][i];
-        out[i] = m->span && i < 2 * m->L * m->NH ? (z < 0 ? 0 : z > 1 ? 1 : z) * (float)m->span : -1.0f;
+        const int self = m->gpt ? i / (m->L * m->NH) == SX_MODEL_DEC_SELF : i < 2 * m->L * m->NH;
+        out[i] = m->span && self ? (z < 0 ? 0 : z > 1 ? 1 : z) * (float)m->span : -1.0f;
     }
     return SX_OK;
 }

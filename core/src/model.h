@@ -1,4 +1,5 @@
-/* model.h - a tiny encoder-decoder Transformer with a sparse attention mapping per layer.
+/* model.h - a tiny encoder-decoder Transformer with a sparse attention mapping per layer, and
+   its decoder-only configuration (a character language model, "tiny GPT").
 
    The entry points are public: declared in simplexity.h (section "model"), exported to wasm
    (wasm/exports.txt). This header keeps the model's documentation. Built on nn.h.
@@ -18,6 +19,25 @@
      sx_model_forward(m, src, 12, dec_in, 11, 1);       // then read logits and maps:
      const float *att = sx_model_attention(m, SX_MODEL_CROSS, 0); // (B, NH, Tq, Tk)
      sx_model_free(m);
+
+   DECODER-ONLY (cfg[SX_MODEL_ARCH(L)] = SX_MODEL_DECODER; the config then gives the output
+   mapping too): the same code with the encoder and the cross-attention left out. Per layer
+   d += CausalSelfAttn(LN(d)); d += FFN(LN(d)) (the FFN's layernorm is the decoder's ln3);
+   logits = LN_f(d) W_out + b_out (untied). Calls take no source (src NULL, src_len 0): the loss
+   of token rows (count, len) is next-token prediction, tgt[:, :len-1] in, tgt[:, 1:] scored
+   (PAD labels ignored), with any output mapping; span and alpha apply to its self-attention
+   heads. Generation is by sx_model_lm_step, one position of count rows per call over the KV
+   cache (the decoding layout below, with Tc = max_len), returning the next token's
+   distribution under the output mapping; sx_model_lm_attention gives the step's attention
+   rows. sx_model_generate, the explain calls and the kinds ENC_SELF and CROSS (attention,
+   edits) refuse a decoder-only model.
+
+     int cfg[SX_MODEL_MAP + 2 + 2] = { 99, 64, 4, 2, 256, 65, 0, 1, 1, 32, 1 };
+     cfg[SX_MODEL_MAP] = cfg[SX_MODEL_MAP + 1] = SX_MAP_ENTMAX15;
+     cfg[SX_MODEL_OUTPUT(2)] = SX_MAP_SOFTMAX; cfg[SX_MODEL_ARCH(2)] = SX_MODEL_DECODER;
+     sx_model_create(&m, cfg, SX_MODEL_MAP + 4, NULL, 0);
+     sx_model_train_step(m, &loss, NULL, 0, rows, 65, 32, 3e-3f);   // rows (32, 65) tokens
+     for (t = 0; t < n; t++) sx_model_lm_step(m, p, NULL, &tok[t], 1, t); // p: next token
 
    ARCHITECTURE (pre-LN, chosen because it trains without a warm-up and with a fixed learning
    rate at these sizes; every sub-layer is x + f(layernorm(x)), and each stack ends with a final
@@ -54,14 +74,19 @@
    q_b; kv_w (L, C, 2C); kv_b (L, 2C); co_w (L, C, C); co_b; ln3 w, b; fc_w; fc_b; proj_w;
    proj_b; then span_z (3, L, NH) and alpha_a (3, L, NH), indexed [attention kind][layer][head]
    (z in [0, 1], used on self-attention heads when the span is on; the a of learned-alpha
-   heads, unused elsewhere). Weights are initialised from splitmix64 (SX_MODEL_SEED) with
+   heads, unused elsewhere). A decoder-only model stores none of the tensors of the encoder
+   (enc.*) or of the cross-attention (dec.ln2, dec.q, dec.kv, dec.co): their sizes are 0, the
+   other tensors keep their order; span_z and alpha_a keep their (3, L, NH) shape (one head
+   index in both architectures), the decoder's slice used. Weights are initialised from splitmix64 (SX_MODEL_SEED) with
    N(0, 1/fan_in), biases 0, layernorm weights 1, a = 0 (alpha 1.5), z = 1.
 
    CHECKPOINTS (sx_model_save_as / sx_model_load), little-endian, no padding:
      "SXMD" magic | u32 format version | u32 n_cfg | u32 n_fcfg | u32 n_params |
      i32 cfg[n_cfg] | f32 fcfg[n_fcfg] | params[n_params] | u32 FNV-1a checksum of all the
      bytes before it,
-   cfg holding the output mapping as its last int when the model has one given (a file without
+   cfg holding the architecture as its last int when given (after the output mapping; a file
+   without it, any file written before it existed included, is an encoder-decoder model), the
+   output mapping before it when the model has one given (a file without
    it, any file written before output mappings existed included, is a softmax-output model;
    fcfg likewise may end with the output alpha), the parameters as f32 (4 bytes each) in version 1 (SX_SAVE_FLOAT32, what sx_model_save
    writes) or as IEEE binary16 (2 bytes each, half.h) in version 2 (SX_SAVE_FLOAT16); the

@@ -184,7 +184,8 @@ static void test_softmax_explicit(void) {
     CHECK(sx_model_config(a, SX_MODEL_OUTPUT(L)) == SX_MAP_SOFTMAX &&
           sx_model_fconfig(a, SX_MODEL_F_OUTPUT_ALPHA(L)) == 1.5f, "defaults read back");
     CHECK(sx_model_save_size(b) == sx_model_save_size(a) + 4, "the explicit output is one more int");
-    CHECK(sx_model_config(a, SX_MODEL_OUTPUT(L) + 1) == -1, "field past the output is bad");
+    CHECK(sx_model_config(a, SX_MODEL_ARCH(L)) == SX_MODEL_ENC_DEC, "the architecture defaults to encoder-decoder");
+    CHECK(sx_model_config(a, SX_MODEL_ARCH(L) + 1) == -1, "field past the architecture is bad");
     sx_model_free(a);
     sx_model_free(b);
 }
@@ -252,7 +253,7 @@ static void test_checkpoints(void) {
 }
 
 static void test_errors(void) {
-    int cfg[SX_MODEL_MAP + L + 2];
+    int cfg[SX_MODEL_MAP + L + 3] = { 0 };
     sx_model *m = NULL;
     int n = tiny_cfg(cfg, SX_MAP_SOFTMAX, 1, 4, 1);
     CHECK_MSG(sx_model_create(&m, cfg, n, NULL, 0), SX_EINVAL,
@@ -266,8 +267,8 @@ static void test_errors(void) {
               "float config param[1] (entmax alpha) must be in [1, 8] (got 0.5)");
     CHECK_MSG(sx_model_create(&m, cfg, n, fbad, SX_MODEL_F_PARAM + L + 2), SX_EINVAL,
               "float config must have 0..5 entries (got 6)");
-    CHECK_MSG(sx_model_create(&m, cfg, n + 1, NULL, 0), SX_EINVAL,
-              "config has 14 ints, n_layer 1 needs 12 or 13");
+    CHECK_MSG(sx_model_create(&m, cfg, n + 2, NULL, 0), SX_EINVAL,
+              "config has 15 ints, n_layer 1 needs 12 to 14");
 }
 
 /* A sparsemax-output model trained briefly on reversal: the loss falls, and its next-token
