@@ -66,6 +66,7 @@ const MAPPINGS_EXPORTS = [
   "sx_fusedmax_backward", "sx_oscarmax_backward", "sx_entmax_alpha_grad", "sx_tsallis_entropy",
   "sx_sigmoid", "sx_sigmoid_backward", "sx_groupmax", "sx_groupmax_backward",
   "sx_jacobian", "sx_threshold",
+  "sx_prox_tv",
 ];
 export const REQUIRED_EXPORTS = Object.freeze({
   mappings: Object.freeze(MAPPINGS_EXPORTS),

@@ -18,6 +18,7 @@ export {
   groupmax, softmaxBackward, sparsemaxBackward, entmax15Backward, entmaxBackward, fusedmaxBackward,
   oscarmaxBackward, sigmoidBackward, groupmaxBackward, entmaxAlphaGrad, tsallisEntropy, jacobian,
   threshold, alloc, WasmArray,
+  proxTV, proxTVRuns,
 } from "./mappings.js";
 
 /** The tiny encoder-decoder Transformer and the toy tasks (see model.js and the README). */
