@@ -72,7 +72,7 @@ enum { TV_TOP, TV_WRITE, TV_AVERAGE, TV_RECORD, TV_PROX };
 typedef struct {
     int mode;
     float *buf;  /* TV_WRITE, TV_PROX: the prox values; TV_AVERAGE: the gradient averaged in place */
-    double vtop; /* TV_TOP and TV_RECORD result, used by TV_WRITE; TV_PROX: -top / t */
+    double vtop; /* TV_TOP and TV_RECORD result, used by TV_WRITE (TV_PROX: 0) */
     double *val; /* TV_RECORD (dense rows): the prox value of each ordinal */
     int *run;    /* TV_RECORD: the first ordinal of each run; TV_PROX: each entry's run (or NULL) */
     int nruns;
@@ -753,10 +753,11 @@ static int check_lambda(float lambda) {
 
 /* ------------------------------------------------------------ public */
 /* prox_TV(x / T; lambda) of each row, the fusedmax forward's first step on its own (for pictures
-   and tests): the generic sweep over x read on the fly, which gives the runs the scratch and dense
-   sweeps give (tests/js/prox-tv.test.mjs checks it against fusedmax), each run's value in double
-   shifted back by top / T and rounded once (equal floats within a run). runs (NULL: not wanted)
-   gets each entry's run, counted from 0 in each row; masked entries get -Infinity and run -1. */
+   and tests): the generic sweep over x read on the fly, on z = x / T itself (in double, not
+   shifted by the top as fusedmax's z: shifted, an entry of 1 beside one of 3e38 came out 0; the
+   runs are fusedmax's but for jumps within rounding of 0, tests/js/prox-tv.test.mjs), each run's
+   value rounded to float once (equal floats within a run). runs (NULL: not wanted) gets each
+   entry's run, counted from 0 in each row; masked entries get -Infinity and run -1. */
 int sx_prox_tv(float *out, int *runs, const float *x, int rows, int n, float lambda, float temperature) {
     int st = sx__check_dims(out, x, rows, n);
     if (!st) st = sx__check_temperature(temperature);
@@ -766,7 +767,7 @@ int sx_prox_tv(float *out, int *runs, const float *x, int rows, int n, float lam
     for (int row = 0; row < rows; row++) {
         const size_t o = (size_t)row * n;
         const float *x_r = x + o;
-        tv_row r = { x_r, NULL, n, (double)sx__row_max(x_r, n), (double)temperature };
+        tv_row r = { x_r, NULL, n, 0.0, (double)temperature };
         int first = 0, last = -1, m = 0;
         for (int i = 0; i < n; i++) {
             out[o + i] = -INFINITY;
@@ -775,7 +776,7 @@ int sx_prox_tv(float *out, int *runs, const float *x, int rows, int n, float lam
         while (first < n && x_r[first] == -INFINITY) first++;
         for (int i = first; i < n; i = tv_next(&r, i)) { last = i; m++; }
         if (m == 0) continue;
-        tv_sink s = { TV_PROX, out + o, -r.top / r.t, NULL, runs ? runs + o : NULL, 0 };
+        tv_sink s = { TV_PROX, out + o, 0.0, NULL, runs ? runs + o : NULL, 0 };
         tv_sweep(&r, &s, first, last, m, (double)lambda);
     }
     return SX_OK;
