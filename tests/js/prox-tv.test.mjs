@@ -9,6 +9,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { builds, assertClose, rng, throwsExactly } from "./helpers.mjs";
 import { runSpans, runGradient } from "../../web/widgets/viz/fused-steps.js";
+import { blockScores, runCounts } from "../../web/widgets/viz/fused-cost.js";
 
 /**
  * prox_TV(z; lam) in float64, exactly: y_j = z_j - g_{j-1} + g_j with g the dual on the m - 1
@@ -185,6 +186,18 @@ for (const { name, sx } of await builds()) {
       }
       assert.deepEqual(runSpans([0, 0, -1, 0, 1, 2, 2]), [
         { run: 0, start: 0, end: 4, count: 3 }, { run: 1, start: 4, end: 5, count: 1 }, { run: 2, start: 5, end: 7, count: 2 }]);
+    });
+
+    test("the cost cases (viz/fused-cost.js) are what they say: k runs, every entry in the support", () => {
+      for (const n of [64, 512, 2048]) {
+        for (const k of runCounts(n)) {
+          const { x, opts } = blockScores(n, k, 2);
+          const runs = sx.proxTVRuns(x, opts), p = sx.fusedmax(x, opts);
+          assert.equal(runs[n - 1] + 1, k, `n ${n}: ${k} runs`);
+          assert.equal(runs[2 * n - 1] + 1, k, `n ${n}: ${k} runs in the second row`);
+          assert.ok(p.every((v) => v > 0), `n ${n} k ${k}: every entry in the support`);
+        }
+      }
     });
 
     test("argument errors name the function, the argument and the value", () => {
