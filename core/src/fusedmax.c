@@ -68,6 +68,12 @@ static int tv_next(const tv_row *r, int i) {
 /* What to do with each emitted run: find the top value, write the values, or average a
    gradient over the run. */
 enum { TV_TOP, TV_WRITE, TV_AVERAGE, TV_RECORD, TV_PROX };
+/* sx_prox_tv (TV_PROX) is exported by the full core only: the mappings core leaves its branch out */
+#ifdef SX_MAPPINGS_CORE
+#define TV_PROX_ON 0
+#else
+#define TV_PROX_ON 1
+#endif
 
 typedef struct {
     int mode;
@@ -91,12 +97,12 @@ static int tv_emit(const tv_row *r, tv_sink *s, int from, int count, double v) {
     if (s->mode == TV_TOP) {
         if (v > s->vtop) s->vtop = v;
         for (int c = 0; c < count; c++) i = tv_next(r, i);
-    } else if (s->mode == TV_WRITE || s->mode == TV_PROX) {
+    } else if (s->mode == TV_WRITE || (TV_PROX_ON && s->mode == TV_PROX)) {
         double w = v - s->vtop;
-        float f = (float)(s->mode == TV_PROX || w > -2.0 ? w : -2.0);
+        float f = (float)((TV_PROX_ON && s->mode == TV_PROX) || w > -2.0 ? w : -2.0);
         for (int c = 0; c < count; c++, i = tv_next(r, i)) {
             s->buf[i] = f;
-            if (s->run) s->run[i] = s->nruns;
+            if (TV_PROX_ON && s->run) s->run[i] = s->nruns;
         }
         s->nruns++;
     } else {
@@ -768,13 +774,16 @@ int sx_prox_tv(float *out, int *runs, const float *x, int rows, int n, float lam
         const size_t o = (size_t)row * n;
         const float *x_r = x + o;
         tv_row r = { x_r, NULL, n, 0.0, (double)temperature };
-        int first = 0, last = -1, m = 0;
+        int first = -1, last = -1, m = 0;
+        if (runs) memset(runs + o, 0xff, (size_t)n * sizeof(int)); /* -1 */
         for (int i = 0; i < n; i++) {
-            out[o + i] = -INFINITY;
-            if (runs) runs[o + i] = -1;
+            if (x_r[i] == -INFINITY) out[o + i] = -INFINITY; /* the sweep writes the others */
+            else {
+                if (first < 0) first = i;
+                last = i;
+                m++;
+            }
         }
-        while (first < n && x_r[first] == -INFINITY) first++;
-        for (int i = first; i < n; i = tv_next(&r, i)) { last = i; m++; }
         if (m == 0) continue;
         tv_sink s = { TV_PROX, out + o, 0.0, NULL, runs ? runs + o : NULL, 0 };
         tv_sweep(&r, &s, first, last, m, (double)lambda);

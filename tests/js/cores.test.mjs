@@ -51,8 +51,6 @@ function mappingOutputs(sx) {
   for (const [lambda, temperature] of [[0.02, 1], [0.3, 1], [1.5, 0.7], [4, 1]]) {
     out[`fusedmax96 ${lambda}/${temperature}`] = sx.fusedmax(x2, { n: n2, lambda, temperature });
     out[`fusedmaxBackward96 ${lambda}/${temperature}`] = sx.fusedmaxBackward(x2, dy2, { n: n2, lambda, temperature });
-    out[`proxTV96 ${lambda}/${temperature}`] = sx.proxTV(x2, { n: n2, lambda, temperature });
-    out[`proxTVRuns96 ${lambda}/${temperature}`] = sx.proxTVRuns(x2, { n: n2, lambda, temperature });
   }
   return out;
 }

@@ -7,7 +7,7 @@
 // (viz/fused-steps.js) against fusedmaxBackward; and argument errors.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builds, assertClose, rng, throwsExactly } from "./helpers.mjs";
+import { builds, freshModule, assertClose, rng, throwsExactly } from "./helpers.mjs";
 import { runSpans, runGradient } from "../../web/widgets/viz/fused-steps.js";
 import { blockScores, runCounts } from "../../web/widgets/viz/fused-cost.js";
 
@@ -214,3 +214,11 @@ for (const { name, sx } of await builds()) {
     });
   });
 }
+
+test("proxTV needs the full core: on the mappings core alone it says so", async () => {
+  const lite = await freshModule("prox-mappings");
+  await lite.init({ core: "mappings" });
+  for (const fn of ["proxTV", "proxTVRuns"]) {
+    throwsExactly(() => lite[fn]([1, 2], { lambda: 0.1 }), Error, `${fn}: needs the full core, but only the mappings core is loaded (init({ core: "mappings" })): call \`await init()\` first`);
+  }
+});

@@ -931,40 +931,6 @@ export function groupmaxBackward(x, dy, opts) {
   return finish(fn, wasm.sx_groupmax_backward(pRes, pX, pDy, cRows, cN, pExtra, k, lambda, cT));
 }
 
-// ------------------------------------------------------------ fusedmax's first step
-/**
- * prox_TV(x / T; lambda) of each row: argmin_y 1/2 ||y - z||^2 + lambda sum_i |y_{i+1} - y_i|,
- * z = x / T, the fused-lasso step fusedmax projects onto the simplex (fusedmax(x) =
- * sparsemax(proxTV(x)) at T = 1). lambda >= 0 (default 1, as fusedmax; 0: the identity). Masked
- * (-Infinity) entries leave the chain, as in fusedmax, and stay -Infinity.
- */
-export function proxTV(x, opts) {
-  const fn = "proxTV";
-  const o = optionsArg(fn, opts);
-  const lambda = paramArg(fn, "lambda", o.lambda, 1, 0, false);
-  prepareForward(fn, x, o, 0);
-  return finish(fn, cLen === 0 ? 0 : wasm.sx_prox_tv(pRes, 0, pX, cRows, cN, lambda, cT));
-}
-
-/**
- * The fused runs of proxTV(x, opts): an Int32Array as long as x, each entry's run numbered from 0
- * in each row, left to right (-1 where masked); a run's entries have equal proxTV values. Takes
- * proxTV's options but not opts.out.
- */
-export function proxTVRuns(x, opts) {
-  const fn = "proxTVRuns";
-  const o = optionsArg(fn, opts);
-  if (o.out !== undefined) throw new TypeError(`${fn}: takes no opts.out (it returns a new Int32Array; got ${show(o.out)})`);
-  const lambda = paramArg(fn, "lambda", o.lambda, 1, 0, false);
-  const len = inputArg(fn, "x", x);
-  prepareForward(fn, x, o, 0, pad4(len));
-  if (cLen === 0) return new Int32Array(0);
-  const st = wasm.sx_prox_tv(pRes, pExtra, pX, cRows, cN, lambda, cT);
-  if (st !== 0) throw coreError(fn, st);
-  if (heapI32.buffer !== memory.buffer) refreshHeap();
-  return heapI32.slice(pExtra >>> 2, (pExtra >>> 2) + cLen);
-}
-
 // ------------------------------------------------------------ per-row reductions
 /** d <dy, entmax(x; alpha)> / d alpha, one value per row. */
 export function entmaxAlphaGrad(x, dy, opts) {

@@ -160,7 +160,7 @@ export function groupmax<O extends Output = Float32Array>(x: Scores, options: Om
 /** prox_TV(x / T; lambda), fusedmax's first step (fusedmax = sparsemax of it): argmin_y
  *  1/2 ||y - z||^2 + lambda sum_i |y_{i+1} - y_i|, z = x / T, lambda >= 0 (default 1; 0: the
  *  identity). Neighbours fuse into runs of equal value; -Infinity entries leave the chain and stay
- *  -Infinity. */
+ *  -Infinity. Needs the full core (init(), not init({ core: "mappings" })). */
 export function proxTV<O extends Output = Float32Array>(x: Scores, options?: Omit<FusedmaxOptions, "out"> & { out?: O }): Result<O>;
 /** The fused runs of proxTV(x, options): each entry's run, numbered from 0 in each row left to
  *  right, -1 where masked. */

@@ -18,7 +18,6 @@ export {
   groupmax, softmaxBackward, sparsemaxBackward, entmax15Backward, entmaxBackward, fusedmaxBackward,
   oscarmaxBackward, sigmoidBackward, groupmaxBackward, entmaxAlphaGrad, tsallisEntropy, jacobian,
   threshold, alloc, WasmArray,
-  proxTV, proxTVRuns,
 } from "./mappings.js";
 
 /** The tiny encoder-decoder Transformer and the toy tasks (see model.js and the README). */
@@ -29,4 +28,5 @@ export const {
   attention, attentionPattern, spanMask, attentionPooling, attentionPoolingBackward, positionalEncoding,
   relativeScores, txlScores, attentionScores, attentionScoresBackward, maskedMapping,
   maskedMappingBackward, fyLoss, chainAttention, chainAttentionBackward, sparsemapSelections,
+  proxTV, proxTVRuns,
 } = blocksApi(internal.lib);

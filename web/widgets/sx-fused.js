@@ -9,13 +9,15 @@
 // output coordinate (output, 1-based): d p_j / dz is the mean over each fused run of sparsemax's
 // backward, 0 off the support (viz/fused-steps.js), printed against the core's fusedmaxBackward;
 // and, on demand, what the backward costs against the number of runs in this browser
-// (viz/fused-cost.js, the cases of bench/fused-backward.mjs).
+// (viz/fused-cost.js, the cases of bench/fused-backward.mjs). The steps need the full core (proxTV):
+// it is loaded when they are first shown.
 //   <sx-fused scores="0.2 1.1 1 1.05 0.3 -0.4 0.9 0.95 0.1 -0.2" lambda="0.2" beta="0.03"
 //             groups="3 3 2 2" group-lambda="0.3" steps output="2"></sx-fused>
 // Events: sx-fused-change { scores, lambda, beta, groupLambda, steps, output }.
-import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS } from "./base.js";
+import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS, ready } from "./base.js";
 import { handleRow } from "./handle-row.js";
-import { groupmax, sigmoid, fusedmax, fusedmaxBackward, proxTV, proxTVRuns, jacobian } from "../lib/mappings.js";
+import { groupmax, sigmoid, fusedmax, fusedmaxBackward, jacobian, internal } from "../lib/mappings.js";
+import { proxApi } from "../lib/blocks/prox.js";
 import { linear } from "./viz/scale.js";
 import { fusedRuns } from "./viz/runs.js";
 import { runSpans, runGradient } from "./viz/fused-steps.js";
@@ -26,6 +28,7 @@ const ROWS = [["sparsemax", "sparsemax"], ["fusedmax", "fusedmax (λ)"], ["oscar
 const ROW_TOP = 170, ROW_STEP = 77, HEIGHT = ROW_TOP + ROWS.length * ROW_STEP;
 // the steps picture: prox_TV (on the scores' scale), the weights, the gradient of one output
 const A0 = 12, B0 = 170, C0 = 262, STEPS_H = 372, COST_N = 512;
+const { proxTV, proxTVRuns } = proxApi(internal.lib); // fusedmax's first step (either core)
 
 /** Contiguous groups of about 3 for n scores, as equal as possible: 10 -> 3 3 2 2. */
 function autoGroups(n) {
@@ -327,7 +330,17 @@ export class SxFused extends SxElement {
     this._stepsBox.hidden = !s.steps;
     this._stepsBtn.textContent = s.steps ? "Hide fusedmax's two steps" : "Show fusedmax's two steps";
     this._stepsBtn.setAttribute("aria-expanded", String(Boolean(s.steps)));
-    if (s.steps) this._renderSteps(s, z);
+    if (s.steps) this._stepsOnFullCore(s, z);
+  }
+
+  // proxTV is in the full core only (the mappings core stays within its posts' budget): loaded
+  // the first time the steps are shown, then the steps drawn.
+  _stepsOnFullCore(s, z) {
+    if (this._full) { this._renderSteps(s, z); return; }
+    this._stepsSvg.replaceChildren();
+    this._stepsText.textContent = "Loading the full core (prox_TV is in it)…";
+    ready("full").then(() => { this._full = true; this.invalidate(); },
+      (err) => { this._stepsText.textContent = `Could not load the full core: ${err.message}`; });
   }
 }
 
