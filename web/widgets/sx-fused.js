@@ -17,7 +17,6 @@
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, sliderKey, svgPoint, draggable, fmt, MAPPINGS, ready } from "./base.js";
 import { handleRow } from "./handle-row.js";
 import { groupmax, sigmoid, fusedmax, fusedmaxBackward, jacobian, internal } from "../lib/mappings.js";
-import { proxApi } from "../lib/blocks/prox.js";
 import { linear } from "./viz/scale.js";
 import { fusedRuns } from "./viz/runs.js";
 import { runSpans, runGradient } from "./viz/fused-steps.js";
@@ -28,7 +27,6 @@ const ROWS = [["sparsemax", "sparsemax"], ["fusedmax", "fusedmax (λ)"], ["oscar
 const ROW_TOP = 170, ROW_STEP = 77, HEIGHT = ROW_TOP + ROWS.length * ROW_STEP;
 // the steps picture: prox_TV (on the scores' scale), the weights, the gradient of one output
 const A0 = 12, B0 = 170, C0 = 262, STEPS_H = 372, COST_N = 512;
-const { proxTV, proxTVRuns } = proxApi(internal.lib); // fusedmax's first step (either core)
 
 /** Contiguous groups of about 3 for n scores, as equal as possible: 10 -> 3 3 2 2. */
 function autoGroups(n) {
@@ -143,6 +141,7 @@ export class SxFused extends SxElement {
   // The steps picture for scores z at lambda: each stage the library's values.
   _renderSteps(s, z) {
     const n = z.length, j = Math.min(s.output, n) - 1, o = { lambda: s.lambda };
+    const { proxTV, proxTVRuns } = this._prox;
     const y = proxTV(z, o), runs = proxTVRuns(z, o), p = fusedmax(z, o), spans = runSpans(runs);
     const e = Array.from(z, (_, i) => (i === j ? 1 : 0));
     const dz = runGradient(p, runs, e), core = fusedmaxBackward(z, e, o);
@@ -210,7 +209,7 @@ export class SxFused extends SxElement {
     this._measuring = true;
     this._costText.textContent = `Measuring at n = ${COST_N}…`;
     try {
-      const lib = { fusedmax, fusedmaxBackward, proxTVRuns, jacobian }, after = () => new Promise((r) => setTimeout(r, 0));
+      const lib = { fusedmax, fusedmaxBackward, proxTVRuns: this._prox.proxTVRuns, jacobian }, after = () => new Promise((r) => setTimeout(r, 0));
       const res = [];
       for (const k of runCounts(COST_N)) res.push(await measureCase(lib, { n: COST_N, k, rows: 16, ms: 30, repeats: 3, after }));
       const x = (v) => `${v.toFixed(v < 10 ? 1 : 0)}×`;
@@ -333,14 +332,16 @@ export class SxFused extends SxElement {
     if (s.steps) this._stepsOnFullCore(s, z);
   }
 
-  // proxTV is in the full core only (the mappings core stays within its posts' budget): loaded
-  // the first time the steps are shown, then the steps drawn.
+  // proxTV is in the full core only, and in lib/blocks/prox.js (the mappings core and a mapping
+  // chapter stay within their budget): both fetched the first time the steps are shown.
   _stepsOnFullCore(s, z) {
-    if (this._full) { this._renderSteps(s, z); return; }
+    if (this._prox) { this._renderSteps(s, z); return; }
     this._stepsSvg.replaceChildren();
     this._stepsText.textContent = "Loading the full core (prox_TV is in it)…";
-    ready("full").then(() => { this._full = true; this.invalidate(); },
-      (err) => { this._stepsText.textContent = `Could not load the full core: ${err.message}`; });
+    this._loading ??= Promise.all([ready("full"), import("../lib/blocks/prox.js")]).then(([, m]) => {
+      this._prox = m.proxApi(internal.lib);
+      this.invalidate();
+    }, (err) => { this._loading = null; this._stepsText.textContent = `Could not load the full core: ${err.message}`; });
   }
 }
 
