@@ -164,6 +164,19 @@ for (const { name, sx } of await builds()) {
       assert.deepEqual(Array.from(sx.proxTVRuns(x, { lambda: 0.25, n: 5 })), [0, 0, 1, 2, 2, 0, 1, 1, 1, 2]);
       assert.deepEqual(sx.proxTV(x), sx.proxTV(x, { lambda: 1 }), "default lambda 1, as fusedmax");
       assert.deepEqual(sx.proxTV([]), new Float32Array(0));
+      // WasmArrays in and out, a Float32Array out, a Float64Array in: the same values
+      const wx = sx.alloc(10), wo = sx.alloc(10), fo = new Float32Array(10);
+      try {
+        wx.array.set(x);
+        assert.equal(sx.proxTV(wx, { lambda: 0.25, n: 5, out: wo }), wo);
+        assert.deepEqual(Float32Array.from(wo.array), two);
+        assert.deepEqual(Array.from(sx.proxTVRuns(wx, { lambda: 0.25, n: 5 })), [0, 0, 1, 2, 2, 0, 1, 1, 1, 2]);
+        assert.equal(sx.proxTV(Float64Array.from(x), { lambda: 0.25, n: 5, out: fo }), fo);
+        assert.deepEqual(fo, two);
+      } finally {
+        wx.free();
+        wo.free();
+      }
       assert.deepEqual(sx.proxTVRuns([]), new Int32Array(0));
       // huge scores at a tiny T: x / T beyond float saturates, never NaN
       // (and an entry far below the top keeps its own precision: 1000 - lambda)
