@@ -312,6 +312,7 @@ test-browser: all
 	$(NODE) tests/browser/recurrent.mjs
 	$(NODE) tests/browser/jacobian.mjs
 	$(NODE) tests/browser/threshold.mjs
+	$(NODE) tests/browser/fused-steps.mjs
 	$(NODE) tests/browser/regularized.mjs
 	$(NODE) tests/browser/patterns.mjs
 	$(NODE) tests/browser/scores.mjs

@@ -93,6 +93,12 @@ int sx_entmax(float *out, const float *x, int rows, int n, float alpha, float te
    lambda acts on z (it is not scaled by T). Masked entries leave the TV chain: each
    unmasked entry is linked to the next unmasked one. */
 int sx_fusedmax(float *out, const float *x, int rows, int n, float lambda, float temperature);
+/* prox_TV(z; lambda) = argmin_y 1/2 ||y - z||^2 + lambda sum_i |y_{i+1} - y_i|, z = x / T: fusedmax's
+   first step (fusedmax = sparsemax of it). Masked (-Infinity) entries leave the chain as in
+   sx_fusedmax and get -Infinity; values beyond the float range saturate to +-Infinity, as x / T
+   would. runs (rows * n ints, or NULL) gets each entry's fused run, numbered from 0 in each row
+   left to right (-1 where masked); the entries of a run have bitwise equal values. */
+int sx_prox_tv(float *out, int *runs, const float *x, int rows, int n, float lambda, float temperature);
 /* oscarmax: argmin over the simplex of 1/2||p - z||^2 + beta sum_{i<j} max(p_i, p_j),
    z = x / T, beta >= 0 (acting on z). Shift invariant. Masked entries are left out. */
 int sx_oscarmax(float *out, const float *x, int rows, int n, float beta, float temperature);

@@ -67,14 +67,20 @@ static int tv_next(const tv_row *r, int i) {
 /* ------------------------------------------------------------ segment sinks */
 /* What to do with each emitted run: find the top value, write the values, or average a
    gradient over the run. */
-enum { TV_TOP, TV_WRITE, TV_AVERAGE, TV_RECORD };
+enum { TV_TOP, TV_WRITE, TV_AVERAGE, TV_RECORD, TV_PROX };
+/* sx_prox_tv (TV_PROX) is exported by the full core only: the mappings core leaves its branch out */
+#ifdef SX_MAPPINGS_CORE
+#define TV_PROX_ON 0
+#else
+#define TV_PROX_ON 1
+#endif
 
 typedef struct {
     int mode;
-    float *buf;  /* TV_WRITE: the prox values; TV_AVERAGE: the gradient averaged in place */
-    double vtop; /* TV_TOP and TV_RECORD result, used by TV_WRITE */
+    float *buf;  /* TV_WRITE, TV_PROX: the prox values; TV_AVERAGE: the gradient averaged in place */
+    double vtop; /* TV_TOP and TV_RECORD result, used by TV_WRITE (TV_PROX: 0) */
     double *val; /* TV_RECORD (dense rows): the prox value of each ordinal */
-    int *run;    /* TV_RECORD: the first ordinal of each run */
+    int *run;    /* TV_RECORD: the first ordinal of each run; TV_PROX: each entry's run (or NULL) */
     int nruns;
 } tv_sink;
 
@@ -91,10 +97,14 @@ static int tv_emit(const tv_row *r, tv_sink *s, int from, int count, double v) {
     if (s->mode == TV_TOP) {
         if (v > s->vtop) s->vtop = v;
         for (int c = 0; c < count; c++) i = tv_next(r, i);
-    } else if (s->mode == TV_WRITE) {
+    } else if (s->mode == TV_WRITE || (TV_PROX_ON && s->mode == TV_PROX)) {
         double w = v - s->vtop;
-        float f = (float)(w > -2.0 ? w : -2.0);
-        for (int c = 0; c < count; c++, i = tv_next(r, i)) s->buf[i] = f;
+        float f = (float)((TV_PROX_ON && s->mode == TV_PROX) || w > -2.0 ? w : -2.0);
+        for (int c = 0; c < count; c++, i = tv_next(r, i)) {
+            s->buf[i] = f;
+            if (TV_PROX_ON && s->run) s->run[i] = s->nruns;
+        }
+        s->nruns++;
     } else {
         double sum = 0.0;
         for (int c = 0; c < count; c++, i = tv_next(r, i)) sum += s->buf[i];
@@ -748,6 +758,39 @@ static int check_lambda(float lambda) {
 }
 
 /* ------------------------------------------------------------ public */
+/* prox_TV(x / T; lambda) of each row, the fusedmax forward's first step on its own (for pictures
+   and tests): the generic sweep over x read on the fly, on z = x / T itself (in double, not
+   shifted by the top as fusedmax's z: shifted, an entry of 1 beside one of 3e38 came out 0; the
+   runs are fusedmax's but for jumps within rounding of 0, tests/js/prox-tv.test.mjs), each run's
+   value rounded to float once (equal floats within a run). runs (NULL: not wanted) gets each
+   entry's run, counted from 0 in each row; masked entries get -Infinity and run -1. */
+int sx_prox_tv(float *out, int *runs, const float *x, int rows, int n, float lambda, float temperature) {
+    int st = sx__check_dims(out, x, rows, n);
+    if (!st) st = sx__check_temperature(temperature);
+    if (!st) st = check_lambda(lambda);
+    if (!st) st = sx__check_scores(x, (size_t)rows * (size_t)n, "x", 1);
+    if (st) return st;
+    for (int row = 0; row < rows; row++) {
+        const size_t o = (size_t)row * n;
+        const float *x_r = x + o;
+        tv_row r = { x_r, NULL, n, 0.0, (double)temperature };
+        int first = -1, last = -1, m = 0;
+        if (runs) memset(runs + o, 0xff, (size_t)n * sizeof(int)); /* -1 */
+        for (int i = 0; i < n; i++) {
+            if (x_r[i] == -INFINITY) out[o + i] = -INFINITY; /* the sweep writes the others */
+            else {
+                if (first < 0) first = i;
+                last = i;
+                m++;
+            }
+        }
+        if (m == 0) continue;
+        tv_sink s = { TV_PROX, out + o, 0.0, NULL, runs ? runs + o : NULL, 0 };
+        tv_sweep(&r, &s, first, last, m, (double)lambda);
+    }
+    return SX_OK;
+}
+
 int sx_fusedmax(float *out, const float *x, int rows, int n, float lambda, float temperature) {
     int st = sx__check_dims(out, x, rows, n);
     if (!st) st = sx__check_temperature(temperature);

@@ -13,7 +13,7 @@ const WIDGETS = [
   ["sx-entropy", 'scores="1.5 0 1"', 4],
   ["sx-trajectory", "", 4],
   ["sx-two-choice", "", 5],
-  ["sx-fused", "", 7],
+  ["sx-fused", "", 8],
   ["sx-jacobian", 'mapping="sparsemax" compare="softmax"', 8],
   ["sx-threshold", 'mapping="entmax15" n="10"', 6],
   ["sx-regularized", "", 9],

@@ -34,7 +34,7 @@ const CASES = {
     await w.locator("input[type=range]").first().focus();
     for (let i = 0; i < 5; i++) await w.page().keyboard.press("ArrowRight"); // alpha, by the slider
   }],
-  "sx-fused": ["", { scores: "1 0 2 0.5", lambda: "0.5", groups: "2 2", "group-lambda": "1" }],
+  "sx-fused": ["", { scores: "1 0 2 0.5", lambda: "0.5", groups: "2 2", "group-lambda": "1", steps: "", output: "3" }],
   "sx-jacobian": ['mapping="sparsemax" compare="softmax"', { mapping: "entmax", compare: "none", n: "4", scores: "1 0.5 -0.5 0", alpha: "1.7" }],
   "sx-threshold": ['mapping="sparsemax" scores="1 0 -1"', { scores: null, n: "6", mapping: "entmax15", steps: "" }],
   "sx-regularized": ['mapping="entmax15"', { scores: "0.5 1 0", mapping: "sparsemax", view: "argmax max" }],

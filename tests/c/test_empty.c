@@ -73,6 +73,7 @@ typedef int (*bwd_fn)(float *, const float *, const float *, int, int, float);
 static int entmax_a(float *o, const float *xx, int r, int n, float t) { return sx_entmax(o, xx, r, n, 1.3f, t); }
 static int fused(float *o, const float *xx, int r, int n, float t) { return sx_fusedmax(o, xx, r, n, 0.1f, t); }
 static int oscar(float *o, const float *xx, int r, int n, float t) { return sx_oscarmax(o, xx, r, n, 0.1f, t); }
+static int proxtv(float *o, const float *xx, int r, int n, float t) { return sx_prox_tv(o, NULL, xx, r, n, 0.1f, t); }
 static int entmax_ab(float *d, const float *xx, const float *g, int r, int n, float t) {
     return sx_entmax_backward(d, xx, g, r, n, 1.3f, t);
 }
@@ -137,7 +138,7 @@ static void test_mappings(void) {
         { "sigmoid", sx_sigmoid, "out", "x" }, { "groupmax", groupm, "out", "x" },
         { "masked_mapping", masked, "out", "x" }, { "tsallis_entropy", entropy, "h", "p" },
         { "jacobian", jac, "J", "x" }, { "threshold", thr, "tau", "x" },
-        { "fy_loss_index", fy_idx, "loss", "x" },
+        { "fy_loss_index", fy_idx, "loss", "x" }, { "prox_tv", proxtv, "out", "x" },
     };
     static const struct { const char *name; bwd_fn f; const char *o; } bw[] = {
         { "softmax_backward", sx_softmax_backward, "dx" }, { "sparsemax_backward", sx_sparsemax_backward, "dx" },

@@ -12,7 +12,7 @@ const PUBLIC_NAMES = [
   "attentionScoresBackward", "chainAttention", "chainAttentionBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
   "fusedmax", "fusedmaxBackward", "fyLoss", "groupmax", "groupmaxBackward", "info", "init", "jacobian", "maskedMapping",
   "maskedMappingBackward", "oscarmax", "oscarmaxBackward",
-  "positionalEncoding", "relativeScores",
+  "positionalEncoding", "proxTV", "proxTVRuns", "relativeScores",
   "sigmoid", "sigmoidBackward", "softmax",
   "softmaxBackward", "spanMask", "sparsemapSelections", "sparsemax", "sparsemaxBackward", "tasks", "threshold", "tsallisEntropy",
   "txlScores",

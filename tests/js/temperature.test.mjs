@@ -31,6 +31,7 @@ const WITH_T = [
   "softmaxBackward", "sparsemaxBackward", "entmax15Backward", "entmaxBackward", "fusedmaxBackward",
   "oscarmaxBackward", "sigmoidBackward", "groupmaxBackward", "entmaxAlphaGrad", "jacobian", "threshold",
   "maskedMapping", "maskedMappingBackward", "fyLoss",
+  "proxTV", "proxTVRuns",
 ];
 const WITHOUT_T = [
   "SimplexityError", "init", "info", "tsallisEntropy", "alloc", "WasmArray", "Model", "RNN", "tasks", "attention",

@@ -18,7 +18,7 @@ import {
   sigmoid, sigmoidBackward, groupmax, groupmaxBackward,
   positionalEncoding, relativeScores, txlScores,
   attentionScores, attentionScoresBackward, maskedMapping, maskedMappingBackward, fyLoss,
-  chainAttention, chainAttentionBackward, sparsemapSelections,
+  chainAttention, chainAttentionBackward, sparsemapSelections, proxTV, proxTVRuns,
   Model, tasks, alloc, WasmArray,
 } from "simplexity";
 import type { PositionalEncodingOptions, RelativeScoresOptions, TxlScoresOptions } from "simplexity";
@@ -133,6 +133,11 @@ exact<Float32Array>()(entmax15Backward(xs, dy, { out: new Float32Array(3) }));
 const dx: Float32Array = entmaxBackward(xs, dy, { alpha: 1.5 });
 exact<Float32Array>()(fusedmaxBackward(xs, dy, { lambda: 0.5 }));
 exact<Float32Array>()(oscarmaxBackward(xs, dy, { beta: 0.5 }));
+// fusedmax's first step: the prox and its runs
+exact<Float32Array>()(proxTV(xs, { lambda: 0.5, temperature: 2 }));
+exact<Int32Array>()(proxTVRuns(x, { n: 3, lambda: 0.5 }));
+// @ts-expect-error proxTVRuns takes no out
+proxTVRuns(xs, { out: new Float32Array(3) });
 // beyond the simplex: sigmoid (not on the simplex), groupmax (groups given in advance)
 exact<Float32Array>()(sigmoid([0, 1.1, -Infinity], { temperature: 2 }));
 exact<Float32Array>()(sigmoidBackward(xs, dy, { out: new Float32Array(3) }));

@@ -1,4 +1,5 @@
-// blocks.js - attention and its building blocks beyond the mappings, each on the full core:
+// blocks.js - attention and its building blocks beyond the mappings, each on the full core
+// (and proxTV, fusedmax's first step):
 // multi-head attention (materialised or tiled), attention patterns, the adaptive span mask and Nadaraya-Watson pooling, positional encodings,
 // scoring functions, the masked mapping and the Fenchel-Young losses. simplexity.js builds them over mappings.js's
 // internals (blocksApi(internal.lib)) and exports them; the widgets that draw mappings only
@@ -10,7 +11,7 @@
 // and its backward), positions.js (positionalEncoding, relativeScores, txlScores), scores.js
 // (attentionScores and its backward), masked.js (maskedMapping and its backward), losses.js
 // (fyLoss: the Fenchel-Young losses), chain.js (chainAttention: CRF and SparseMAP attention over
-// a sequence), args.js (what
+// a sequence), prox.js (proxTV: fusedmax's first step), args.js (what
 // they share: sx_attention's mapping codes, the size check).
 import { sizeArgs } from "./blocks/args.js";
 import { attentionApi } from "./blocks/attention.js";
@@ -21,6 +22,7 @@ import { scoresApi } from "./blocks/scores.js";
 import { maskedApi } from "./blocks/masked.js";
 import { lossesApi } from "./blocks/losses.js";
 import { chainApi } from "./blocks/chain.js";
+import { proxApi } from "./blocks/prox.js";
 
 /**
  * The functions over one mappings.js instance. lib: that module's internals (argument
@@ -33,6 +35,6 @@ export function blocksApi(lib) {
   Object.assign(shared, { patternArg });
   return {
     ...attentionApi(lib, shared), attentionPattern, ...poolingApi(lib), ...positionsApi(lib, shared),
-    ...scoresApi(lib, shared), ...maskedApi(lib), ...lossesApi(lib), ...chainApi(lib),
+    ...scoresApi(lib, shared), ...maskedApi(lib), ...lossesApi(lib), ...chainApi(lib), ...proxApi(lib),
   };
 }

@@ -77,6 +77,7 @@ export const REQUIRED_EXPORTS = Object.freeze({
   "sx_fy_loss", "sx_fy_loss_index",
   "sx_chain_marginals", "sx_chain_marginals_backward", "sx_chain_sparsemap", "sx_chain_sparsemap_backward",
   "sx_chain_sparsemap_support",
+  "sx_prox_tv",
   "sx_task_count", "sx_task_name", "sx_task_vocab_size", "sx_task_width", "sx_task_lengths",
   "sx_task_token_char", "sx_task_generate", "sx_task_answer", "sx_task_split_of", "sx_task_encode",
   "sx_task_decode",

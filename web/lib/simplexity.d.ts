@@ -157,6 +157,15 @@ export function sigmoid<O extends Output = Float32Array>(x: Scores, options?: Om
  *  given in advance: whole groups get exactly 0 (group sparsity) as well as single entries. */
 export function groupmax<O extends Output = Float32Array>(x: Scores, options: Omit<GroupmaxOptions, "out"> & { out?: O }): Result<O>;
 
+/** prox_TV(x / T; lambda), fusedmax's first step (fusedmax = sparsemax of it): argmin_y
+ *  1/2 ||y - z||^2 + lambda sum_i |y_{i+1} - y_i|, z = x / T, lambda >= 0 (default 1; 0: the
+ *  identity). Neighbours fuse into runs of equal value; -Infinity entries leave the chain and stay
+ *  -Infinity. Needs the full core (init(), not init({ core: "mappings" })). */
+export function proxTV<O extends Output = Float32Array>(x: Scores, options?: Omit<FusedmaxOptions, "out"> & { out?: O }): Result<O>;
+/** The fused runs of proxTV(x, options): each entry's run, numbered from 0 in each row left to
+ *  right, -1 where masked. */
+export function proxTVRuns(x: Scores, options?: Omit<FusedmaxOptions, "out">): Int32Array;
+
 /** Vector-Jacobian product of softmax: dx = J(x)^T dy (1/T included). Same shape as x. */
 export function softmaxBackward<O extends Output = Float32Array>(x: Scores, dy: Scores, options?: Omit<ShapeOptions, "out"> & { out?: O }): Result<O>;
 /** Vector-Jacobian product of sparsemax. On a support boundary: the Jacobian of the smaller support. */

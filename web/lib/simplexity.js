@@ -28,4 +28,5 @@ export const {
   attention, attentionPattern, spanMask, attentionPooling, attentionPoolingBackward, positionalEncoding,
   relativeScores, txlScores, attentionScores, attentionScoresBackward, maskedMapping,
   maskedMappingBackward, fyLoss, chainAttention, chainAttentionBackward, sparsemapSelections,
+  proxTV, proxTVRuns,
 } = blocksApi(internal.lib);

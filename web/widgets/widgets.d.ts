@@ -295,6 +295,14 @@ declare class SxFusedElement extends SxElement {
   /** λ of groupmax (the `group-lambda` attribute), in [0, 5]; default 0.3. */
   get groupLambda(): number;
   set groupLambda(v: Or<number>);
+  /** Show fusedmax's two steps (prox_TV with its runs, the projection, the gradient of one
+   *  output); default false. */
+  get steps(): boolean;
+  set steps(v: boolean);
+  /** The output coordinate j (1-based) whose gradient the steps draw, a whole number in [1, 24];
+   *  default 2 (beyond the number of scores: the last). */
+  get output(): number;
+  set output(v: Or<number>);
 }
 
 /**
@@ -764,7 +772,7 @@ interface SxTrajectoryChangeDetail { t: number }
 /** sx-two-choice-change: the reader moved the α slider or the t cursor. */
 interface SxTwoChoiceChangeDetail { alpha: number; t: number }
 /** sx-fused-change: the reader moved a score or a slider. */
-interface SxFusedChangeDetail { scores: readonly number[]; lambda: number; beta: number; groupLambda: number }
+interface SxFusedChangeDetail { scores: readonly number[]; lambda: number; beta: number; groupLambda: number; steps: boolean; output: number }
 /** sx-jacobian-change: the reader moved a score, t or a slider, or chose a mapping; p and the Jacobian (n * n, row-major) at the new scores. */
 interface SxJacobianChangeDetail { scores: readonly number[]; mapping: SxMappingName; t: number; p: Float32Array; jacobian: Float32Array }
 /**
@@ -985,7 +993,7 @@ interface SxWidgetAttributes {
     scores?: string; mappings?: string; alpha?: NumberAttr; lambda?: NumberAttr; beta?: NumberAttr; t?: NumberAttr; tmax?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
   "sx-two-choice": SxEventProps<"sx-two-choice"> & { alphas?: string; alpha?: NumberAttr; t?: NumberAttr; theme?: SxTheme; link?: SxLink };
-  "sx-fused": SxEventProps<"sx-fused"> & { scores?: string; lambda?: NumberAttr; beta?: NumberAttr; groups?: string; "group-lambda"?: NumberAttr; theme?: SxTheme; link?: SxLink };
+  "sx-fused": SxEventProps<"sx-fused"> & { scores?: string; lambda?: NumberAttr; beta?: NumberAttr; groups?: string; "group-lambda"?: NumberAttr; steps?: boolean; output?: NumberAttr; theme?: SxTheme; link?: SxLink };
   "sx-jacobian": SxEventProps<"sx-jacobian"> & {
     mapping?: SxMappingName; compare?: "none" | SxMappingName; n?: NumberAttr; scores?: string; alpha?: NumberAttr;
     lambda?: NumberAttr; beta?: NumberAttr; temperature?: NumberAttr; from?: string; to?: string; t?: NumberAttr; theme?: SxTheme; link?: SxLink;
