@@ -63,12 +63,19 @@ EM_FLAGS := $(EM_BASE) -O3 $(call em_exports,$(EXPORTS))
 # backward passes) rely on it. The files in CORE_HAND are vectorised by hand with simd128
 # intrinsics: the vectoriser only added vector copies of their scalar tails, so they also go
 # without it (3.4 KB). CORE_UNROLLED keeps plain -O3: fusedmax.c (Condat's sweep, not unrolled
-# by hand: fusedmax attention ran up to 25% slower without clang's unroller). -Os on the files that
-# only check arguments, parse or format would take 1 KB more: not worth a list.
+# by hand: fusedmax attention ran up to 25% slower without clang's unroller). CORE_SMALL: -Os on the
+# models' own code (layers.c, model.c, rnn.c: short loops around matmul.c and attention.c, which
+# keep -O3), 8.4 KB less than -O3 (-O3 copied and inlined their loops), for no speed bench/ab.mjs
+# --only model could tell apart from noise (median ratio 1.04 over its 8 cases) and identical
+# losses; the recurrent model's training steps the same. -Os on the files that only check
+# arguments, parse or format takes bytes instead (clang's -Os inlines differently), -Oz on
+# layers.c stops its vectoriser.
 CORE_OPT := -O3 -fno-unroll-loops
 CORE_HAND := softmax sparsemax entmax matmul
 CORE_UNROLLED := fusedmax
-core_opt = $(if $(filter $(CORE_UNROLLED),$(1)),-O3,$(CORE_OPT) $(if $(filter $(CORE_HAND),$(1)),-fno-vectorize -fno-slp-vectorize))
+CORE_SMALL := layers model rnn
+CORE_SMALL_OPT := -Os
+core_opt = $(if $(filter $(CORE_SMALL),$(1)),$(CORE_SMALL_OPT),$(if $(filter $(CORE_UNROLLED),$(1)),-O3,$(CORE_OPT) $(if $(filter $(CORE_HAND),$(1)),-fno-vectorize -fno-slp-vectorize)))
 EM_LINK := --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMALLOC=emmalloc -sTOTAL_STACK=1MB \
            -sINITIAL_MEMORY=4MB -sERROR_ON_UNDEFINED_SYMBOLS=1 -O3 $(call em_exports,$(EXPORTS))
 SIMD_OBJ := $(patsubst core/src/%.c,$(B)/wasm-simd/%.o,$(CORE_SRC))
@@ -146,7 +153,7 @@ $(B)/inc/simde:
 # SIMD build: simd128 + bulk memory (fast memcpy). binaryen's -O3 run once more after emcc's
 # takes 0.75 KB off. The core stays under webpack's 244 KiB asset hint (tests/browser/sizes.mjs).
 # The objects' flags, in a file rewritten only when they change, so that a change recompiles them.
-WASM_FLAGS_KEY := $(WARN) $(EM_INC) | $(CORE_OPT) | $(CORE_HAND) | $(CORE_UNROLLED)
+WASM_FLAGS_KEY := $(WARN) $(EM_INC) | $(CORE_OPT) | $(CORE_HAND) | $(CORE_UNROLLED) | $(CORE_SMALL) $(CORE_SMALL_OPT)
 $(B)/wasm-flags.txt: FORCE
 	@mkdir -p $(B)
 	@echo '$(WASM_FLAGS_KEY)' | cmp -s - $@ || echo '$(WASM_FLAGS_KEY)' > $@
