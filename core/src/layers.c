@@ -312,3 +312,18 @@ float sx_nn_adam_step(float *param, float *m, float *v, const float *grad, size_
     }
     return norm;
 }
+
+float sx_nn_adam_two_rates(float *param, float *m, float *v, const float *grad, size_t n0,
+                           size_t na, int *t, float lr, float alpha_lr, float clip) {
+    const float norm0 = sx_nn_grad_norm(grad, n0), norma = sx_nn_grad_norm(grad + n0, na);
+    const float norm = sqrtf(norm0 * norm0 + norma * norma);
+    if (!(norm < INFINITY)) return norm;
+    const int clipped = clip > 0.0f && norm > clip;
+    sx_nn_adam_cfg adam = { lr, 0.9f, 0.98f, 1e-9f, 0.0f, clipped ? clip * (norm0 / norm) : 0.0f };
+    ++*t;
+    sx_nn_adam_step(param, m, v, grad, n0, *t, &adam);
+    adam.lr = lr * alpha_lr;
+    adam.max_norm = clipped ? clip * (norma / norm) : 0.0f;
+    sx_nn_adam_step(param + n0, m + n0, v + n0, grad + n0, na, *t, &adam);
+    return norm;
+}

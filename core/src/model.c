@@ -890,23 +890,13 @@ int sx_model_train_step(sx_model *m, float *loss, const int *src, int src_len, c
     int st = loss_forward(m, loss, src, src_len, tgt, tgt_len, count, fn);
     if (st == SX_OK) st = model_backward(m, src, NULL, 0, NULL);
     if (st != SX_OK) return st;
-    /* Adam in two slices, everything before alpha_a at lr, alpha_a at lr * alpha_lr; the clip
-       stays global: each slice gets max_norm scaled by its share of the global norm, so both
-       are scaled by max_norm / global norm (or not at all). */
-    const size_t na = m->p_size[P_ALPHA], n0 = m->n_params - na;
-    const float clip = m->fcfg[SX_MODEL_F_CLIP];
-    const float norm0 = sx_nn_grad_norm(m->grads, n0), norma = sx_nn_grad_norm(m->grads + n0, na);
-    const float norm = sqrtf(norm0 * norm0 + norma * norma);
+    /* Adam at lr, alpha_a at lr * alpha_lr, one global clip (layers.c) */
+    const size_t na = m->p_size[P_ALPHA];
+    const float norm = sx_nn_adam_two_rates(m->params, m->adam_m, m->adam_v, m->grads,
+                                            m->n_params - na, na, &m->step, lr,
+                                            m->fcfg[SX_MODEL_F_ALPHA_LR], m->fcfg[SX_MODEL_F_CLIP]);
     if (!(norm < INFINITY))
         return sx__fail(SX_ENONFINITE, -1, "%s: gradient norm is %g (diverged)", fn, (double)norm);
-    const int clipped = clip > 0.0f && norm > clip;
-    sx_nn_adam_cfg adam = { lr, 0.9f, 0.98f, 1e-9f, 0.0f, clipped ? clip * (norm0 / norm) : 0.0f };
-    m->step++;
-    sx_nn_adam_step(m->params, m->adam_m, m->adam_v, m->grads, n0, m->step, &adam);
-    adam.lr = lr * m->fcfg[SX_MODEL_F_ALPHA_LR];
-    adam.max_norm = clipped ? clip * (norma / norm) : 0.0f;
-    sx_nn_adam_step(m->params + n0, m->adam_m + n0, m->adam_v + n0, m->grads + n0, na, m->step,
-                    &adam);
     sx_nn_span_clamp(m->p[P_SPAN], 3 * m->L * m->NH);
     return SX_OK;
 }

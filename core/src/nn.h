@@ -135,6 +135,14 @@ typedef struct {
 float sx_nn_grad_norm(const float *grad, size_t n);
 float sx_nn_adam_step(float *param, float *m, float *v, const float *grad, size_t n, int t,
                       const sx_nn_adam_cfg *cfg);
+/* The models' optimiser step: Adam (beta1 0.9, beta2 0.98, eps 1e-9, no weight decay) over one
+   block in two slices, [0, n0) at lr and [n0, n0 + na) (the learned alphas) at lr * alpha_lr.
+   The clip stays global: each slice gets max_norm scaled by its share of the global norm, so
+   both are scaled by clip / global norm (or not at all; clip <= 0: never). Returns the global
+   gradient norm; when it is not finite nothing is updated and *t is unchanged, else *t is
+   incremented first (the step number Adam's bias correction uses). */
+float sx_nn_adam_two_rates(float *param, float *m, float *v, const float *grad, size_t n0,
+                           size_t na, int *t, float lr, float alpha_lr, float clip);
 
 /* ============================================================= attention (attention.c) */
 /* The mapping of one head. */

@@ -657,21 +657,13 @@ int sx_rnn_train_step(sx_rnn *m, float *loss, const int *src, int src_len, const
         return sx__fail(SX_EINVAL, -1, "%s: lr must be finite and >= 0 (got %g)", fn, (double)lr);
     int st = sx_rnn_backward(m, loss, src, src_len, tgt, tgt_len, count);
     if (st != SX_OK) return st;
-    /* Adam in two slices as the Transformer's: alpha_a at lr * alpha_lr, one global clip */
-    const size_t na = m->p_size[P_ALPHA], n0 = m->n_params - na;
-    const float clip = m->fcfg[SX_RNN_F_CLIP];
-    const float norm0 = sx_nn_grad_norm(m->grads, n0), norma = sx_nn_grad_norm(m->grads + n0, na);
-    const float norm = sqrtf(norm0 * norm0 + norma * norma);
+    /* Adam at lr, alpha_a at lr * alpha_lr, one global clip (layers.c), as the Transformer's */
+    const size_t na = m->p_size[P_ALPHA];
+    const float norm = sx_nn_adam_two_rates(m->params, m->adam_m, m->adam_v, m->grads,
+                                            m->n_params - na, na, &m->step, lr,
+                                            m->fcfg[SX_RNN_F_ALPHA_LR], m->fcfg[SX_RNN_F_CLIP]);
     if (!(norm < INFINITY))
         return sx__fail(SX_ENONFINITE, -1, "%s: gradient norm is %g (diverged)", fn, (double)norm);
-    const int clipped = clip > 0.0f && norm > clip;
-    sx_nn_adam_cfg adam = { lr, 0.9f, 0.98f, 1e-9f, 0.0f, clipped ? clip * (norm0 / norm) : 0.0f };
-    m->step++;
-    sx_nn_adam_step(m->params, m->adam_m, m->adam_v, m->grads, n0, m->step, &adam);
-    adam.lr = lr * m->fcfg[SX_RNN_F_ALPHA_LR];
-    adam.max_norm = clipped ? clip * (norma / norm) : 0.0f;
-    sx_nn_adam_step(m->params + n0, m->adam_m + n0, m->adam_v + n0, m->grads + n0, na, m->step,
-                    &adam);
     return SX_OK;
 }
 
