@@ -7,6 +7,7 @@
 #   make bench-attention   attention and model speed, SIMD vs scalar vs native (issue 3)
 #   make bench-decode      greedy decoding tokens/s, KV cache vs full recomputation (issue 13)
 #   make rnn-table         the recurrent encoder-decoder's bottleneck: accuracy against source length (issue 24)
+#   make rnn-variance      soft, sparse and hard attention: gradient-estimator variance, curves, support (issue 24)
 #   make fuzz     a long libFuzzer run (make test does a short one)
 #   make serve    build, then serve the site (the book) on 127.0.0.1
 
@@ -531,6 +532,22 @@ $(B)/rnn/%.json: $(B)/tools/train
 
 rnn-table: $(patsubst %,$(B)/rnn/%.json,$(RNN_VARIANTS))
 	$(NODE) tools/rnn-table.mjs --readme README.md $^ | tee $(B)/rnn/table.md
+
+# Soft, sparse and hard attention compared (issue 24, item 4): tools/rnn-variance.c trains the six
+# recurrent variants 1500 steps each, measures the attention-side gradient of every estimator on one
+# batch at three points of the softmax run and at the shipped hard-straight model, and
+# tools/rnn-variance.mjs writes build/rnn/variance.md and the README's table. Not part of make test.
+RNN_VARIANCE_FLAGS ?= --shipped web/models/reverse-rnn-hard-straight.sxrn
+
+.PHONY: rnn-variance
+$(B)/tools/rnn-variance: tools/rnn-variance.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/tools
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
+
+rnn-variance: $(B)/tools/rnn-variance
+	@mkdir -p $(B)/rnn
+	$(B)/tools/rnn-variance $(RNN_VARIANCE_FLAGS) > $(B)/rnn/variance.json
+	$(NODE) tools/rnn-variance.mjs --readme README.md $(B)/rnn/variance.json | tee $(B)/rnn/variance.md
 
 models-check: $(B)/tools/train
 	@mkdir -p $(B)/models-check
