@@ -65,6 +65,11 @@ typedef struct {
     double support, support1;
 } stats;
 
+/* Per method: the training curve at the marks 0, mid, steps. */
+typedef struct {
+    double loss[N_MARKS], acc[N_MARKS], support[N_MARKS], support1[N_MARKS];
+} curve;
+
 static void usage(void) {
     fprintf(stderr, "usage: rnn-variance [--task reverse] [--seed N] [--steps N] [--total N] [--mid N]\n"
                     "                    [--draws K] [--batch N] [--val N] [--shipped FILE] [--quiet]\n");
@@ -142,10 +147,12 @@ static double schedule(int step, int total) {
     return step < 100 ? r * (step + 1.0) / 100 : r;
 }
 
-/* Trains m for o->steps steps; loss[k] and acc[k] at the marks 0, mid, steps; snaps[k] (if not
-   NULL) the parameters there. */
-static void train(sx_rnn *m, const options *o, double *loss, double *acc, float **snaps,
-                  int *src, int *tgt, int *out) {
+static void support(sx_rnn *m, const int *tgt, int T, int B, double *mean, double *one);
+
+/* Trains m for o->steps steps; at the marks 0, mid, steps: c->loss, c->acc, the support of the
+   attention rows on the fixed batch (msrc, mtgt), and snaps[k] (if not NULL) the parameters. */
+static void train(sx_rnn *m, const options *o, curve *c, float **snaps, const int *msrc,
+                  const int *mtgt, int *src, int *tgt, int *out) {
     const int marks[N_MARKS] = { 0, o->mid, o->steps }, np = sx_rnn_num_params(m);
     double ema = 0.0;
     for (int step = 0, k = 0; step <= o->steps; step++) {
@@ -157,8 +164,10 @@ static void train(sx_rnn *m, const options *o, double *loss, double *acc, float 
                 if (sx_rnn_loss(m, &l0, src, o->T, tgt, o->T, o->batch) != SX_OK) fail("loss");
                 ema = l0;
             }
-            loss[k] = ema;
-            acc[k] = accuracy(m, o, 1000u + (unsigned)o->seed, o->n_val, src, tgt, out);
+            c->loss[k] = ema;
+            c->acc[k] = accuracy(m, o, 1000u + (unsigned)o->seed, o->n_val, src, tgt, out);
+            if (sx_rnn_loss(m, NULL, msrc, o->T, mtgt, o->T, o->batch) != SX_OK) fail("loss");
+            support(m, mtgt, o->T, o->batch, &c->support[k], &c->support1[k]);
             k++;
         }
         if (step == o->steps) break;
@@ -271,8 +280,7 @@ static void print_stats(const stats *s) {
 }
 
 static void print_json(const options *o, const char *const *names, const int *steps, int n_points,
-                       stats (*st)[N_METHODS], double (*loss)[N_MARKS], double (*acc)[N_MARKS],
-                       double seconds) {
+                       stats (*st)[N_METHODS], const curve *cv, double seconds) {
     printf("{\"task\":\"%s\",\"seed\":%d,\"steps\":%d,\"total\":%d,\"mid\":%d,\"draws\":%d,"
            "\"batch\":%d,\"val\":%d,\"warm_draws\":%d,\"seconds\":%.1f,\"config\":{\"embed\":32,"
            "\"hidden\":64,\"attn_hidden\":32,\"temperature\":1,\"baseline\":0.9},\"points\":[",
@@ -289,8 +297,9 @@ static void print_json(const options *o, const char *const *names, const int *st
     for (int i = 0; i < N_METHODS; i++) {
         printf("%s{\"method\":\"%s\",\"points\":[", i ? "," : "", methods[i].name);
         for (int k = 0; k < N_MARKS; k++)
-            printf("%s{\"step\":%d,\"loss\":%.5f,\"val_accuracy\":%.4f}", k ? "," : "", marks[k],
-                   loss[i][k], acc[i][k]);
+            printf("%s{\"step\":%d,\"loss\":%.5f,\"val_accuracy\":%.4f,\"support\":%.4f,"
+                   "\"support1\":%.4f}", k ? "," : "", marks[k], cv[i].loss[k], cv[i].acc[k],
+                   cv[i].support[k], cv[i].support1[k]);
         printf("]}");
     }
     printf("]}\n");
@@ -323,28 +332,28 @@ int main(int argc, char **argv) {
     const int np = sx_rnn_num_params(mods[0]);
     float *snap[MAX_POINTS];
     for (int p = 0; p < MAX_POINTS; p++) snap[p] = malloc(sizeof(float) * np);
-    double loss[N_METHODS][N_MARKS], acc[N_METHODS][N_MARKS];
+    int *msrc = malloc(sizeof(int) * rows * 2), *mtgt = msrc + rows; /* the measured batch */
+    sx_task_generate(msrc, mtgt, o.task_id, SX_TASK_HELDOUT, 3000u + (unsigned)o.seed, 0, o.batch, o.T);
+    curve cv[N_METHODS];
     for (int i = 0; i < N_METHODS; i++) { /* fresh models: the same initialisation */
         sx_rnn *m = create(&o, &methods[i]);
-        train(m, &o, loss[i], acc[i], i ? NULL : snap, src, tgt, out);
+        train(m, &o, &cv[i], i ? NULL : snap, msrc, mtgt, src, tgt, out);
         sx_rnn_free(m);
         if (!o.quiet)
             fprintf(stderr, "rnn-variance: trained %-9s loss %.4f  held-out %.1f%%  %.0fs\n",
-                    methods[i].name, loss[i][2], 100.0 * acc[i][2], (double)(clock() - t0) / CLOCKS_PER_SEC);
+                    methods[i].name, cv[i].loss[2], 100.0 * cv[i].acc[2], (double)(clock() - t0) / CLOCKS_PER_SEC);
     }
     const char *names[MAX_POINTS] = { "init", "mid", "end", "shipped" };
     const int steps[MAX_POINTS] = { 0, o.mid, o.steps, -1 };
     const int n_points = o.shipped ? 4 : 3;
     if (o.shipped) load_shipped(o.shipped, snap[3], np);
-    int *msrc = malloc(sizeof(int) * rows * 2), *mtgt = msrc + rows;
-    sx_task_generate(msrc, mtgt, o.task_id, SX_TASK_HELDOUT, 3000u + (unsigned)o.seed, 0, o.batch, o.T);
     stats st[MAX_POINTS][N_METHODS];
     for (int p = 0; p < n_points; p++) {
         measure(mods, &o, snap[p], msrc, mtgt, st[p]);
         if (!o.quiet)
             fprintf(stderr, "rnn-variance: measured at %s  %.0fs\n", names[p], (double)(clock() - t0) / CLOCKS_PER_SEC);
     }
-    print_json(&o, names, steps, n_points, st, loss, acc, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    print_json(&o, names, steps, n_points, st, cv, (double)(clock() - t0) / CLOCKS_PER_SEC);
     for (int i = 0; i < N_METHODS; i++) sx_rnn_free(mods[i]);
     for (int p = 0; p < MAX_POINTS; p++) free(snap[p]);
     free(src);
