@@ -372,6 +372,10 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	  $(B)/tools/train --arch rnn --task reverse --attention $$v --max-steps 20 --eval 10 --val 40 --test 80 --quiet \
 	  > $(B)/bench/smoke/rnn-$$i.json || { echo "make rnn-table's trainer failed ($$v)" >&2; exit 1; }; done
 	$(NODE) tools/rnn-table.mjs $(B)/bench/smoke/rnn-1.json $(B)/bench/smoke/rnn-2.json $(B)/bench/smoke/rnn-3.json > $(B)/bench/smoke/rnn-table.md
+	$(MAKE) --no-print-directory $(B)/tools/rnn-variance
+	$(B)/tools/rnn-variance --steps 20 --mid 10 --total 40 --draws 8 --batch 8 --val 40 --quiet \
+	  --shipped web/models/reverse-rnn-hard-straight.sxrn > $(B)/bench/smoke/rnn-variance.json
+	$(NODE) tools/rnn-variance.mjs $(B)/bench/smoke/rnn-variance.json > $(B)/bench/smoke/rnn-variance.md
 	$(MAKE) --no-print-directory text $(B)/tools/text-baseline
 	$(B)/tools/text-baseline --dir $(TEXT) --orders 3 --json $(B)/bench/smoke/baseline.json > /dev/null
 	for k in $(TEXT_KINDS); do \
@@ -381,7 +385,7 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	  > $(B)/bench/smoke/text-summary.json
 	$(NODE) tools/text/models-table.mjs --summary $(B)/bench/smoke/text-summary.json --baseline $(B)/bench/smoke/baseline.json \
 	  --md $(B)/bench/smoke/text-models.md > /dev/null
-	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make explain-findings, make rnn-table (20 steps), make text-models (10 steps), make site-size and train-time.mjs run"
+	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make explain-findings, make rnn-table (20 steps), make rnn-variance (20 steps, 8 draws), make text-models (10 steps), make site-size and train-time.mjs run"
 
 # The README's test command: installs what is missing (tools/setup.sh: Debian packages when run
 # as root or with sudo, npm ci when node_modules is missing or stale), then every suite, in a

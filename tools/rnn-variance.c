@@ -249,6 +249,10 @@ static void measure(sx_rnn **mods, const options *o, const float *theta, const i
                 if (sx_rnn_backward(m, NULL, src, o->T, tgt, o->T, o->batch) != SX_OK) fail("backward");
         tr[i] = draws(m, o, src, tgt, K, off, n, mean + (size_t)i * n, m2, g, i ? mean : NULL,
                       &st[i].cos_soft_one);
+        if (!methods[i].stochastic && tr[i] != 0.0) { /* two draws of an exact gradient differ */
+            fprintf(stderr, "rnn-variance: %s's gradient is not deterministic\n", methods[i].name);
+            exit(1);
+        }
         if (!i) st[i].cos_soft_one = 1.0;
         st[i].support = st[i].support1 = -1.0;
         if (methods[i].attention == SX_RNN_ADDITIVE)
