@@ -544,9 +544,9 @@ rnn-table: $(patsubst %,$(B)/rnn/%.json,$(RNN_VARIANTS))
 RNN_VARIANCE_FLAGS ?= --shipped web/models/reverse-rnn-hard-straight.sxrn
 
 .PHONY: rnn-variance
-$(B)/tools/rnn-variance: tools/rnn-variance.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+$(B)/tools/rnn-variance: tools/rnn-variance.c tools/train-rnn.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/tools
-	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< tools/train-rnn.c $(CORE_SRC) -o $@ -lm
 
 rnn-variance: $(B)/tools/rnn-variance
 	@mkdir -p $(B)/rnn

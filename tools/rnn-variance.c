@@ -10,9 +10,10 @@
       hidden 32, batch 32) and one initialisation (--seed): additive attention with softmax,
       sparsemax and 1.5-entmax, and hard attention (policy softmax) trained by REINFORCE with its
       moving-average baseline, straight-through Gumbel-softmax (tau 1) and the straight-through
-      argmax. Each trains --steps steps with `build/tools/train --arch rnn`'s schedule over
-      --total steps (the same examples, warm-up, cosine decay), recording the loss (the
-      trainer's moving average) and the greedy exact accuracy on --val held-out rows (seed
+      argmax. Each trains --steps steps as `build/tools/train --arch rnn --max-steps <total>`
+      does (its schedule and accuracy are tools/train-rnn.c's, linked in; the same examples,
+      so the softmax run's losses are the trainer's), recording the loss (the trainer's moving
+      average) and the greedy exact accuracy on --val held-out rows (seed
       1000 + seed, the trainer's validation rows) at step 0, --mid and --steps.
    2. The softmax run is the reference: its parameters at step 0, --mid and --steps (and, with
       --shipped, a shipped checkpoint's) are copied into all six models in turn, and each gives
@@ -120,32 +121,10 @@ static sx_rnn *create(const options *o, const method *me) {
 }
 
 /* ============================================================== training */
-/* Greedy exact-sequence accuracy on n held-out rows of seed. */
-static double accuracy(sx_rnn *m, const options *o, unsigned seed, int n, int *src, int *tgt, int *out) {
-    const int T = o->T;
-    int right = 0;
-    for (int s = 0; s < n; s += o->batch) {
-        const int cnt = n - s < o->batch ? n - s : o->batch;
-        sx_task_generate(src, tgt, o->task_id, SX_TASK_HELDOUT, seed, s, cnt, T);
-        if (sx_rnn_generate(m, out, T, src, T, cnt) != SX_OK) fail("generate");
-        for (int r = 0; r < cnt; r++) {
-            int ok = 1;
-            for (int t = 1; t < T && ok; t++) {
-                ok = out[r * T + t] == tgt[r * T + t];
-                if (tgt[r * T + t] == SX_TOKEN_EOS) break;
-            }
-            right += ok;
-        }
-    }
-    return (double)right / n;
-}
-
-/* The trainer's learning rate at step (lr 3e-3 to 3e-4, warm-up 100, cosine over total). */
-static double schedule(int step, int total) {
-    const double lr = 3e-3, lo = 3e-4;
-    double r = lo + 0.5 * (lr - lo) * (1.0 + cos(3.14159265358979 * step / total));
-    return step < 100 ? r * (step + 1.0) / 100 : r;
-}
+/* tools/train-rnn.c (linked in): the trainer's held-out accuracy and learning-rate schedule. */
+double train_rnn_accuracy(sx_rnn *m, int task, unsigned seed, int n, int T, int B, int *src,
+                          int *tgt, int *out);
+double train_rnn_lr(int step, int total, double lr, double lr_min, int warmup);
 
 static void support(sx_rnn *m, const int *tgt, int T, int B, double *mean, double *one);
 
@@ -165,16 +144,18 @@ static void train(sx_rnn *m, const options *o, curve *c, float **snaps, const in
                 ema = l0;
             }
             c->loss[k] = ema;
-            c->acc[k] = accuracy(m, o, 1000u + (unsigned)o->seed, o->n_val, src, tgt, out);
+            c->acc[k] = train_rnn_accuracy(m, o->task_id, 1000u + (unsigned)o->seed, o->n_val, o->T,
+                                          o->batch, src, tgt, out);
             if (sx_rnn_loss(m, NULL, msrc, o->T, mtgt, o->T, o->batch) != SX_OK) fail("loss");
             support(m, mtgt, o->T, o->batch, &c->support[k], &c->support1[k]);
             k++;
         }
         if (step == o->steps) break;
-        sx_task_generate(src, tgt, o->task_id, SX_TASK_TRAIN, (unsigned)o->seed, step * o->batch, o->batch, o->T);
+        sx_task_generate(src, tgt, o->task_id, SX_TASK_TRAIN, (unsigned)o->seed, step * o->batch,
+                         o->batch, o->T);
         float l = 0.0f;
-        if (sx_rnn_train_step(m, &l, src, o->T, tgt, o->T, o->batch, (float)schedule(step, o->total)) != SX_OK)
-            fail("train step");
+        const double lr = train_rnn_lr(step, o->total, 3e-3f, 3e-4f, 100); /* the trainer's floats */
+        if (sx_rnn_train_step(m, &l, src, o->T, tgt, o->T, o->batch, (float)lr) != SX_OK) fail("train step");
         ema = step ? 0.95 * ema + 0.05 * l : l;
     }
 }
@@ -325,6 +306,8 @@ static void load_shipped(const char *path, float *theta, int np) {
     sx_rnn_free(m);
 }
 
+static double seconds(clock_t t0) { return (double)(clock() - t0) / CLOCKS_PER_SEC; }
+
 int main(int argc, char **argv) {
     options o = { "reverse", NULL, 1, 1500, 3000, 300, 256, 32, 500, 0, 0, 0 };
     parse(&o, argc, argv);
@@ -345,7 +328,7 @@ int main(int argc, char **argv) {
         sx_rnn_free(m);
         if (!o.quiet)
             fprintf(stderr, "rnn-variance: trained %-9s loss %.4f  held-out %.1f%%  %.0fs\n",
-                    methods[i].name, cv[i].loss[2], 100.0 * cv[i].acc[2], (double)(clock() - t0) / CLOCKS_PER_SEC);
+                    methods[i].name, cv[i].loss[2], 100.0 * cv[i].acc[2], seconds(t0));
     }
     const char *names[MAX_POINTS] = { "init", "mid", "end", "shipped" };
     const int steps[MAX_POINTS] = { 0, o.mid, o.steps, -1 };
@@ -355,9 +338,9 @@ int main(int argc, char **argv) {
     for (int p = 0; p < n_points; p++) {
         measure(mods, &o, snap[p], msrc, mtgt, st[p]);
         if (!o.quiet)
-            fprintf(stderr, "rnn-variance: measured at %s  %.0fs\n", names[p], (double)(clock() - t0) / CLOCKS_PER_SEC);
+            fprintf(stderr, "rnn-variance: measured at %s  %.0fs\n", names[p], seconds(t0));
     }
-    print_json(&o, names, steps, n_points, st, cv, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    print_json(&o, names, steps, n_points, st, cv, seconds(t0));
     for (int i = 0; i < N_METHODS; i++) sx_rnn_free(mods[i]);
     for (int p = 0; p < MAX_POINTS; p++) free(snap[p]);
     free(src);

@@ -126,8 +126,8 @@ function finding() {
     `${hard.map((m) => pct(last(m).val_accuracy) + '%').join(', ')}. ` + (ordered
     ? 'Among the hard estimators the noisier learns slower, in the order of their mean relative variance. '
     : 'The hard estimators do not learn in the order of their mean relative variance. ') +
-    (level.length === 0 ? 'Every exact-gradient model is ahead of every hard one, which is the lecture\'s point. '
-      : `Every exact-gradient model is ahead of ${behind.length ? behind.join(' and ') : 'none of the hard ones'}, but ` +
+    (level.length === 0 ? `At step ${mid('softmax').step} every exact-gradient model is ahead of every hard one, which is the lecture's point. `
+      : `At step ${mid('softmax').step} every exact-gradient model is ahead of ${behind.length ? behind.join(' and ') : 'none of the hard ones'}, but ` +
         `${level.join(' and ')} ${level.length > 1 ? 'are' : 'is'} level with or ahead of some of them: zero variance ` +
         'with a bias trains about as fast here, so exact gradients beat noisy estimators, not every hard one. ') +
     'One seed: gaps of a few points are within its noise.';
