@@ -7,6 +7,7 @@
 #   make bench-attention   attention and model speed, SIMD vs scalar vs native (issue 3)
 #   make bench-decode      greedy decoding tokens/s, KV cache vs full recomputation (issue 13)
 #   make rnn-table         the recurrent encoder-decoder's bottleneck: accuracy against source length (issue 24)
+#   make rnn-variance      soft, sparse and hard attention: gradient-estimator variance, curves, support (issue 24)
 #   make fuzz     a long libFuzzer run (make test does a short one)
 #   make serve    build, then serve the site (the book) on 127.0.0.1
 
@@ -378,6 +379,10 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	  $(B)/tools/train --arch rnn --task reverse --attention $$v --max-steps 20 --eval 10 --val 40 --test 80 --quiet \
 	  > $(B)/bench/smoke/rnn-$$i.json || { echo "make rnn-table's trainer failed ($$v)" >&2; exit 1; }; done
 	$(NODE) tools/rnn-table.mjs $(B)/bench/smoke/rnn-1.json $(B)/bench/smoke/rnn-2.json $(B)/bench/smoke/rnn-3.json > $(B)/bench/smoke/rnn-table.md
+	$(MAKE) --no-print-directory $(B)/tools/rnn-variance
+	$(B)/tools/rnn-variance --steps 20 --mid 10 --total 40 --draws 8 --batch 8 --val 40 --quiet \
+	  --shipped web/models/reverse-rnn-hard-straight.sxrn > $(B)/bench/smoke/rnn-variance.json
+	$(NODE) tools/rnn-variance.mjs $(B)/bench/smoke/rnn-variance.json > $(B)/bench/smoke/rnn-variance.md
 	$(MAKE) --no-print-directory text $(B)/tools/text-baseline
 	$(B)/tools/text-baseline --dir $(TEXT) --orders 3 --json $(B)/bench/smoke/baseline.json > /dev/null
 	for k in $(TEXT_KINDS); do \
@@ -387,7 +392,7 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	  > $(B)/bench/smoke/text-summary.json
 	$(NODE) tools/text/models-table.mjs --summary $(B)/bench/smoke/text-summary.json --baseline $(B)/bench/smoke/baseline.json \
 	  --md $(B)/bench/smoke/text-models.md > /dev/null
-	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make explain-findings, make rnn-table (20 steps), make text-models (10 steps), make site-size and train-time.mjs run"
+	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make explain-findings, make rnn-table (20 steps), make rnn-variance (20 steps, 8 draws), make text-models (10 steps), make site-size and train-time.mjs run"
 
 # The README's test command: installs what is missing (tools/setup.sh: Debian packages when run
 # as root or with sudo, npm ci when node_modules is missing or stale), then every suite, in a
@@ -538,6 +543,22 @@ $(B)/rnn/%.json: $(B)/tools/train
 
 rnn-table: $(patsubst %,$(B)/rnn/%.json,$(RNN_VARIANTS))
 	$(NODE) tools/rnn-table.mjs --readme README.md $^ | tee $(B)/rnn/table.md
+
+# Soft, sparse and hard attention compared (issue 24, item 4): tools/rnn-variance.c trains the six
+# recurrent variants 1500 steps each, measures the attention-side gradient of every estimator on one
+# batch at three points of the softmax run and at the shipped hard-straight model, and
+# tools/rnn-variance.mjs writes build/rnn/variance.md and the README's table. Not part of make test.
+RNN_VARIANCE_FLAGS ?= --shipped web/models/reverse-rnn-hard-straight.sxrn
+
+.PHONY: rnn-variance
+$(B)/tools/rnn-variance: tools/rnn-variance.c tools/train-rnn.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/tools
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< tools/train-rnn.c $(CORE_SRC) -o $@ -lm
+
+rnn-variance: $(B)/tools/rnn-variance
+	@mkdir -p $(B)/rnn
+	$(B)/tools/rnn-variance $(RNN_VARIANCE_FLAGS) > $(B)/rnn/variance.json
+	$(NODE) tools/rnn-variance.mjs --readme README.md $(B)/rnn/variance.json | tee $(B)/rnn/variance.md
 
 models-check: $(B)/tools/train
 	@mkdir -p $(B)/models-check

@@ -130,13 +130,23 @@ static void evaluate(sx_rnn *m, int task, unsigned seed, int n, int T, int B, in
     }
 }
 
-static double exact_accuracy(sx_rnn *m, int task, unsigned seed, int n, int T, int B, int *src,
-                             int *tgt, int *out) {
+/* The greedy exact-sequence accuracy on n held-out rows of seed (also tools/rnn-variance.c's). */
+double train_rnn_accuracy(sx_rnn *m, int task, unsigned seed, int n, int T, int B, int *src,
+                          int *tgt, int *out) {
     int rows[MAX_CHARS + 1] = { 0 }, right[MAX_CHARS + 1] = { 0 };
     int tok[MAX_CHARS + 1] = { 0 }, toks[MAX_CHARS + 1] = { 0 }, sum = 0;
     evaluate(m, task, seed, n, T, B, src, tgt, out, rows, right, tok, toks);
     for (int k = 0; k <= MAX_CHARS; k++) sum += right[k];
     return (double)sum / n;
+}
+
+/* The learning rate at step: linear warm-up over warmup steps, cosine decay from lr to lr_min at
+   total (also tools/rnn-variance.c's). */
+double train_rnn_lr(int step, int total, double lr, double lr_min, int warmup) {
+    const double prog = (double)step / total; /* unchanged: tests/golden/rnn-native.json holds its losses */
+    double r = lr_min + 0.5 * (lr - lr_min) * (1.0 + cos(3.14159265358979 * prog));
+    if (step < warmup) r *= (step + 1.0) / warmup;
+    return r;
 }
 
 /* The training loop; returns the steps taken, the last loss EMA and validation accuracy. */
@@ -145,9 +155,7 @@ static int train(sx_rnn *m, const rnn_options *o, int task, int T, int *src, int
     const clock_t t0 = clock();
     int step = 0;
     while (step < o->max_steps) {
-        const double prog = (double)step / o->max_steps;
-        double lr = o->lr_min + 0.5 * (o->lr - o->lr_min) * (1.0 + cos(3.14159265358979 * prog));
-        if (step < o->warmup) lr *= (step + 1.0) / o->warmup;
+        const double lr = train_rnn_lr(step, o->max_steps, o->lr, o->lr_min, o->warmup);
         sx_task_generate(src, tgt, task, SX_TASK_TRAIN, (unsigned)o->seed, step * o->batch, o->batch, T);
         float loss = 0.0f;
         if (sx_rnn_train_step(m, &loss, src, T, tgt, T, o->batch, (float)lr) != SX_OK) {
@@ -157,7 +165,8 @@ static int train(sx_rnn *m, const rnn_options *o, int task, int T, int *src, int
         *ema = step ? 0.95 * *ema + 0.05 * loss : loss;
         step++;
         if (step % o->eval_every == 0 || step == o->max_steps) {
-            *val = exact_accuracy(m, task, 1000u + (unsigned)o->seed, o->n_val, T, o->batch, src, tgt, out);
+            *val = train_rnn_accuracy(m, task, 1000u + (unsigned)o->seed, o->n_val, T, o->batch, src,
+                                      tgt, out);
             if (!o->quiet)
                 fprintf(stderr, "rnn %s %s step %5d  loss %.4f  held-out %.1f%%  %.1fs\n", o->task,
                         o->attention, step, *ema, 100.0 * *val, (double)(clock() - t0) / CLOCKS_PER_SEC);
