@@ -206,6 +206,33 @@ export function textModelClass(core, { intArg, numArg, objectArg, knownKeys }, M
     }
 
     /**
+     * One character token drawn from a distribution over the model's tokens (next's or generate's
+     * probs): temperature, topK, topP, and seed or random as generate's; never a token with
+     * probability 0, never one below token_offset.
+     */
+    sample(probs, opts) {
+      const fn = "textModel.sample";
+      const V = this.#model.config.vocab;
+      if (!(probs instanceof Float32Array || probs instanceof Float64Array || Array.isArray(probs)) || probs.length !== V) {
+        throw new TypeError(`${fn}: probs must be a Float32Array, Float64Array or array of the model's ${V} token probabilities (got ${show(probs)})`);
+      }
+      for (let i = 0; i < V; i++) {
+        if (typeof probs[i] !== "number" || !(probs[i] >= 0) || probs[i] === Infinity) {
+          throw new RangeError(`${fn}: probs[${i}] must be a finite number >= 0 (got ${show(probs[i])})`);
+        }
+      }
+      const o = sampleOptions(fn, opts, 0);
+      const token = sampleIndex(probs, { ...o, from: this.#vocab.offset }, o.random);
+      if (token < 0) throw new RangeError(`${fn}: probs has no mass on a character token`);
+      return token;
+    }
+
+    /** A seeded source of uniform numbers in [0, 1) (mulberry32), for sample, generate, trainStep. */
+    static random(seed) {
+      return seededRandom(intArg("TextModel.random", "seed", seed, 0, 0xffffffff));
+    }
+
+    /**
      * One Adam step of next-character prediction on `text`: opts.batch (default 8) windows of
      * min(maxLen, text.length) characters at offsets drawn from seed or random; lr (1e-3).
      * Returns the loss before the step (the model's output loss, nats per character).
