@@ -317,6 +317,7 @@ const TAG_CLASSES = {
   "sx-heatmap": "SxHeatmapElement",
   "sx-loss": "SxLossElement",
   "sx-chain": "SxChainElement",
+  "sx-write": "SxWriteElement",
   "sx-decode": "SxDecodeElement",
   "sx-cues": "SxCuesElement",
   "sx-costs": "SxCostsElement",
