@@ -18,7 +18,7 @@ import { TextModel } from "../lib/simplexity.js";
 import { fetchCheckpoint, textCheckpointUrl, textSummaryUrl, TEXT_KINDS } from "./runtime/checkpoints.js";
 import { wordContinuations } from "./runtime/words.js";
 
-const LABEL = { softmax: "softmax attention, softmax output", entmax15: "1.5-entmax attention, softmax output", "entmax15-out": "learned-α attention, 1.5-entmax output" };
+const LABEL = { softmax: "softmax", entmax15: "1.5-entmax attention", "entmax15-out": "1.5-entmax output" };
 const GLYPH = { " ": "␣", "\n": "↵" };
 const glyph = (c) => GLYPH[c] ?? c;
 const prob = (p) => (p === 0 ? "0" : p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
@@ -26,10 +26,11 @@ const COLS = 24, CELL = 22, AW = 9, AH = 14, AL = 44, WORDS_SHOWN = 60;
 
 const CSS = sheet(`
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
-.row label { display: inline-flex; gap: 6.4px; align-items: center; }
+.row label { display: inline-flex; gap: 6.4px; align-items: center; max-width: 100%; }
+.row select, .row input { min-width: 0; max-width: 100%; }
 input[type="text"], input[type="number"], select { font: 14px/1.3 ui-monospace, Menlo, Consolas, monospace; color: var(--_fg); background: var(--_bg);
   border: 1px solid var(--_grid); border-radius: 6px; padding: 2.4px 6.4px; }
-input[type="text"] { width: 180px; }
+input[type="text"] { width: 160px; }
 input[type="number"] { width: 72px; }
 input[aria-invalid="true"] { border-color: var(--_accent); }
 input:focus-visible, select:focus-visible, button:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
