@@ -277,7 +277,7 @@ export class SxWrite extends SxElement {
       svgEl("text", { class: "tok muted", x: x + CELL / 2, y: y + CELL + 9, "text-anchor": "middle", "font-size": 9 }, g).textContent = glyph(chars[i]);
     }
     svgEl("text", { class: "muted", x: 0, y: 11, "font-size": 11 }, svg).textContent =
-      `next character (${kind === "entmax15-out" ? `${zeros} of ${chars.length} exactly 0` : "every one > 0"}); the box: the one drawn`;
+      `next: ${kind === "entmax15-out" ? `${zeros} of ${chars.length} exactly 0` : "every p > 0"}`;
     svg.setAttribute("aria-label", `the next character's distribution: ${chars.length - zeros} characters with p > 0, ${zeros} exactly 0`);
   }
 
@@ -288,7 +288,7 @@ export class SxWrite extends SxElement {
     const W = AL + ctx.length * AW + 4, H = 26 + L * Hh * AH;
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svg.replaceChildren();
-    svgEl("text", { class: "muted", x: 0, y: 10, "font-size": 11 }, svg).textContent = "attention over the context (each layer, head)";
+    svgEl("text", { class: "muted", x: 0, y: 10, "font-size": 11 }, svg).textContent = "attention per head";
     for (let j = 0; j < ctx.length; j++) {
       svgEl("text", { class: "tok muted", x: AL + j * AW + AW / 2, y: 22, "text-anchor": "middle", "font-size": 8 }, svg).textContent = glyph(ctx[j]);
     }
