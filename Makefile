@@ -317,6 +317,7 @@ test-browser: all
 	$(NODE) tests/browser/loss.mjs
 	$(NODE) tests/browser/decode-outputs.mjs
 	$(NODE) tests/browser/chain.mjs
+	$(NODE) tests/browser/write.mjs
 	$(NODE) tests/browser/recurrent.mjs
 	$(NODE) tests/browser/jacobian.mjs
 	$(NODE) tests/browser/threshold.mjs

@@ -25,7 +25,7 @@
    support size of the next-character distribution, and the fraction of exact zeros among the
    attention weights a query may see (causal), on validation. A sparse-output model that gives
    a true character probability 0 has infinite bits per character: the JSON says null. One
-   JSON line on stdout; progress on stderr. */
+   JSON line on stdout (with the character table: token_offset and chars); progress on stderr. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +235,19 @@ static sx_model *ship(const sx_model *m, const gpt_options *o, int *bytes) {
     return shipped;
 }
 
+/* The character table, so a reader of the JSON can encode text: "token_offset" (model token =
+   offset + index) and "chars", the vocabulary's characters in id order as a JSON string. */
+static void json_chars(void) {
+    printf(",\"token_offset\":%d,\"chars\":\"", OFFSET);
+    for (int id = 0; id < TX_VOCAB; id++) {
+        const char c = tx_id_char(id);
+        if (c == '\n') printf("\\n");
+        else if (c == '"' || c == '\\') printf("\\%c", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
 /* A bits-per-character figure, null when infinite (a true character at probability 0). */
 static void json_bits(const char *name, double bits) {
     if (isfinite(bits)) printf(",\"%s\":%.4f", name, bits);
@@ -263,6 +276,7 @@ static void report(const sx_model *m, const gpt_options *o, int steps, double se
            !strcmp(o->kind, "softmax") ? "softmax" : !strcmp(o->kind, "entmax15") ? "entmax15" : "alpha",
            !strcmp(o->kind, "entmax15-out") ? "entmax15" : "softmax", V_MODEL, o->d_model, NH, L,
            o->d_ff, o->context, o->batch, (double)o->lr, s[0].n, s[1].n, s[2].n);
+    json_chars();
     json_bits("valid_bpc", va->bits);
     json_bits("test_bpc", te->bits);
     if (uniform) printf(",\"eps\":null");

@@ -32,6 +32,7 @@ export const WIDGETS = [
   '<sx-decode task="reverse" output="entmax15" source="ffffe"></sx-decode>',
   '<sx-cues cue="both" query="blue" mapping="sparsemax"></sx-cues>',
   '<sx-costs n="48" d="32" k="3"></sx-costs>',
+  '<sx-write model="entmax15-out" prompt="LOVE, n. " steps="5"></sx-write>',
 ];
 
 const page = (css, wrap) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title>
@@ -59,6 +60,7 @@ async function showAll(p) {
       if (e.localName === "sx-span-mask") return e.shadowRoot.querySelectorAll("[role=button]").length > 0;
       if (e.localName === "sx-explain") return e.shadowRoot.querySelectorAll("[role=radio]").length > 0;
       if (e.localName === "sx-decode") return Boolean(e.result);
+      if (e.localName === "sx-write") return Boolean(e.result);
       return true;
     }, i, { timeout: 30000 });
   }

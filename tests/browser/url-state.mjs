@@ -56,6 +56,7 @@ const CASES = {
     for (let i = 0; i < 4; i++) await w.page().keyboard.press("ArrowDown"); // the first score, by the keyboard
   }],
   "sx-decode": ['task="reverse" output="entmax15"', { task: "sort", output: "sparsemax", source: "hhdbgaj", step: "3", cap: "1" }],
+  "sx-write": ['model="entmax15-out" steps="4"', { model: "softmax", prompt: "WAR, n. ", steps: "9", seed: "7", temperature: "0.7", "top-p": "0.9" }],
   "sx-cues": ['mapping="sparsemax"', { objects: "red-circle blue-square gray-square", gain: "5" }, async (w) => {
     await w.locator("input[type=text]").fill("blue"); // the query, typed (the cue turns volitional)
   }],
@@ -253,7 +254,7 @@ async function chapter(browser, server) {
 }
 
 await runSuite("url-state", async (browser, server) => {
-  check(TAGS.length === 21 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
+  check(TAGS.length === 22 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);

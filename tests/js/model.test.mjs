@@ -144,7 +144,7 @@ for (const { name, sx } of all) {
           vocab: 13, maxLen: 12, dModel: 32, heads: 4, layers: 2, dFF: 64,
           attention: ["entmax-learned", "entmax-learned"], alpha: 1.5, lambda: 0.1, span: 0,
           spanRamp: 3, activation: "relu", seed: 1, maxBatch: 32, spanPenalty: 0.002, clip: 1,
-          alphaLr: 1, output: "softmax", outputAlpha: 1.5,
+          alphaLr: 1, output: "softmax", outputAlpha: 1.5, arch: "encoder-decoder",
         });
         assert.ok(Object.isFrozen(m.config));
         assert.equal(m.steps, 0);

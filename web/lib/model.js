@@ -11,7 +11,9 @@
 // checkpoints.js (save, Model.load's bytes), outputs.js (the output distributions: forward's
 // probs, decode, exactSearch), model-class.js (the Model class: lifetime, compute,
 // decoding, queries; the methods of explain.js, training.js and checkpoints.js delegated),
-// rnn-config.js (an RNN's config, RNN_DEFAULTS) and rnn-class.js (the RNN class).
+// rnn-config.js (an RNN's config, RNN_DEFAULTS) and rnn-class.js (the RNN class), lm.js
+// (a decoder-only Model's KV-cache steps, model.lmStep) and text-model.js (TextModel: a
+// character language model, its vocabulary, stepping, sampling and fine-tuning).
 //
 // Boundary rules (docs/STYLE.md): JS checks every argument, every token id included, before
 // crossing into wasm (TypeError/RangeError naming the function, the argument and the value); C
@@ -32,6 +34,8 @@ import { trainingMethods } from "./model/training.js";
 import { checkpointMethods } from "./model/checkpoints.js";
 import { outputMethods } from "./model/outputs.js";
 import { modelClass } from "./model/model-class.js";
+import { lmMethods } from "./model/lm.js";
+import { textModelClass } from "./model/text-model.js";
 import { rnnConfigArgs } from "./model/rnn-config.js";
 import { rnnClass } from "./model/rnn-class.js";
 
@@ -50,6 +54,7 @@ export function modelApi(core) {
   Object.assign(h, { taskArg }, editArgs(core, h));
   Object.assign(h, configArgs(core, h));
   Object.assign(h, explainMethods(core, h), trainingMethods(core, h), checkpointMethods(core, h),
-    outputMethods(core, h), rnnConfigArgs(core, h));
-  return { Model: modelClass(core, h), RNN: rnnClass(core, h), tasks };
+    outputMethods(core, h), rnnConfigArgs(core, h), lmMethods(core, h));
+  const Model = modelClass(core, h);
+  return { Model, RNN: rnnClass(core, h), TextModel: textModelClass(core, h, Model), tasks };
 }

@@ -636,7 +636,8 @@ export type Split = "train" | "heldout";
 
 /** A batch of examples, as tasks.generate returns it (src and tgt (count, length), row-major). */
 export interface Batch {
-  src: TokenRows;
+  /** Source rows; a decoder-only model (config.arch "decoder") takes none (absent or null). */
+  src?: TokenRows | null;
   tgt: TokenRows;
   /** [count, length]; when absent, nested rows give the count, flat rows are one row. */
   shape?: readonly [number, number] | number[];
@@ -743,7 +744,13 @@ export interface ModelConfig {
   output?: OutputMapping;
   /** Alpha of an "entmax" output, in [1, 8]. Default 1.5. */
   outputAlpha?: number;
+  /** "encoder-decoder" (default) or "decoder": decoder-only, a language model (no encoder, no
+   *  cross-attention; no task; calls take src null; lmStep steps it over the KV cache). */
+  arch?: ModelArch;
 }
+
+/** A Model's architecture (config.arch). */
+export type ModelArch = "encoder-decoder" | "decoder";
 
 /** The resolved config (model.config): every field set, task dropped. */
 export interface ResolvedModelConfig {
@@ -752,7 +759,7 @@ export interface ResolvedModelConfig {
   readonly alpha: number; readonly lambda: number; readonly span: number; readonly spanRamp: number;
   readonly activation: "relu" | "gelu"; readonly seed: number; readonly maxBatch: number;
   readonly spanPenalty: number; readonly clip: number; readonly alphaLr: number;
-  readonly output: OutputMapping; readonly outputAlpha: number;
+  readonly output: OutputMapping; readonly outputAlpha: number; readonly arch: ModelArch;
 }
 
 export type AttentionKind = "encoder" | "decoder" | "cross";
@@ -912,8 +919,9 @@ export class Model {
   /** Adam steps since creation or load. */
   readonly steps: number;
   readonly freed: boolean;
-  /** Teacher-forced forward pass: src rows, decoder input rows (BOS first). Copies. */
-  forward(src: TokenRows, tgt: TokenRows, options?: { count?: number; attention?: boolean; intervene?: Edit[]; probs?: boolean }): ForwardResult;
+  /** Teacher-forced forward pass: src rows, decoder input rows (BOS first). Copies. A
+   *  decoder-only model takes src null (its attention: the "decoder" maps only). */
+  forward(src: TokenRows | null, tgt: TokenRows, options?: { count?: number; attention?: boolean; intervene?: Edit[]; probs?: boolean }): ForwardResult;
   /** Attributions of the prediction at options.step to each source token (one src row, one
    *  decoder input row, e.g. a generated one). */
   explain(src: TokenRows, tgt: TokenRows, options: ExplainOptions): ExplainResult;
@@ -937,6 +945,11 @@ export class Model {
    *  lists a few; past options.cap (softmax: every sequence counts) a RangeError, or with
    *  partial: true the first cap found. */
   exactSearch(src: TokenRows, options?: ExactSearchOptions): ExactSearchResult;
+  /** A decoder-only model's step over its KV cache: one token per row at position pos (rows
+   *  start at 0 and continue one position per call). The next token's distribution under the
+   *  output mapping (exact zeros for sparse outputs) and the logits, (rows, vocab); with
+   *  attention: true, per layer the step's attention rows (rows, heads, pos + 1). */
+  lmStep(tokens: ArrayLike<number>, pos: number, options?: { attention?: boolean }): LMStep;
   /** Effective alpha per head. */
   alphas(): PerHead<number>;
   /** Span per head in positions; null where none applies (cross-attention, span off). */
@@ -948,6 +961,79 @@ export class Model {
   save(options?: { precision?: "float32" | "float16" }): Uint8Array;
   /** Frees the wasm memory; idempotent. Any later use throws. A FinalizationRegistry frees
    *  unreachable models as a safety net, but when (or whether) it runs is up to the engine. */
+  free(): void;
+}
+
+export interface LMStep {
+  probs: Float32Array;
+  logits: Float32Array;
+  attention?: Float32Array[];
+}
+
+// ---------------------------------------------------------------- the character language model
+/** A TextModel's vocabulary, as each model's JSON carries it (web/models/text/summary.json):
+ *  token token_offset + i is chars[i]; lower tokens (PAD, BOS, EOS) are never text. */
+export interface TextVocab {
+  chars: string;
+  token_offset: number;
+}
+
+/** The next character's distribution after a context (TextModel.next). */
+export interface TextNext {
+  /** Over the model's tokens (config.vocab); exact zeros of a sparse output. */
+  probs: Float32Array;
+  logits: Float32Array;
+  /** attention[layer][head]: the step's attention row over the context's characters. */
+  attention?: Float32Array[][];
+  /** The characters the model read (the prompt's last maxLen). */
+  context: string;
+}
+
+/** One generated character: drawn from probs, the distribution after context. */
+export interface TextStep extends TextNext {
+  char: string;
+  token: number;
+}
+
+/** Sampling options: weights p^(1/temperature), the topK largest, the smallest set reaching
+ *  topP; a seed (mulberry32) or a random function giving [0, 1). */
+export interface SampleOptions {
+  /** 0.01..100, default 1. */
+  temperature?: number;
+  /** 0 (default): all. */
+  topK?: number;
+  /** (0, 1], default 1: all. */
+  topP?: number;
+  /** Default 1. */
+  seed?: number;
+  random?: () => number;
+}
+
+/** A decoder-only Model read as a character language model (model/text-model.js). Free with free(). */
+export class TextModel {
+  /** Over a decoder-only Model (kept: free() frees it) and its vocabulary. */
+  constructor(model: Model, vocab: TextVocab);
+  /** From checkpoint bytes and the model's vocabulary (its summary.json entry will do). */
+  static load(bytes: Uint8Array | ArrayBuffer, vocab: TextVocab): TextModel;
+  /** A seeded source of uniform numbers in [0, 1) (mulberry32). */
+  static random(seed: number): () => number;
+  readonly model: Model;
+  readonly chars: string;
+  readonly tokenOffset: number;
+  readonly freed: boolean;
+  /** Tokens of a text; a character outside the vocabulary is a RangeError. */
+  encode(text: string): Int32Array;
+  /** Text of character tokens. */
+  decode(tokens: ArrayLike<number>): string;
+  /** The next character's distribution after prompt (its last maxLen characters). */
+  next(prompt: string, options?: { attention?: boolean }): TextNext;
+  /** Continue prompt one character at a time over the KV cache (maxChars default 200); a context
+   *  reaching maxLen is cut to its last maxLen / 2 characters and read again. */
+  generate(prompt: string, options?: SampleOptions & { maxChars?: number; attention?: boolean }): Generator<TextStep, void, unknown>;
+  /** One character token drawn from probs (never a zero, never a token below token_offset). */
+  sample(probs: ArrayLike<number>, options?: SampleOptions): number;
+  /** One Adam step on batch (default 8) windows of text at random offsets; the loss before it. */
+  trainStep(text: string, options?: { batch?: number; lr?: number; seed?: number; random?: () => number }): number;
   free(): void;
 }
 

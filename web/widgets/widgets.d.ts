@@ -178,6 +178,64 @@ declare class SxDecodeElement extends SxElement {
   get result(): SxDecodeResult | null;
 }
 
+/** The shipped character models of <sx-write> (web/models/text/devil-<kind>.sxm). */
+type SxWriteModel = "softmax" | "entmax15" | "entmax15-out";
+/** What <sx-write> drew last. */
+interface SxWriteResult {
+  /** The prompt and what it wrote; written alone. */
+  text: string; written: string;
+  /** The next character's distribution over the model's tokens (TextModel.next on context). */
+  probs: Float32Array;
+  /** attention[layer][head]: the attention row over the context. */
+  attention: Float32Array[][];
+  context: string;
+  /** The character it draws next. */
+  next: string;
+  /** The word list (entmax15-out, stopped): null otherwise. */
+  words: { words: { word: string; p: number }[]; complete: boolean; overflow: boolean; unfinished: number } | null;
+}
+
+/** `<sx-write>`: a character language model (decoder-only, the KV cache) continues a prompt: its
+ *  next-character distribution with exact zeros, every head's attention row, and for the
+ *  sparse-output model every word it could write next (the full core). */
+declare class SxWriteElement extends SxElement {
+  /** The shipped model; default "entmax15-out". */
+  get model(): SxWriteModel;
+  set model(v: Or<SxWriteModel>);
+  /** Characters written, 0..2000 (a link restores the same text); default 0. */
+  get steps(): number;
+  set steps(v: Or<number>);
+  /** Sampling seed, a whole number in [0, 2^32); default 1. */
+  get seed(): number;
+  set seed(v: Or<number>);
+  /** In [0.1, 3]; default 1. */
+  get temperature(): number;
+  set temperature(v: Or<number>);
+  /** Top-k, 0 (all) to 96; default 0. */
+  get topK(): number;
+  set topK(v: Or<number>);
+  /** Top-p in [0.05, 1]; default 1. */
+  get topP(): number;
+  set topP(v: Or<number>);
+  /** Characters a second while running, 1..60; default 12. */
+  get speed(): number;
+  set speed(v: Or<number>);
+  /** The word list's cap (prefixes and words visited), 1..5000; default 200. */
+  get cap(): number;
+  set cap(v: Or<number>);
+  /** The prompt (the attribute; default "LOVE, n. "). */
+  get prompt(): string;
+  set prompt(v: Or<string>);
+  /** True while it writes on (start()). */
+  get running(): boolean;
+  /** What it drew last; null before its model has loaded. */
+  get result(): SxWriteResult | null;
+  /** Write on, speed characters a second. */
+  start(): void;
+  /** Stop writing. */
+  stop(): void;
+}
+
 /** `<sx-cues>`: attention cues (the notes' "Attention Cues in Biology"): a row of objects (colour
  *  and shape, their keys) weighed by saliency (the nonvolitional cue, no query), by a query (the
  *  volitional cue) or both, through a mapping of the library; the weights drawn on the objects
@@ -757,6 +815,8 @@ interface SxLossChangeDetail { target: "A" | "B" | "C"; scores: readonly number[
 interface SxChainChangeDetail { scores: readonly number[]; transition: number }
 /** sx-decode-change: the reader picked a task, an output, a source or a step. */
 interface SxDecodeChangeDetail { task: TaskName; output: SxDecodeOutput; source: string; step: number }
+/** sx-write-change: the reader changed the prompt, the model or a sampling setting, or it wrote a character. */
+interface SxWriteChangeDetail { prompt: string; model: SxWriteModel; steps: number; seed: number; temperature: number; topK: number; topP: number }
 /** sx-cues-change: the reader changed the cue, the query, the mapping or a slider; the scores and weights of the new state. */
 interface SxCuesChangeDetail { cue: SxCue; query: readonly SxCuesFeature[]; mapping: SxCuesMapping; alpha: number; gain: number; scores: readonly number[]; weights: readonly number[] }
 /** sx-costs-change: the reader moved n, d or k. */
@@ -906,6 +966,8 @@ interface SxEventMap {
   "sx-costs-change": CustomEvent<SxCostsChangeDetail>;
   "sx-costs-measure": CustomEvent<SxCostsMeasureDetail>;
   "sx-costs-export": CustomEvent<SxExportDetail>;
+  "sx-write-change": CustomEvent<SxWriteChangeDetail>;
+  "sx-write-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -932,6 +994,7 @@ interface SxElementTagNameMap {
   "sx-decode": SxDecodeElement;
   "sx-cues": SxCuesElement;
   "sx-costs": SxCostsElement;
+  "sx-write": SxWriteElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -958,6 +1021,7 @@ interface SxElementConstructorMap {
   "sx-decode": typeof SxDecodeElement;
   "sx-cues": typeof SxCuesElement;
   "sx-costs": typeof SxCostsElement;
+  "sx-write": typeof SxWriteElement;
 }
 
 /** Every widget's tag. */
@@ -1052,6 +1116,10 @@ interface SxWidgetAttributes {
   "sx-costs": SxEventProps<"sx-costs"> & {
     n?: NumberAttr; d?: NumberAttr; k?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
+  "sx-write": SxEventProps<"sx-write"> & {
+    prompt?: string; model?: SxWriteModel; steps?: NumberAttr; seed?: NumberAttr; temperature?: NumberAttr; "top-k"?: NumberAttr;
+    "top-p"?: NumberAttr; speed?: NumberAttr; cap?: NumberAttr; theme?: SxTheme; link?: SxLink;
+  };
 }
 
 export type {
@@ -1072,6 +1140,7 @@ export type {
   SxHeatmapElement, SxHeatmapLoadDetail, SxHeatmapChangeDetail, SxHeatmapMapping, SxHeatmapHead,
   SxLossElement, SxLossChangeDetail, SxLossMapping,
   SxChainElement, SxChainChangeDetail,
+  SxWriteElement, SxWriteChangeDetail, SxWriteResult, SxWriteModel,
   SxDecodeElement, SxDecodeChangeDetail, SxDecodeOutput, SxDecodeResult,
   SxCuesElement, SxCuesChangeDetail, SxCue, SxCuesFeature, SxCuesObject, SxCuesMapping,
   SxCostsElement, SxCostsChangeDetail, SxCostsMeasureDetail, SxCostsMeasureRow,

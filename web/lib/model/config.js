@@ -2,7 +2,7 @@
 // into the C int and float configs (resolveConfig), and read back from a live model
 // (readConfig, so a loaded model has one too).
 import {
-  MAPPINGS, ENTMAX, FUSEDMAX, OUTPUTS, MAX_LAYERS, MODEL_DEFAULTS, C_VOCAB, C_D_MODEL, C_N_HEAD, C_N_LAYER, C_D_FF,
+  MAPPINGS, ARCHS, ENTMAX, FUSEDMAX, OUTPUTS, MAX_LAYERS, MODEL_DEFAULTS, C_VOCAB, C_D_MODEL, C_N_HEAD, C_N_LAYER, C_D_FF,
   C_MAX_LEN, C_SPAN, C_SPAN_RAMP, C_SEED, C_MAX_BATCH, C_ACT, C_MAP, F_SPAN_PENALTY, F_CLIP, F_ALPHA_LR, F_PARAM,
 } from "./names.js";
 
@@ -74,13 +74,21 @@ export function configArgs(core, { intArg, numArg, objectArg, knownKeys, taskArg
       throw new E(`${fn}: config.output must be one of ${OUTPUTS.map((m) => JSON.stringify(m)).join(", ")} (got ${show(output)})`);
     }
     const outputAlpha = numArg(fn, "config.outputAlpha", c.outputAlpha, D.outputAlpha, 1, 8);
+    const arch = c.arch === undefined ? D.arch : c.arch;
+    if (!ARCHS.includes(arch)) {
+      const E = typeof arch === "string" ? RangeError : TypeError;
+      throw new E(`${fn}: config.arch must be one of ${ARCHS.map((a) => JSON.stringify(a)).join(", ")} (got ${show(arch)})`);
+    }
+    if (arch === "decoder" && task) throw new RangeError(`${fn}: config.task needs an encoder (config.arch "decoder" has none)`);
 
     const cfg = [vocab, dModel, heads, layers, dFF, maxLen, span, span ? spanRamp : 1, seed | 0,
       maxBatch, act === "gelu" ? 1 : 0, ...maps];
     const fcfg = [spanPenalty, clip, alphaLr,
       ...maps.map((k) => (k === FUSEDMAX ? lambda : k === ENTMAX ? alpha : 1.5))];
-    // a softmax output stays implicit (the config and checkpoint of a model without one)
-    if (output !== "softmax") cfg.push(OUTPUTS.indexOf(output)), fcfg.push(output === "entmax" ? outputAlpha : D.outputAlpha);
+    // a softmax output stays implicit (the config and checkpoint of a model without one), and
+    // the encoder-decoder architecture too; a decoder-only model names both
+    if (output !== "softmax" || arch !== D.arch) cfg.push(OUTPUTS.indexOf(output)), fcfg.push(output === "entmax" ? outputAlpha : D.outputAlpha);
+    if (arch !== D.arch) cfg.push(ARCHS.indexOf(arch));
     return { cfg, fcfg };
   }
 
@@ -102,6 +110,7 @@ export function configArgs(core, { intArg, numArg, objectArg, knownKeys, taskArg
       spanPenalty: fget(F_SPAN_PENALTY), clip: fget(F_CLIP), alphaLr: fget(F_ALPHA_LR),
       output: OUTPUTS[get(C_MAP + layers)],
       outputAlpha: get(C_MAP + layers) === ENTMAX ? fget(F_PARAM + layers) : MODEL_DEFAULTS.outputAlpha,
+      arch: ARCHS[get(C_MAP + layers + 1)],
     });
   }
 

@@ -12,7 +12,8 @@ import { rowCount, lengthCheck } from "./tokens.js";
 export function modelClass(core, h) {
   const { show, coreError } = core;
   const { intArg, objectArg, knownKeys, rowsOf, readTokens, rowsOut, editsArg, resolveConfig, readConfig,
-    explain, attentionGrad, trainStep, loss, loadHandle, save, mapLogits, decode, exactSearch } = h;
+    explain, attentionGrad, trainStep, loss, loadHandle, save, mapLogits, decode, exactSearch,
+    lmStep } = h;
 
   // A safety net only: a Model that becomes unreachable without free() has its C handle freed
   // when (and if) the engine collects it. Call free(): collection may come late or never.
@@ -133,29 +134,38 @@ export function modelClass(core, h) {
         throw new TypeError(`${fn}: probs must be true or false (got ${show(o.probs)})`);
       }
       const countWhat = count === undefined ? undefined : "the count option";
-      const s = rowsOf(fn, "src", src, count, countWhat);
+      const { vocab, maxLen, arch } = this.#config;
+      const s = this.#sourceRows(fn, "src", src, count, countWhat);
       const t = rowsOf(fn, "tgt", tgt, count ?? (s.nested ? undefined : s.count), countWhat);
-      if (t.count !== s.count) throw new RangeError(`${fn}: src has ${s.count} rows, tgt has ${t.count}`);
-      const { vocab, maxLen } = this.#config;
-      lengthCheck(fn, "src", s.len, 1, maxLen);
+      if (s.len && t.count !== s.count) throw new RangeError(`${fn}: src has ${s.count} rows, tgt has ${t.count}`);
+      if (arch !== "decoder") lengthCheck(fn, "src", s.len, 1, maxLen);
       lengthCheck(fn, "tgt", t.len, 1, maxLen);
-      rowCount(fn, s.count);
-      const srcIds = readTokens(fn, "src", s, vocab);
+      rowCount(fn, t.count);
+      const srcIds = s.len ? readTokens(fn, "src", s, vocab) : new Int32Array(0);
       const tgtIds = readTokens(fn, "tgt", t, vocab);
       this.#live(fn); // a getter may have freed the model
-      this.#reserve(fn, ex, s.count);
+      this.#reserve(fn, ex, t.count);
       return this.#edited(fn, ex, edits, () => {
-        const ns = s.count * s.len;
+        const ns = srcIds.length;
         const at = core.scratch(fn, 4 * (ns + t.count * t.len));
         const i32 = core.i32();
         i32.set(srcIds, at >> 2);
         i32.set(tgtIds, (at >> 2) + ns);
-        const st = ex.sx_model_forward(this.#handle, at, s.len, at + 4 * ns, t.len, s.count);
+        const st = ex.sx_model_forward(this.#handle, ns ? at : 0, s.len, at + 4 * ns, t.len, t.count);
         if (st !== 0) throw coreError(fn, st);
-        const out = this.#results(ex, s.count, t.len, withMaps);
-        if (o.probs) out.probs = mapLogits(fn, ex, this.#config, ex.sx_model_logits(this.#handle), s.count * t.len);
+        const out = this.#results(ex, t.count, t.len, withMaps);
+        if (o.probs) out.probs = mapLogits(fn, ex, this.#config, ex.sx_model_logits(this.#handle), t.count * t.len);
         return out;
       });
+    }
+
+    /** The source rows of a call: a decoder-only model takes none (null or undefined: len 0). */
+    #sourceRows(fn, name, src, count, countWhat) {
+      if (this.#config.arch !== "decoder") return rowsOf(fn, name, src, count, countWhat);
+      if (src !== null && src !== undefined) {
+        throw new TypeError(`${fn}: a decoder-only model (config.arch "decoder") takes no ${name}: pass null (got ${show(src)})`);
+      }
+      return { nested: false, count, len: 0 };
     }
 
     /** Run body with the edits in place in C, and none after it (whatever happens). */
@@ -186,6 +196,7 @@ export function modelClass(core, h) {
         edited: (fn, ex, edits, body) => this.#edited(fn, ex, edits, body),
         results: (ex, count, tlen, withMaps) => this.#results(ex, count, tlen, withMaps),
         generate: (fn, src, opts) => this.#generate(fn, src, opts),
+        sourceRows: (fn, name, src, count, countWhat) => this.#sourceRows(fn, name, src, count, countWhat),
       };
     }
 
@@ -215,6 +226,7 @@ export function modelClass(core, h) {
       const spans = this.#perHead(ex, "model.forward", "sx_model_spans");
       for (let k = 0; k < 3; k++) {
         const shape = [0, 1, 2, 3].map((d) => ex.sx_model_attention_shape(h, k, d));
+        if (shape[0] < 0) continue; // a decoder-only model has only the decoder's self-attention
         const n = shape[0] * shape[1] * shape[2] * shape[3];
         for (let l = 0; l < layers; l++) {
           const p = ex.sx_model_attention(h, k, l) >>> 2;
@@ -253,6 +265,16 @@ export function modelClass(core, h) {
       return loss(this.#inner(), batch);
     }
 
+
+    // ----------------------------------------------- decoder-only stepping
+    /**
+     * A decoder-only model's step over its KV cache (model/lm.js documents it): tokens (one id
+     * per row) at position pos; returns { probs, logits } (rows, vocab) of the next token and,
+     * with { attention: true }, each layer's attention rows (rows, heads, pos + 1).
+     */
+    lmStep(tokens, pos, opts) {
+      return lmStep(this.#inner(), tokens, pos, opts);
+    }
 
     // ------------------------------------------------------------ decoding
     /**

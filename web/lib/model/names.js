@@ -11,6 +11,8 @@ export const OUTPUT_ALPHA = Object.freeze({ softmax: 1, sparsemax: 2, entmax15: 
 export const FUSEDMAX = 5;
 /** Attention kinds, indexed by the C enum (ENC_SELF, DEC_SELF, CROSS). */
 export const KINDS = ["encoder", "decoder", "cross"];
+/** Architectures, indexed by the C code (SX_MODEL_ENC_DEC, SX_MODEL_DECODER: a character LM). */
+export const ARCHS = ["encoder-decoder", "decoder"];
 export const SPLITS = ["train", "heldout"];
 /** model.save()'s precisions: the C SX_SAVE_FLOAT32 / SX_SAVE_FLOAT16 (bits per parameter). */
 export const SAVE_PRECISION = Object.freeze({ float32: 32, float16: 16 });
@@ -33,5 +35,5 @@ export const MODEL_DEFAULTS = Object.freeze({
   task: undefined, vocab: undefined, maxLen: undefined, dModel: 32, heads: 4, layers: 2,
   dFF: 64, attention: "entmax-learned", alpha: 1.5, lambda: 0.1, span: 0, spanRamp: 3,
   activation: "relu", seed: 1, maxBatch: 32, spanPenalty: 0.002, clip: 1, alphaLr: 1,
-  output: "softmax", outputAlpha: 1.5,
+  output: "softmax", outputAlpha: 1.5, arch: "encoder-decoder",
 });

@@ -24,36 +24,38 @@ export function trainingMethods(core, { intArg, numArg, objectArg, knownKeys, ro
       width = intArg(fn, "batch.shape[1]", s1, 1, 0x7fffffff);
     }
     const countWhat = count === undefined ? undefined : "batch.shape[0]";
-    const s = rowsOf(fn, "batch.src", bsrc, count, countWhat);
+    const s = m.sourceRows ? m.sourceRows(fn, "batch.src", bsrc, count, countWhat) : rowsOf(fn, "batch.src", bsrc, count, countWhat);
     const t = rowsOf(fn, "batch.tgt", btgt, count ?? (s.nested ? undefined : s.count), countWhat);
-    if (t.count !== s.count) throw new RangeError(`${fn}: batch.src has ${s.count} rows, batch.tgt has ${t.count}`);
+    const noSrc = s.len === 0; // a decoder-only model: tgt rows only
+    if (!noSrc && t.count !== s.count) throw new RangeError(`${fn}: batch.src has ${s.count} rows, batch.tgt has ${t.count}`);
     if (width !== undefined) {
-      for (const [name, r] of [["batch.src", s], ["batch.tgt", t]]) {
+      for (const [name, r] of noSrc ? [["batch.tgt", t]] : [["batch.src", s], ["batch.tgt", t]]) {
         if (r.len !== width) {
           throw new RangeError(`${fn}: batch.shape[1] (${width}) must equal the length of the rows of ${name} (${r.len})`);
         }
       }
     }
     const { vocab, maxLen } = m.config();
-    lengthCheck(fn, "batch.src", s.len, 1, maxLen);
+    if (!noSrc) lengthCheck(fn, "batch.src", s.len, 1, maxLen);
     lengthCheck(fn, "batch.tgt", t.len, 2, maxLen);
-    rowCount(fn, s.count);
-    const srcIds = readTokens(fn, "batch.src", s, vocab);
+    rowCount(fn, t.count);
+    const srcIds = noSrc ? new Int32Array(0) : readTokens(fn, "batch.src", s, vocab);
     const tgtIds = readTokens(fn, "batch.tgt", t, vocab);
     m.live(fn); // a getter may have freed the model
-    m.reserve(fn, ex, s.count);
-    const ns = s.count * s.len, nt = t.count * t.len;
+    m.reserve(fn, ex, t.count);
+    const ns = srcIds.length, nt = t.count * t.len;
     const at = core.scratch(fn, 16 + 4 * (ns + nt) + extra);
     const i32 = core.i32();
     i32.set(srcIds, (at >> 2) + 4);
     i32.set(tgtIds, (at >> 2) + 4 + ns);
-    return { at, src: at + 16, tgt: at + 16 + 4 * ns, count: s.count, slen: s.len, tlen: t.len };
+    return { at, src: noSrc ? 0 : at + 16, tgt: at + 16 + 4 * ns, count: t.count, slen: s.len, tlen: t.len };
   }
 
   // ------------------------------------------------------------ training
   /**
    * One Adam step on a batch { src, tgt, shape? } of full target rows (BOS, answer, EOS, PAD):
    * the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:]. Returns the loss before the step.
+   * A decoder-only model takes { tgt } alone (next-token prediction on each row).
    */
   function trainStep(m, batch, opts) {
     const fn = "model.trainStep";

@@ -35,6 +35,19 @@ const CHECKPOINTS = {
   "date-sparsemax-out": () => new URL("../../models/date-sparsemax-out.sxm", import.meta.url),
 };
 
+// The decoder-only character models (<sx-write>): models/text/devil-<kind>.sxm, and the summary
+// that carries their vocabulary (each entry's chars and token_offset, tools/train-gpt.c's JSON).
+const TEXT_CHECKPOINTS = {
+  softmax: () => new URL("../../models/text/devil-softmax.sxm", import.meta.url),
+  entmax15: () => new URL("../../models/text/devil-entmax15.sxm", import.meta.url),
+  "entmax15-out": () => new URL("../../models/text/devil-entmax15-out.sxm", import.meta.url),
+};
+export const TEXT_KINDS = Object.freeze(Object.keys(TEXT_CHECKPOINTS));
+/** The URL of a shipped character model of `kind` (TEXT_KINDS). */
+export const textCheckpointUrl = (kind) => TEXT_CHECKPOINTS[kind]();
+/** The URL of web/models/text/summary.json (the character models' vocabulary and figures). */
+export const textSummaryUrl = () => new URL("../../models/text/summary.json", import.meta.url);
+
 // A checkpoint's bytes by URL, shared by every widget of the page (<sx-attention>, <sx-explain>):
 // fetched once, when first shown. A failed fetch is forgotten (the next attempt fetches again).
 const bytesCache = new Map();
