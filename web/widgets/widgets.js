@@ -45,6 +45,7 @@ const MODULES = {
   "sx-heatmap": () => import("./sx-heatmap.js"),
   "sx-cues": () => import("./sx-cues.js"),
   "sx-costs": () => import("./sx-costs.js"),
+  "sx-bottleneck": () => import("./sx-bottleneck.js"),
 };
 
 /** Every widget's tag. */

@@ -14,7 +14,9 @@
 //   { type: "started", params: [3 numbers], schedule, source }   source: the held-out row drawn
 //   { type: "progress", step, losses: [Float32Array x3], evals: [{ step, accuracy }], evaluating }
 //   { type: "snapshot", step, shape, data }   the additive model's rnn.attention of the source
-//   { type: "paused", step }  after a stop      { type: "done", step }   at the last step
+//   { type: "paused", step, models }   after a stop (evaluated at the step reached first): the
+//                                     three models' float32 rnn.save() bytes, in VARIANTS order
+//   { type: "done", step }            at the last step (after its evaluation)
 //   { type: "error", message }                anything that went wrong; the run stops
 import { init, RNN, tasks } from "../../lib/simplexity.js";
 import { Bottleneck, LENGTHS } from "./bottleneck.js";
@@ -61,7 +63,7 @@ export function bottleneckSession({ post, pause, sliceMs }) {
   async function loop() {
     looping = true;
     try {
-      while (run && !run.done && !stopping) {
+      while (run && !run.done && (!stopping || run.evaluating)) {
         const { losses, evals } = run.run(sliceMs);
         send({ type: "progress", step: run.step, losses, evals, evaluating: run.evaluating }, losses.map((l) => l.buffer));
         if (evals.length || performance.now() - lastSnapshot >= SNAPSHOT_MS) snapshot();
@@ -70,7 +72,11 @@ export function bottleneckSession({ post, pause, sliceMs }) {
       }
       if (!run) return;
       snapshot();
-      send({ type: run.done ? "done" : "paused", step: run.step });
+      if (run.done) send({ type: "done", step: run.step });
+      else {
+        const models = run.models.map((m) => m.save().buffer); // float32: lossless
+        send({ type: "paused", step: run.step, models }, models);
+      }
     } finally {
       looping = false;
     }
@@ -86,6 +92,7 @@ export function bottleneckSession({ post, pause, sliceMs }) {
           start(msg).catch(fail);
         } else if (msg.type === "stop") {
           stopping = true;
+          if (run) run.evaluateNow(); // the pause reports the accuracy at the step reached
         } else if (msg.type === "resume") {
           stopping = false;
           if (run && !looping && !run.done) loop().catch(fail);

@@ -41,7 +41,7 @@ export function sourceLength(src, row, width) {
  */
 export function heldoutByLength(tasks, { perLength = RUN.perLength, seed = RUN.heldoutSeed } = {}) {
   const width = tasks.width(RUN.task);
-  const pool = tasks.generate(RUN.task, { seed, split: "heldout", count: perLength * LENGTHS.length * 3 });
+  const pool = tasks.generate(RUN.task, { seed, split: "heldout", count: Math.max(200, perLength * LENGTHS.length * 3) });
   const picked = LENGTHS.map(() => []);
   for (let r = 0; r < pool.shape[0]; r++) {
     const k = LENGTHS.indexOf(sourceLength(pool.src, r, width));
@@ -125,6 +125,7 @@ export class Bottleneck {
       throw err;
     }
     this.step = 0;
+    this.lastEval = -1; // the step of the last evaluation finished
     this.done = false;
     this._eval = this._evaluation(); // the pending evaluation: [LengthEvaluation x3] and the variant under way
   }
@@ -166,8 +167,14 @@ export class Bottleneck {
     if (ev.e[ev.k].chunk()) ev.k++;
     if (ev.k < ev.e.length) return;
     this._eval = null;
+    this.lastEval = this.step;
     evals.push({ step: this.step, accuracy: ev.e.map((e) => e.accuracy) });
     if (this.step >= this.s.total) this.done = true;
+  }
+
+  /** Evaluate at the step reached (run() then does it before any further step), unless done already. */
+  evaluateNow() {
+    if (!this._eval && this.lastEval !== this.step) this._eval = this._evaluation();
   }
 
   free() {
