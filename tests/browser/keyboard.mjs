@@ -30,6 +30,7 @@ const WIDGETS = [
   ["sx-decode", 'task="sort" output="sparsemax" source="hhdbgaj"', 8],
   ["sx-cues", "", 8],
   ["sx-costs", "", 7],
+  ["sx-bottleneck", "", 7],
 ];
 const HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Keys</title><link rel="icon" href="data:,">
 <script type="module" src="/widgets.js"></script></head><body><main style="width: 760px">

@@ -63,6 +63,10 @@ const CASES = {
     await w.locator("input[type=range]").first().focus();
     for (let i = 0; i < 3; i++) await w.page().keyboard.press("ArrowRight"); // n, by the slider
   }],
+  "sx-bottleneck": ['mapping="sparsemax"', { estimator: "gumbel", steps: "500", seed: "3" }, async (w) => {
+    await w.locator("select").first().focus();
+    await w.page().keyboard.press("ArrowDown"); // the view, by its menu: the shipped models
+  }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
   }],
@@ -253,7 +257,7 @@ async function chapter(browser, server) {
 }
 
 await runSuite("url-state", async (browser, server) => {
-  check(TAGS.length === 21 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
+  check(TAGS.length === 22 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);

@@ -228,6 +228,54 @@ declare class SxCostsElement extends SxElement {
   static recurrentLayer: ((n: number, d: number) => void) | null;
 }
 
+/** `<sx-bottleneck>`: three recurrent encoder-decoders (no attention, additive, hard) trained
+ *  side by side on the reverse task in a Web Worker: loss curves, held-out exact accuracy against
+ *  source length, the additive model's attention forming; "trained" shows the shipped .sxrn
+ *  models (the full core). */
+declare class SxBottleneckElement extends SxElement {
+  /** The additive model's mapping; default "softmax". */
+  get mapping(): SxBottleneckMapping;
+  set mapping(v: Or<SxBottleneckMapping>);
+  /** The hard model's gradient estimator; default "straight". */
+  get estimator(): SxBottleneckEstimator;
+  set estimator(v: Or<SxBottleneckEstimator>);
+  /** The run's length in steps, 100 to 5000; default 2000. */
+  get steps(): number;
+  set steps(v: Or<number>);
+  /** The seed of the models and the training data, 0 to 1000000; default 1. */
+  get seed(): number;
+  set seed(v: Or<number>);
+  /** "live" (the run trained here) or "trained" (the shipped models); default "live". */
+  get view(): "live" | "trained";
+  set view(v: Or<"live" | "trained">);
+  /** The live run (copies), or null before the first Train. */
+  readonly training: SxBottleneckTraining | null;
+  /** The held-out source (token ids) whose attention is drawn. */
+  readonly source: Int32Array | null;
+  /** Start a run with the current settings (a run under way is dropped). */
+  train(): void;
+  /** Pause the run: the models are kept and evaluated at the step reached. */
+  stop(): void;
+  /** Go on from the step reached. */
+  resume(): void;
+  /** Drop the run. */
+  restart(): void;
+}
+type SxBottleneckMapping = "softmax" | "sparsemax" | "entmax15";
+type SxBottleneckEstimator = "straight" | "gumbel" | "reinforce";
+type SxBottleneckState = "training" | "stopping" | "paused" | "done" | "error";
+/** The accuracy of the three models (none, additive, hard) at one step, one fraction per source length 3..10. */
+interface SxBottleneckEval { step: number; accuracy: number[][] }
+interface SxBottleneckTraining {
+  state: SxBottleneckState; step: number; total: number; thread: "worker" | "main";
+  config: { mapping: SxBottleneckMapping; estimator: SxBottleneckEstimator; total: number; seed: number };
+  /** Each model's loss per step. */
+  losses: number[][];
+  evals: SxBottleneckEval[];
+  /** While paused: the three models' float32 rnn.save() bytes (RNN.load reads them); else null. */
+  models: Uint8Array[] | null;
+}
+
 /** `<sx-entropy>`: Shannon and Tsallis α-entropy as filled contours over the simplex. */
 declare class SxEntropyElement extends SxElement {
   /** Tsallis α, in [0.1, 4]; default 1.5. */
@@ -765,6 +813,14 @@ interface SxCostsChangeDetail { n: number; d: number; k: number }
 interface SxCostsMeasureRow { n: number; ms: number; formula: number; predicted: number }
 /** sx-costs-measure: a measurement finished (recurrent: null until the recurrent layer's hook is set). */
 interface SxCostsMeasureDetail { d: number; attention: SxCostsMeasureRow[] | null; recurrent: SxCostsMeasureRow[] | null }
+/** sx-bottleneck-change: the reader changed a menu (or a script an attribute through the setters). */
+interface SxBottleneckChangeDetail { mapping: SxBottleneckMapping; estimator: SxBottleneckEstimator; steps: number; seed: number; view: "live" | "trained" }
+/** sx-bottleneck-progress: a slice of steps arrived (losses: each model's latest). */
+interface SxBottleneckProgressDetail { step: number; total: number; losses: number[]; thread: "worker" | "main" }
+/** sx-bottleneck-state: the run started, is stopping, paused, ended or failed. */
+interface SxBottleneckStateDetail { state: SxBottleneckState; step: number }
+/** sx-bottleneck-trained: the shipped models' accuracy by length (none, additive softmax, additive 1.5-entmax, hard). */
+interface SxBottleneckTrainedDetail { accuracy: number[][] }
 /** sx-entropy-change: the reader moved the α slider. */
 interface SxEntropyChangeDetail { alpha: number }
 /** sx-trajectory-change: the reader moved the t slider. */
@@ -906,6 +962,12 @@ interface SxEventMap {
   "sx-costs-change": CustomEvent<SxCostsChangeDetail>;
   "sx-costs-measure": CustomEvent<SxCostsMeasureDetail>;
   "sx-costs-export": CustomEvent<SxExportDetail>;
+  "sx-bottleneck-change": CustomEvent<SxBottleneckChangeDetail>;
+  "sx-bottleneck-progress": CustomEvent<SxBottleneckProgressDetail>;
+  "sx-bottleneck-eval": CustomEvent<SxBottleneckEval>;
+  "sx-bottleneck-state": CustomEvent<SxBottleneckStateDetail>;
+  "sx-bottleneck-trained": CustomEvent<SxBottleneckTrainedDetail>;
+  "sx-bottleneck-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -932,6 +994,7 @@ interface SxElementTagNameMap {
   "sx-decode": SxDecodeElement;
   "sx-cues": SxCuesElement;
   "sx-costs": SxCostsElement;
+  "sx-bottleneck": SxBottleneckElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -958,6 +1021,7 @@ interface SxElementConstructorMap {
   "sx-decode": typeof SxDecodeElement;
   "sx-cues": typeof SxCuesElement;
   "sx-costs": typeof SxCostsElement;
+  "sx-bottleneck": typeof SxBottleneckElement;
 }
 
 /** Every widget's tag. */
@@ -1052,6 +1116,9 @@ interface SxWidgetAttributes {
   "sx-costs": SxEventProps<"sx-costs"> & {
     n?: NumberAttr; d?: NumberAttr; k?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
+  "sx-bottleneck": SxEventProps<"sx-bottleneck"> & {
+    mapping?: SxBottleneckMapping; estimator?: SxBottleneckEstimator; steps?: NumberAttr; seed?: NumberAttr; view?: "live" | "trained"; theme?: SxTheme; link?: SxLink;
+  };
 }
 
 export type {
@@ -1075,6 +1142,8 @@ export type {
   SxDecodeElement, SxDecodeChangeDetail, SxDecodeOutput, SxDecodeResult,
   SxCuesElement, SxCuesChangeDetail, SxCue, SxCuesFeature, SxCuesObject, SxCuesMapping,
   SxCostsElement, SxCostsChangeDetail, SxCostsMeasureDetail, SxCostsMeasureRow,
+  SxBottleneckElement, SxBottleneckChangeDetail, SxBottleneckProgressDetail, SxBottleneckStateDetail, SxBottleneckTrainedDetail,
+  SxBottleneckEval, SxBottleneckTraining, SxBottleneckMapping, SxBottleneckEstimator, SxBottleneckState,
 };
 
 declare global {

@@ -53,6 +53,7 @@ export function bottleneckSession({ post, pause, sliceMs }) {
     const opts = { mapping: msg.mapping, estimator: msg.estimator };
     for (const k of ["seed", "total", "evalEvery", "perLength"]) if (msg[k] !== undefined) opts[k] = msg[k];
     run = new Bottleneck({ RNN, tasks }, opts);
+    run.hold = stopping; // a stop that came first
     const { held } = run, k = held.lengths.indexOf(SOURCE_LENGTH);
     source = held.src.slice(k * held.width, (k + 1) * held.width);
     send({ type: "started", params: run.models.map((m) => m.numParams), schedule: run.s, lengths: LENGTHS, source: Array.from(source) });
@@ -92,9 +93,10 @@ export function bottleneckSession({ post, pause, sliceMs }) {
           start(msg).catch(fail);
         } else if (msg.type === "stop") {
           stopping = true;
-          if (run) run.evaluateNow(); // the pause reports the accuracy at the step reached
+          if (run) { run.hold = true; run.evaluateNow(); } // the pause reports the accuracy at the step reached
         } else if (msg.type === "resume") {
           stopping = false;
+          if (run) run.hold = false;
           if (run && !looping && !run.done) loop().catch(fail);
         } else {
           throw new Error(`bottleneck-session: unknown message type ${JSON.stringify(msg.type)}`);

@@ -126,6 +126,7 @@ export class Bottleneck {
     }
     this.step = 0;
     this.lastEval = -1; // the step of the last evaluation finished
+    this.hold = false; // true: run() takes no step (a pending evaluation still runs)
     this.done = false;
     this._eval = this._evaluation(); // the pending evaluation: [LengthEvaluation x3] and the variant under way
   }
@@ -151,6 +152,7 @@ export class Bottleneck {
         this._evaluateChunk(evals);
         continue;
       }
+      if (this.hold) break;
       this.models.forEach((m, i) => {
         const { losses: l } = m.train({ task: s.task, steps: 1, from: this.step, total: s.total, batch: s.batch,
           lr: s.lr, lrMin: s.lrMin, warmup: s.warmup, seed: s.seed });
