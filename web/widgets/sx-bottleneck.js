@@ -148,8 +148,8 @@ export class SxBottleneck extends SxElement {
     const names = ["no attention", `additive, ${MAP_LABEL[r ? r.config.mapping : s.mapping]}`, `hard, ${EST_LABEL[r ? r.config.estimator : s.estimator]}`];
     this._drawLegend(VARIANTS.map((v, i) => [v, names[i]]));
     const total = r ? r.total : s.steps;
-    this._trainBtn.textContent = !r ? "Train" : r.state === "training" ? "Stop" : r.state === "paused" ? "Resume" : "Train";
-    this._trainBtn.disabled = !!r && r.state === "stopping";
+    // (never disabled while stopping: the button keeps the keyboard focus; a press then does nothing)
+    this._trainBtn.textContent = !r ? "Train" : r.state === "training" || r.state === "stopping" ? "Stop" : r.state === "paused" ? "Resume" : "Train";
     this._restartBtn.disabled = !r;
     this._prog.hidden = false;
     this._prog.max = total;
