@@ -224,7 +224,7 @@ declare class SxCostsElement extends SxElement {
   set k(v: Or<number>);
   /** Times attention() (and the recurrent layer, once recurrentLayer is set) at a few n around n, in short tasks; resolves to what sx-costs-measure carries. */
   measure(): Promise<SxCostsMeasureDetail>;
-  /** The recurrent layer's timing hook: null until the recurrent model's wasm export lands; then (n, d) => void, one recurrent layer of width d over n steps. */
+  /** The recurrent layer's timing hook: (n, d) => void, one recurrent layer of width d over n steps; by default the RNN class's GRU encoder (d up to 256); null: none timed. */
   static recurrentLayer: ((n: number, d: number) => void) | null;
 }
 
@@ -811,7 +811,7 @@ interface SxCuesChangeDetail { cue: SxCue; query: readonly SxCuesFeature[]; mapp
 interface SxCostsChangeDetail { n: number; d: number; k: number }
 /** One measured size: the median ms of a call, the formula (n² d or n d²) and its least-squares prediction in ms. */
 interface SxCostsMeasureRow { n: number; ms: number; formula: number; predicted: number }
-/** sx-costs-measure: a measurement finished (recurrent: null until the recurrent layer's hook is set). */
+/** sx-costs-measure: a measurement finished (recurrent: null when no recurrent layer was timed: the hook is null, or d is over 256 for the built-in one). */
 interface SxCostsMeasureDetail { d: number; attention: SxCostsMeasureRow[] | null; recurrent: SxCostsMeasureRow[] | null }
 /** sx-bottleneck-change: the reader changed a menu (or a script an attribute through the setters). */
 interface SxBottleneckChangeDetail { mapping: SxBottleneckMapping; estimator: SxBottleneckEstimator; steps: number; seed: number; view: "live" | "trained" }
