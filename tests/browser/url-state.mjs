@@ -105,6 +105,7 @@ async function settled(page, sel) {
     if (e.localName === "sx-explain") return r.querySelectorAll("[role=radio]").length > 0;
     if (e.localName === "sx-decode") return Boolean(e.result);
     if (e.localName === "sx-heatmap") return Boolean(e.result);
+    if (e.localName === "sx-bottleneck") return e.view !== "trained" || (e.trained && e.trained.state !== "loading");
     return true;
   }, sel, { timeout: 60000 });
   let last = null;

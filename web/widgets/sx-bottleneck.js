@@ -28,9 +28,9 @@ const EST_LABEL = { straight: "straight-through argmax", gumbel: "straight-throu
 /** The shipped models of the "trained" view: one literal URL each (bundlers emit the files). */
 const SHIPPED = [
   { key: "none", label: "none", variant: "none", url: () => new URL("../models/reverse-rnn-none.sxrn", import.meta.url) },
-  { key: "additive-softmax", label: "additive, softmax", variant: "additive", url: () => new URL("../models/reverse-rnn-additive-softmax.sxrn", import.meta.url) },
-  { key: "additive-entmax15", label: "additive, 1.5-entmax", variant: "additive2", url: () => new URL("../models/reverse-rnn-additive-entmax15.sxrn", import.meta.url) },
-  { key: "hard-straight", label: "hard, straight-through", variant: "hard", url: () => new URL("../models/reverse-rnn-hard-straight.sxrn", import.meta.url) },
+  { key: "additive-softmax", label: "additive, softmax", short: "softmax", variant: "additive", url: () => new URL("../models/reverse-rnn-additive-softmax.sxrn", import.meta.url) },
+  { key: "additive-entmax15", label: "additive, 1.5-entmax", short: "1.5-entmax", variant: "additive2", url: () => new URL("../models/reverse-rnn-additive-entmax15.sxrn", import.meta.url) },
+  { key: "hard-straight", label: "hard, straight-through", short: "hard", variant: "hard", url: () => new URL("../models/reverse-rnn-hard-straight.sxrn", import.meta.url) },
 ];
 
 const CSS = sheet(`
@@ -83,6 +83,12 @@ export class SxBottleneck extends SxElement {
     return { state: r.state, step: r.step, total: r.total, thread: r.thread, config: { ...r.config },
       losses: r.losses.map((l) => l.slice()), evals: r.evals.map((e) => ({ step: e.step, accuracy: e.accuracy.map((a) => a.slice()) })),
       models: r.models ? r.models.map((b) => b.slice()) : null };
+  }
+
+  /** The "trained" view's models: null until first shown, then { state: "loading" | "ready" | "error", accuracy (four arrays, or null) }. */
+  get trained() {
+    const t = this._trained;
+    return t ? { state: t.state, accuracy: t.accuracy && t.state === "ready" ? t.accuracy.map((a) => a.slice()) : null } : null;
   }
 
   /** The held-out source whose attention is drawn (token ids), the same for both views. */
@@ -158,7 +164,7 @@ export class SxBottleneck extends SxElement {
     const last = r && r.evals.length ? r.evals.at(-1) : null;
     this._drawAccuracy(last ? VARIANTS.map((v, i) => [v, last.accuracy[i]]) : [], last ? `step ${last.step}` : "not trained yet");
     const m = r && r.matrix;
-    this._drawMatrices(m ? [{ title: `additive, ${MAP_LABEL[r.config.mapping]}, step ${m.step}`, ...m }] : [], "press Train: the additive model's attention appears here as it learns");
+    this._drawMatrices(m ? [{ title: `additive, ${MAP_LABEL[r.config.mapping]}: step ${m.step}`, ...m }] : [], "Train: the alignment forms here");
     if (!r) this._status.textContent = `${total} steps of three models (seed ${s.seed}) in a Web Worker; or show the shipped trained models.`;
     this._readout.textContent = last ? this._summary(last.accuracy, `at step ${last.step}`) : "";
     this._note.textContent = "Each row is a decoder step (the letter it wrote), each column a source letter; darker is more weight, a dot an exact zero.";
@@ -271,12 +277,12 @@ export class SxBottleneck extends SxElement {
     this._prog.hidden = true;
     const t = this._trained;
     if (!t) { this._loadTrained(); return; }
-    this._drawLoss([], 1, "the shipped models were trained natively (make models-rnn): no live curve");
+    this._drawLoss([], 1, "trained natively: no live curve");
     const ready = t.state === "ready";
     this._drawAccuracy(ready ? SHIPPED.map((m, i) => [m.variant, t.accuracy[i]]) : [], ready ? "shipped models" : t.state === "error" ? "could not load" : "loading…");
-    this._drawMatrices(ready ? SHIPPED.slice(1).map((m, i) => ({ title: m.label, ...t.matrices[i + 1] })) : [], t.state === "error" ? t.message : "loading the shipped models…");
+    this._drawMatrices(ready ? SHIPPED.slice(1).map((m, i) => ({ title: m.short, ...t.matrices[i + 1] })) : [], t.state === "error" ? "could not load the models" : "loading the models…");
     this._status.textContent = ready ? "the four shipped models, decoded here on held-out rows" : t.state === "error" ? t.message : "loading the shipped models…";
-    this._readout.textContent = ready ? this._summary([t.accuracy[0], t.accuracy[1], t.accuracy[3]], "(shipped models)") : "";
+    this._readout.textContent = ready ? this._summary([t.accuracy[0], t.accuracy[1], t.accuracy[3]], "the shipped models") : "";
     this._note.textContent = "The shipped models, trained to 99.5% held-out accuracy or 3000 steps; each matrix row a decoder step, a dot an exact zero.";
   }
 
@@ -350,7 +356,7 @@ export class SxBottleneck extends SxElement {
     for (const t of ticks) {
       svgEl("text", { class: "muted", x: PL - 4, y: t.y + 4, "text-anchor": "end", "font-size": 11 }, svg).textContent = String(t.value);
     }
-    svgEl("text", { class: "muted", x: W - PR, y: H - PB + 14, "text-anchor": "end", "font-size": 11 }, svg).textContent = String(total);
+    if (!empty) svgEl("text", { class: "muted", x: W - PR, y: H - PB + 14, "text-anchor": "end", "font-size": 11 }, svg).textContent = String(total);
     if (empty || !all.length) svgEl("text", { class: "muted", x: (PL + W) / 2, y: H / 2, "text-anchor": "middle", "font-size": 12 }, svg).textContent = empty || "no steps yet";
   }
 
@@ -368,7 +374,7 @@ export class SxBottleneck extends SxElement {
       svgEl("path", { class: `curve v-${v}`, d: acc.map((a, k) => `${k ? "L" : "M"}${x(k).toFixed(1)} ${y(a).toFixed(1)}`).join("") }, g);
       acc.forEach((a, k) => svgEl("circle", { class: `dot v-${v}`, cx: x(k), cy: y(a), r: 3.5, "data-length": LENGTHS[k], "data-acc": String(a) }, g));
     }
-    svgEl("text", { class: "muted", x: W - PR, y: PT + 10, "text-anchor": "end", "font-size": 12 }, svg).textContent = label;
+    svgEl("text", { class: "muted", x: W - PR, y: H - PB - 8, "text-anchor": "end", "font-size": 12 }, svg).textContent = label;
   }
 
   // mats: [{ title, shape, data }], each the attention of this._source (rows: decoder steps to EOS)
@@ -403,7 +409,7 @@ export class SxBottleneck extends SxElement {
 
   _summary(acc, when) {
     const [none, add, hard] = acc, last = LENGTHS.length - 1, pct = (a) => `${fmt(100 * a, 0)}%`;
-    return `Exact at 3 letters → 10 letters, ${when}: no attention ${pct(none[0])} → ${pct(none[last])}, ` +
+    return `Exact at 3 → 10 letters, ${when}: no attention ${pct(none[0])} → ${pct(none[last])}, ` +
       `additive ${pct(add[0])} → ${pct(add[last])}, hard ${pct(hard[0])} → ${pct(hard[last])}.`;
   }
 }

@@ -250,6 +250,8 @@ declare class SxBottleneckElement extends SxElement {
   set view(v: Or<"live" | "trained">);
   /** The live run (copies), or null before the first Train. */
   readonly training: SxBottleneckTraining | null;
+  /** The "trained" view's models: null until first shown; accuracy: none, additive softmax, additive 1.5-entmax, hard (per length 3..10). */
+  readonly trained: { state: "loading" | "ready" | "error"; accuracy: number[][] | null } | null;
   /** The held-out source (token ids) whose attention is drawn. */
   readonly source: Int32Array | null;
   /** Start a run with the current settings (a run under way is dropped). */
