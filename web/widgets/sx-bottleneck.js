@@ -275,8 +275,8 @@ export class SxBottleneck extends SxElement {
     this._trainBtn.disabled = false;
     this._restartBtn.disabled = !this._run;
     this._prog.hidden = true;
+    if (!this._trained) this._loadTrained();
     const t = this._trained;
-    if (!t) { this._loadTrained(); return; }
     this._drawLoss([], 1, "trained natively: no live curve");
     const ready = t.state === "ready";
     this._drawAccuracy(ready ? SHIPPED.map((m, i) => [m.variant, t.accuracy[i]]) : [], ready ? "shipped models" : t.state === "error" ? "could not load" : "loading…");
@@ -305,14 +305,14 @@ export class SxBottleneck extends SxElement {
       }
       t.matrices = models.map((model) => { const { shape, data } = model.attention(this._source); return { shape, data, step: model.steps }; });
       t.state = "ready";
-      this.emit("trained", { accuracy: t.accuracy.map((a) => a.slice()) });
     } catch (err) {
       t.state = "error";
       t.message = `the shipped models: ${err.message}`;
     } finally {
       for (const m of models) m.free();
     }
-    this.invalidate();
+    if (this.view === "trained") this.renderNow(); // drawn before the state is read or the event fires
+    if (t.state === "ready") this.emit("trained", { accuracy: t.accuracy.map((a) => a.slice()) });
   }
 
   // ------------------------------------------------------------------ drawing
