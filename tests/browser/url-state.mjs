@@ -64,8 +64,8 @@ const CASES = {
     for (let i = 0; i < 3; i++) await w.page().keyboard.press("ArrowRight"); // n, by the slider
   }],
   "sx-bottleneck": ['mapping="sparsemax"', { estimator: "gumbel", steps: "500", seed: "3" }, async (w) => {
-    await w.locator("select").first().focus();
-    await w.page().keyboard.press("ArrowDown"); // the view, by its menu: the shipped models
+    await w.locator("select").nth(1).focus();
+    await w.page().keyboard.press("ArrowDown"); // the additive model's mapping, by its menu
   }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
