@@ -319,6 +319,7 @@ test-browser: all
 	$(NODE) tests/browser/chain.mjs
 	$(NODE) tests/browser/write.mjs
 	$(NODE) tests/browser/recurrent.mjs
+	$(NODE) tests/browser/bottleneck.mjs
 	$(NODE) tests/browser/jacobian.mjs
 	$(NODE) tests/browser/threshold.mjs
 	$(NODE) tests/browser/fused-steps.mjs

@@ -33,6 +33,7 @@ export const WIDGETS = [
   '<sx-cues cue="both" query="blue" mapping="sparsemax"></sx-cues>',
   '<sx-costs n="48" d="32" k="3"></sx-costs>',
   '<sx-write model="entmax15-out" prompt="LOVE, n. " steps="5"></sx-write>',
+  '<sx-bottleneck mapping="entmax15" estimator="gumbel" steps="300"></sx-bottleneck>',
 ];
 
 const page = (css, wrap) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title>

@@ -64,6 +64,10 @@ const CASES = {
     await w.locator("input[type=range]").first().focus();
     for (let i = 0; i < 3; i++) await w.page().keyboard.press("ArrowRight"); // n, by the slider
   }],
+  "sx-bottleneck": ['mapping="sparsemax"', { estimator: "gumbel", steps: "500", seed: "3" }, async (w) => {
+    await w.locator("select").nth(1).focus();
+    await w.page().keyboard.press("ArrowDown"); // the additive model's mapping, by its menu
+  }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
   }],
@@ -102,6 +106,7 @@ async function settled(page, sel) {
     if (e.localName === "sx-explain") return r.querySelectorAll("[role=radio]").length > 0;
     if (e.localName === "sx-decode") return Boolean(e.result);
     if (e.localName === "sx-heatmap") return Boolean(e.result);
+    if (e.localName === "sx-bottleneck") return e.view !== "trained" || (e.trained && e.trained.state !== "loading");
     return true;
   }, sel, { timeout: 60000 });
   let last = null;
@@ -254,7 +259,7 @@ async function chapter(browser, server) {
 }
 
 await runSuite("url-state", async (browser, server) => {
-  check(TAGS.length === 22 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
+  check(TAGS.length === 23 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);

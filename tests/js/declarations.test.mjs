@@ -321,6 +321,7 @@ const TAG_CLASSES = {
   "sx-decode": "SxDecodeElement",
   "sx-cues": "SxCuesElement",
   "sx-costs": "SxCostsElement",
+  "sx-bottleneck": "SxBottleneckElement",
 };
 // Public-looking members of the JS classes that are not API, so not declared: the custom-element
 // reactions (lib.dom declares none either) and the hooks between base.js and the widgets.

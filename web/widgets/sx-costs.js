@@ -6,13 +6,15 @@
 // attention() (full core) timed at a few n around the chosen one, in short tasks with progress,
 // beside n^2 d scaled to fit.
 //   <sx-costs n="32" d="64" k="3"></sx-costs>
-// The recurrent layer's timing slots in through SxCosts.recurrentLayer (null until the recurrent
-// model's wasm export lands): a function (n, d) => void running one recurrent layer of width d over
-// n steps; the measurement then times it too, beside n d^2.
+// The recurrent layer's timing goes through SxCosts.recurrentLayer: a function (n, d) => void
+// running one recurrent layer of width d over n steps, timed beside n d^2; by default the RNN
+// class's GRU encoder (runtime/recurrent-layer.js), for d up to 256 and n d^2 within the budget.
+// A page may set its own, or null (no recurrent rows).
 // Events: sx-costs-change { n, d, k }, sx-costs-measure { d, attention: rows, recurrent: rows | null }
 // (rows: { n, ms, formula, predicted }).
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
-import { attention } from "../lib/simplexity.js";
+import { attention, RNN } from "../lib/simplexity.js";
+import { recurrentLayerOf, MAX_D } from "./runtime/recurrent-layer.js";
 import { costTable, crossovers, cnnLayers, fitScale, ladder } from "./viz/costs.js";
 import { mulberry32 } from "./viz/mulberry32.js";
 
@@ -83,9 +85,9 @@ export class SxCosts extends SxElement {
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
-  /** The recurrent layer's timing hook: null until the recurrent model's wasm export lands; then
-   *  (n, d) => void, one recurrent layer of width d over n steps (timed beside n d^2). */
-  static recurrentLayer = null;
+  /** The recurrent layer's timing hook: (n, d) => void, one recurrent layer of width d over n steps
+   *  (timed beside n d^2); by default the RNN class's GRU encoder; null: no recurrent rows. */
+  static recurrentLayer = recurrentLayerOf({ RNN });
 
   build(body) {
     const graphs = htmlEl("div", { class: "graphs", part: "graphs" }, body);
@@ -144,7 +146,7 @@ export class SxCosts extends SxElement {
     this._cross.textContent = `Self-attention does fewer operations per layer than the RNN while n < d = ${x.rnn}, ` +
       `and fewer than the CNN while n < k d = ${x.cnn}. At n = ${n}: ${fmt(t.attention.ops / t.rnn.ops)}× the RNN's, ` +
       `${fmt(t.attention.ops / t.cnn.ops)}× the CNN's (orders, constants dropped).`;
-    this._rnnNote.textContent = SxCosts.recurrentLayer ? "" : "RNN timing arrives with the recurrent model's wasm export.";
+    this._rnnNote.textContent = this._rnnSays(d);
   }
 
   // ---------------------------------------------------------------- the three graphs
@@ -246,16 +248,18 @@ export class SxCosts extends SxElement {
 
   async _measure() {
     const d = this.d, sizes = ladder(this.n, d, { nMax: 4096, budget: BUDGET });
-    const layers = [["attention", (m) => m * m * d, (m) => this._attentionRun(m, d)]];
-    if (SxCosts.recurrentLayer) layers.push(["recurrent", (m) => m * d * d, (m) => () => SxCosts.recurrentLayer(m, d)]);
+    const layers = [["attention", (m) => m * m * d, (m) => this._attentionRun(m, d), sizes]];
+    // the recurrent layer at the sizes whose n d^2 stays within the budget too (one call, one task)
+    const rnnSizes = sizes.filter((m) => m * d * d <= BUDGET);
+    if (this._rnnTimed(d) && rnnSizes.length) layers.push(["recurrent", (m) => m * d * d, (m) => () => SxCosts.recurrentLayer(m, d), rnnSizes]);
     this._btn.disabled = true;
     this._prog.hidden = false;
-    this._prog.max = sizes.length * layers.length;
+    this._prog.max = layers.reduce((s, l) => s + l[3].length, 0);
     this._prog.value = 0;
     const out = { d, attention: null, recurrent: null };
-    for (const [name, formula, setup] of layers) {
+    for (const [name, formula, setup, at] of layers) {
       const rows = [];
-      for (const m of sizes) {
+      for (const m of at) {
         this._status.textContent = `timing ${name} at n = ${m}, d = ${d}…`;
         rows.push({ n: m, ms: await this._time(setup(m)), formula: formula(m) });
         this._prog.value++;
@@ -269,6 +273,17 @@ export class SxCosts extends SxElement {
     this._showResults(out);
     this.emit("measure", { d: out.d, attention: out.attention, recurrent: out.recurrent });
     return out;
+  }
+
+  // Whether the recurrent layer is timed at width d: a hook is set, and the built-in one takes d.
+  _rnnTimed(d) {
+    return !!SxCosts.recurrentLayer && (SxCosts.recurrentLayer !== BUILT_IN || d <= MAX_D);
+  }
+
+  _rnnSays(d) {
+    if (!SxCosts.recurrentLayer) return "No recurrent layer is timed (SxCosts.recurrentLayer is null on this page).";
+    if (!this._rnnTimed(d)) return `The recurrent layer (the RNN class's GRU) is timed for d up to ${MAX_D}: its model's memory grows with d².`;
+    return SxCosts.recurrentLayer === BUILT_IN ? "The recurrent layer timed is the RNN class's GRU encoder (state d), over n steps (in chunks of 256)." : "";
   }
 
   // q, k, v of m tokens of width d (seeded), and a call of attention over them.
@@ -305,8 +320,10 @@ export class SxCosts extends SxElement {
       const cells = [name === "attention" ? "attention, n² d" : "recurrent, n d²", String(r.n), r.ms.toPrecision(3), r.predicted.toPrecision(3), fmt(r.ms / r.predicted)];
       cells.forEach((text, c) => htmlEl("td", { text, "data-label": MEASURED[c] }, tr));
     }
-    htmlEl("caption", { text: `The library's attention() on the full core, one head, d = ${out.d}: the median of 5 batches per size; the formula's column is n² d scaled by the least-squares constant over these sizes` }, tb);
+    htmlEl("caption", { text: `The library's attention() on the full core, one head, d = ${out.d}${out.recurrent ? ", and one recurrent layer" : ""}: the median of 5 batches per size; the formula's column is n² d (n d²) scaled by the least-squares constant over these sizes` }, tb);
   }
 }
+
+const BUILT_IN = SxCosts.recurrentLayer;
 
 define("sx-costs", SxCosts);

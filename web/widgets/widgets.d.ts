@@ -282,8 +282,58 @@ declare class SxCostsElement extends SxElement {
   set k(v: Or<number>);
   /** Times attention() (and the recurrent layer, once recurrentLayer is set) at a few n around n, in short tasks; resolves to what sx-costs-measure carries. */
   measure(): Promise<SxCostsMeasureDetail>;
-  /** The recurrent layer's timing hook: null until the recurrent model's wasm export lands; then (n, d) => void, one recurrent layer of width d over n steps. */
+  /** The recurrent layer's timing hook: (n, d) => void, one recurrent layer of width d over n steps; by default the RNN class's GRU encoder (d up to 256); null: none timed. */
   static recurrentLayer: ((n: number, d: number) => void) | null;
+}
+
+/** `<sx-bottleneck>`: three recurrent encoder-decoders (no attention, additive, hard) trained
+ *  side by side on the reverse task in a Web Worker: loss curves, held-out exact accuracy against
+ *  source length, the additive model's attention forming; "trained" shows the shipped .sxrn
+ *  models (the full core). */
+declare class SxBottleneckElement extends SxElement {
+  /** The additive model's mapping; default "softmax". */
+  get mapping(): SxBottleneckMapping;
+  set mapping(v: Or<SxBottleneckMapping>);
+  /** The hard model's gradient estimator; default "straight". */
+  get estimator(): SxBottleneckEstimator;
+  set estimator(v: Or<SxBottleneckEstimator>);
+  /** The run's length in steps, 100 to 5000; default 2000. */
+  get steps(): number;
+  set steps(v: Or<number>);
+  /** The seed of the models and the training data, 0 to 1000000; default 1. */
+  get seed(): number;
+  set seed(v: Or<number>);
+  /** "live" (the run trained here) or "trained" (the shipped models); default "live". */
+  get view(): "live" | "trained";
+  set view(v: Or<"live" | "trained">);
+  /** The live run (copies), or null before the first Train. */
+  readonly training: SxBottleneckTraining | null;
+  /** The "trained" view's models: null until first shown; accuracy: none, additive softmax, additive 1.5-entmax, hard (per length 3..10). */
+  readonly trained: { state: "loading" | "ready" | "error"; accuracy: number[][] | null } | null;
+  /** The held-out source (token ids) whose attention is drawn. */
+  readonly source: Int32Array | null;
+  /** Start a run with the current settings (a run under way is dropped). */
+  train(): void;
+  /** Pause the run: the models are kept and evaluated at the step reached. */
+  stop(): void;
+  /** Go on from the step reached. */
+  resume(): void;
+  /** Drop the run. */
+  restart(): void;
+}
+type SxBottleneckMapping = "softmax" | "sparsemax" | "entmax15";
+type SxBottleneckEstimator = "straight" | "gumbel" | "reinforce";
+type SxBottleneckState = "training" | "stopping" | "paused" | "done" | "error";
+/** The accuracy of the three models (none, additive, hard) at one step, one fraction per source length 3..10. */
+interface SxBottleneckEval { step: number; accuracy: number[][] }
+interface SxBottleneckTraining {
+  state: SxBottleneckState; step: number; total: number; thread: "worker" | "main";
+  config: { mapping: SxBottleneckMapping; estimator: SxBottleneckEstimator; total: number; seed: number };
+  /** Each model's loss per step. */
+  losses: number[][];
+  evals: SxBottleneckEval[];
+  /** While paused: the three models' float32 rnn.save() bytes (RNN.load reads them); else null. */
+  models: Uint8Array[] | null;
 }
 
 /** `<sx-entropy>`: Shannon and Tsallis α-entropy as filled contours over the simplex. */
@@ -823,8 +873,16 @@ interface SxCuesChangeDetail { cue: SxCue; query: readonly SxCuesFeature[]; mapp
 interface SxCostsChangeDetail { n: number; d: number; k: number }
 /** One measured size: the median ms of a call, the formula (n² d or n d²) and its least-squares prediction in ms. */
 interface SxCostsMeasureRow { n: number; ms: number; formula: number; predicted: number }
-/** sx-costs-measure: a measurement finished (recurrent: null until the recurrent layer's hook is set). */
+/** sx-costs-measure: a measurement finished (recurrent: null when no recurrent layer was timed: the hook is null, or d is over 256 for the built-in one). */
 interface SxCostsMeasureDetail { d: number; attention: SxCostsMeasureRow[] | null; recurrent: SxCostsMeasureRow[] | null }
+/** sx-bottleneck-change: the reader changed a menu (or a script an attribute through the setters). */
+interface SxBottleneckChangeDetail { mapping: SxBottleneckMapping; estimator: SxBottleneckEstimator; steps: number; seed: number; view: "live" | "trained" }
+/** sx-bottleneck-progress: a slice of steps arrived (losses: each model's latest). */
+interface SxBottleneckProgressDetail { step: number; total: number; losses: number[]; thread: "worker" | "main" }
+/** sx-bottleneck-state: the run started, is stopping, paused, ended or failed. */
+interface SxBottleneckStateDetail { state: SxBottleneckState; step: number }
+/** sx-bottleneck-trained: the shipped models' accuracy by length (none, additive softmax, additive 1.5-entmax, hard). */
+interface SxBottleneckTrainedDetail { accuracy: number[][] }
 /** sx-entropy-change: the reader moved the α slider. */
 interface SxEntropyChangeDetail { alpha: number }
 /** sx-trajectory-change: the reader moved the t slider. */
@@ -968,6 +1026,12 @@ interface SxEventMap {
   "sx-costs-export": CustomEvent<SxExportDetail>;
   "sx-write-change": CustomEvent<SxWriteChangeDetail>;
   "sx-write-export": CustomEvent<SxExportDetail>;
+  "sx-bottleneck-change": CustomEvent<SxBottleneckChangeDetail>;
+  "sx-bottleneck-progress": CustomEvent<SxBottleneckProgressDetail>;
+  "sx-bottleneck-eval": CustomEvent<SxBottleneckEval>;
+  "sx-bottleneck-state": CustomEvent<SxBottleneckStateDetail>;
+  "sx-bottleneck-trained": CustomEvent<SxBottleneckTrainedDetail>;
+  "sx-bottleneck-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -995,6 +1059,7 @@ interface SxElementTagNameMap {
   "sx-cues": SxCuesElement;
   "sx-costs": SxCostsElement;
   "sx-write": SxWriteElement;
+  "sx-bottleneck": SxBottleneckElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -1022,6 +1087,7 @@ interface SxElementConstructorMap {
   "sx-cues": typeof SxCuesElement;
   "sx-costs": typeof SxCostsElement;
   "sx-write": typeof SxWriteElement;
+  "sx-bottleneck": typeof SxBottleneckElement;
 }
 
 /** Every widget's tag. */
@@ -1119,6 +1185,8 @@ interface SxWidgetAttributes {
   "sx-write": SxEventProps<"sx-write"> & {
     prompt?: string; model?: SxWriteModel; steps?: NumberAttr; seed?: NumberAttr; temperature?: NumberAttr; "top-k"?: NumberAttr;
     "top-p"?: NumberAttr; speed?: NumberAttr; cap?: NumberAttr; theme?: SxTheme; link?: SxLink;
+  "sx-bottleneck": SxEventProps<"sx-bottleneck"> & {
+    mapping?: SxBottleneckMapping; estimator?: SxBottleneckEstimator; steps?: NumberAttr; seed?: NumberAttr; view?: "live" | "trained"; theme?: SxTheme; link?: SxLink;
   };
 }
 
@@ -1144,6 +1212,8 @@ export type {
   SxDecodeElement, SxDecodeChangeDetail, SxDecodeOutput, SxDecodeResult,
   SxCuesElement, SxCuesChangeDetail, SxCue, SxCuesFeature, SxCuesObject, SxCuesMapping,
   SxCostsElement, SxCostsChangeDetail, SxCostsMeasureDetail, SxCostsMeasureRow,
+  SxBottleneckElement, SxBottleneckChangeDetail, SxBottleneckProgressDetail, SxBottleneckStateDetail, SxBottleneckTrainedDetail,
+  SxBottleneckEval, SxBottleneckTraining, SxBottleneckMapping, SxBottleneckEstimator, SxBottleneckState,
 };
 
 declare global {

@@ -46,6 +46,7 @@ const MODULES = {
   "sx-cues": () => import("./sx-cues.js"),
   "sx-costs": () => import("./sx-costs.js"),
   "sx-write": () => import("./sx-write.js"),
+  "sx-bottleneck": () => import("./sx-bottleneck.js"),
 };
 
 /** Every widget's tag. */
