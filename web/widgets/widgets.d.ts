@@ -1185,6 +1185,7 @@ interface SxWidgetAttributes {
   "sx-write": SxEventProps<"sx-write"> & {
     prompt?: string; model?: SxWriteModel; steps?: NumberAttr; seed?: NumberAttr; temperature?: NumberAttr; "top-k"?: NumberAttr;
     "top-p"?: NumberAttr; speed?: NumberAttr; cap?: NumberAttr; theme?: SxTheme; link?: SxLink;
+  };
   "sx-bottleneck": SxEventProps<"sx-bottleneck"> & {
     mapping?: SxBottleneckMapping; estimator?: SxBottleneckEstimator; steps?: NumberAttr; seed?: NumberAttr; view?: "live" | "trained"; theme?: SxTheme; link?: SxLink;
   };
