@@ -40,7 +40,9 @@ const EXPECTED = { sparsemax: [0.75, 0, 0.25], entmax: [0.671, 0.005, 0.324] };
 // then 50 KB more: a product decision, not a build one. The scalar builds stay: an engine with
 // wasm but no wasm SIMD (iOS/Safari 15 to 16.3 above all) is 0.6% of global usage (caniuse-lite
 // 1.0.30001827), a page fetches them only on such an engine, and init({ simd: false }) uses them.
-const UNPACKED_LIMIT_WITHOUT_MODELS = 2.1e6;
+// 2.1 MB until the five widgets and two model classes of December 2026 (sx-decode, sx-cues,
+// sx-costs, sx-bottleneck, sx-write; RNN, TextModel) took it to 2.25 MB.
+const UNPACKED_LIMIT_WITHOUT_MODELS = 2.35e6;
 const BUILD_TIMEOUT_MS = 150000, PAGE_TIMEOUT_MS = 20000;
 
 echoPasses();
@@ -172,6 +174,12 @@ async function pack() {
   const models = fs.readdirSync(path.join(ROOT, "web/models")).filter((f) => f.endsWith(".sxm")).map((f) => `dist/models/${f}`);
   const missing = models.filter((m) => !names.includes(m));
   check(models.length === 24 && missing.length === 0, `tarball: holds the ${models.length} models dist/models/*.sxm (missing ${JSON.stringify(missing)})`);
+  // the recurrent models (<sx-bottleneck>) and the character models with their summary (<sx-write>)
+  const others = [
+    ...fs.readdirSync(path.join(ROOT, "web/models")).filter((f) => f.endsWith(".sxrn")).map((f) => `dist/models/${f}`),
+    ...fs.readdirSync(path.join(ROOT, "web/models/text")).filter((f) => /\.sxm$|^summary\.json$/.test(f)).map((f) => `dist/models/text/${f}`)];
+  const absent = others.filter((m) => !names.includes(m));
+  check(others.length === 8 && absent.length === 0, `tarball: holds the recurrent and character models (${others.length}; missing ${JSON.stringify(absent)})`);
   const site = names.filter((n) => n.startsWith("dist/site/"));
   check(site.length === 0, `tarball: nothing from dist/site/ (got ${site.length} files)`);
   // every target of package.json's "exports" is in the tarball (a pattern: at least one file)
