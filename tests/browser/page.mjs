@@ -119,7 +119,7 @@ async function checkPage(browser, server) {
 
   // ---- fused: drag a score bar; keyboard on another
   const f0 = await fusedText();
-  const fsvg = await page.locator("#fused svg.picture").boundingBox();
+  const fsvg = await page.locator("#fused svg.picture:not(.steps-picture)").boundingBox();
   await page.mouse.move(fsvg.x + fsvg.width * 0.48, fsvg.y + fsvg.height * 0.05);
   await page.mouse.down();
   await page.mouse.move(fsvg.x + fsvg.width * 0.48, fsvg.y + fsvg.height * 0.3, { steps: 4 });
