@@ -520,8 +520,6 @@ models: $(MODEL_BUILT) models-rnn text-models all
 	$(NODE) tools/output-stats.mjs web/models/summary.json
 	$(NODE) tools/summary.mjs --readme README.md
 
-# `make models` must reproduce the committed checkpoints: retrain the quickest one (a few
-# seconds) into build/ and compare it byte for byte. Part of `make test`.
 # "Is attention explanation?" on every shipped model (about 6 minutes): rewrites the README's table
 # (tests/js/readme-findings.test.mjs recomputes two of its rows).
 explain-findings: all
@@ -562,12 +560,19 @@ rnn-variance: $(B)/tools/rnn-variance
 	$(B)/tools/rnn-variance $(RNN_VARIANCE_FLAGS) > $(B)/rnn/variance.json
 	$(NODE) tools/rnn-variance.mjs --readme README.md $(B)/rnn/variance.json | tee $(B)/rnn/variance.md
 
+# `make models` must reproduce the committed checkpoints: retrain the quickest seq2seq one (a few
+# seconds) and the quickest recurrent one (about 20 s) into build/ and compare them byte for
+# byte. Part of `make test`.
 models-check: $(B)/tools/train
 	@mkdir -p $(B)/models-check
 	$(B)/tools/train --task date --kind softmax $(MODEL_FLAGS) --out $(B)/models-check/date-softmax.sxm \
 	  > $(B)/models-check/date-softmax.json
 	cmp $(B)/models-check/date-softmax.sxm web/models/date-softmax.sxm
 	@echo "models-check: date-softmax.sxm retrained byte for byte"
+	$(B)/tools/train --arch rnn --attention none $(RNN_FLAGS) --out $(B)/models-check/reverse-rnn-none.sxrn \
+	  --quiet > $(B)/models-check/reverse-rnn-none.json
+	cmp $(B)/models-check/reverse-rnn-none.sxrn web/models/reverse-rnn-none.sxrn
+	@echo "models-check: reverse-rnn-none.sxrn retrained byte for byte"
 
 # ---------------------------------------------------------------- text (issue 23)
 # The character models' corpus: The Devil's Dictionary (Ambrose Bierce, 1911, public domain) from

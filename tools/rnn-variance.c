@@ -124,7 +124,7 @@ static sx_rnn *create(const options *o, const method *me) {
 /* tools/train-rnn.c (linked in): the trainer's held-out accuracy and learning-rate schedule. */
 double train_rnn_accuracy(sx_rnn *m, int task, unsigned seed, int n, int T, int B, int *src,
                           int *tgt, int *out);
-double train_rnn_lr(int step, int total, double lr, double lr_min, int warmup);
+double train_rnn_lr(int step, int total, float lr, float lr_min, int warmup);
 
 static void support(sx_rnn *m, const int *tgt, int T, int B, double *mean, double *one);
 

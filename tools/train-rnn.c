@@ -141,8 +141,10 @@ double train_rnn_accuracy(sx_rnn *m, int task, unsigned seed, int n, int T, int 
 }
 
 /* The learning rate at step: linear warm-up over warmup steps, cosine decay from lr to lr_min at
-   total (also tools/rnn-variance.c's). */
-double train_rnn_lr(int step, int total, double lr, double lr_min, int warmup) {
+   total (also tools/rnn-variance.c's). lr and lr_min are the options' floats and lr - lr_min is
+   a float difference, as the loop computed it when the shipped .sxrn files were trained: in
+   double it rounds differently and they no longer retrain byte for byte (make models-check). */
+double train_rnn_lr(int step, int total, float lr, float lr_min, int warmup) {
     const double prog = (double)step / total; /* unchanged: tests/golden/rnn-native.json holds its losses */
     double r = lr_min + 0.5 * (lr - lr_min) * (1.0 + cos(3.14159265358979 * prog));
     if (step < warmup) r *= (step + 1.0) / warmup;
