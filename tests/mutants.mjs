@@ -140,7 +140,7 @@ export const MUTANTS = [
   // ---------------------------------------------------------------- the machinery
   {
     id: "bundle-without-worker", file: "tools/bundle.mjs",
-    from: "`  setTrainWorker({ source: text(WORKER, ${pWorker.size}), wasm });`,", to: "\"\",",
+    from: "...WORKERS.map((w) => `  ${w.setter}({ source, wasm });`),", to: "\"\",",
     why: "the single-file build ships without its training worker", run: [js("package-layout.test.mjs")],
   },
   {

@@ -27,6 +27,7 @@
 // <sx-explain> from the bundle, under a CSP that allows blob: workers: it explains a shipped
 // model and runs its experiments (10 examples x 3 models) in a module worker started from the
 // bundle's Blob URL, handed the page's wasm bytes: no .wasm and no explain-worker.js request.
+// <sx-bottleneck> likewise trains its three recurrent models in a worker from that Blob URL.
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -62,7 +63,7 @@ const ATTENTION = (csp) => `<!doctype html>
 </body></html>`;
 const STRICT = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // What Chromium logs when the strict CSP refuses the blob: worker (and nothing else may be logged).
-const CSP_REFUSAL = /^Creating a worker from 'blob:http:\/\/127\.0\.0\.1:\d+\/[0-9a-f-]+' violates the following Content Security Policy directive: "script-src 'self' 'wasm-unsafe-eval'"\. Note that 'worker-src' was not explicitly set, so 'script-src' is used as a fallback\. The action has been blocked\.$/;
+const CSP_REFUSAL = /^Creating a worker from 'blob:http:\/\/127\.0\.0\.1:\d+\/[0-9a-f-]+(#[\w.-]+)?' violates the following Content Security Policy directive: "script-src 'self' 'wasm-unsafe-eval'"\. Note that 'worker-src' was not explicitly set, so 'script-src' is used as a fallback\. The action has been blocked\.$/;
 const TYPES = { ".js": "text/javascript", ".html": "text/html; charset=utf-8", ".json": "application/json" };
 
 // A static host that refuses .wasm (the situation the bundle is for).
@@ -261,6 +262,37 @@ async function runExplain(browser, server) {
   await page.close();
 }
 
+const BOTTLENECK = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${STRICT}; worker-src 'self' blob:">
+<title>single-file sx-bottleneck</title>
+<script type="module" src="vendor/simplexity-widgets.js"></script>
+</head><body>
+<sx-bottleneck id="b" steps="100"></sx-bottleneck>
+</body></html>`;
+
+// <sx-bottleneck> from the bundle, under a CSP that allows blob: workers: its three recurrent
+// models train in a module worker started from the bundle's workers' code (the URL's fragment
+// names bottleneck-worker.js), handed the page's wasm bytes: no .wasm and no worker file requested.
+async function runBottleneck(browser, server) {
+  const tag = "sx-bottleneck, worker-src blob:";
+  server.seen.length = 0;
+  const { page, log: { errors, foreign } } = await open(browser, server.url + "bottleneck.html", server.url, { viewport: { width: 1000, height: 900 } });
+  await page.waitForFunction(() => typeof document.getElementById("b")?.train === "function", null, { timeout: 20000 });
+  await page.$eval("#b", (e) => e.train());
+  await page.waitForFunction(() => document.getElementById("b").training?.state === "error" || document.getElementById("b").training?.step >= 20, null, { timeout: 120000 });
+  const r = await page.$eval("#b", (e) => ({ state: e.training.state, step: e.training.step, thread: e.training.thread }));
+  await page.$eval("#b", (e) => e.stop());
+  const workers = await page.evaluate(() => window.__workers.filter((w) => w.type === "module").map((w) => w.url));
+  check(r.thread === "worker" && r.step >= 20 && r.state === "training", `${tag}: the three models train in a worker (${JSON.stringify(r)})`);
+  check(workers.length === 1 && /^blob:.*#bottleneck-worker\.js$/.test(workers[0]), `${tag}: a module worker from the bundle's Blob URL, its fragment naming the worker (${JSON.stringify(workers)})`);
+  check(errors.length === 0, `${tag}: zero console errors (got ${JSON.stringify(errors)})`);
+  check(foreign.length === 0, `${tag}: no request outside the origin (got ${JSON.stringify(foreign)})`);
+  const seen = server.seen.filter((x) => x !== "/favicon.ico");
+  check(JSON.stringify(seen) === JSON.stringify(["/bottleneck.html", "/vendor/simplexity-widgets.js"]), `${tag}: requests: the page and the bundle (no .wasm, no worker file; got ${JSON.stringify(seen)})`);
+  await page.close();
+}
+
 async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "sx-single-"));
   await fs.mkdir(path.join(dir, "vendor"));
@@ -272,6 +304,7 @@ async function main() {
   await fs.writeFile(path.join(dir, "attention-blob.html"), ATTENTION(`${STRICT}; worker-src 'self' blob:`));
   await fs.writeFile(path.join(dir, "attention-strict.html"), ATTENTION(STRICT));
   await fs.writeFile(path.join(dir, "explain.html"), EXPLAIN);
+  await fs.writeFile(path.join(dir, "bottleneck.html"), BOTTLENECK);
   const server = await serve(dir);
   const browser = await launch();
   try {
@@ -283,6 +316,7 @@ async function main() {
     await runAttention(browser, server, { blob: true });
     await runAttention(browser, server, { blob: false });
     await runExplain(browser, server);
+    await runBottleneck(browser, server);
   } finally {
     await browser.close();
     await server.close();

@@ -79,7 +79,7 @@ test("the single-file build holds the SIMD build (deflated, base64), not the sca
   const scalar = await readFile(new URL("simplexity.wasm", DIST));
   // every long base64 string literal in the bundle, inflated
   const blobs = [...text.matchAll(/"([A-Za-z0-9+/]{4096,}={0,2})"/g)].map((m) => zlib.inflateRawSync(Buffer.from(m[1], "base64")));
-  assert.equal(blobs.length, 3, "three deflated blobs: the SIMD wasm and the two workers' code");
+  assert.equal(blobs.length, 2, "two deflated blobs: the SIMD wasm and the workers' code");
   assert.ok(blobs.some((b) => b.equals(simd)), "the SIMD build is inlined, deflated");
   assert.ok(!blobs.some((b) => b.equals(scalar)) && !text.includes(scalar.subarray(0, 3000).toString("base64")), "the scalar build is not inlined");
   const workers = blobs.filter((b) => !b.equals(simd)).map((b) => b.toString("utf8"));
@@ -89,42 +89,51 @@ test("the single-file build holds the SIMD build (deflated, base64), not the sca
   assert.ok(Buffer.from(inflateRaw(new Uint8Array(Buffer.from(m[1], "base64")), simd.length)).equals(simd));
   // "setTrainWorker" is in any bundle (the function's own error messages), so finding the name
   // could not fail: find the call instead, and run the code it passes
-  const source = trainWorkerSource(text);
+  const source = workerSource(text, "setTrainWorker");
   assert.match(source, /self\.onmessage\s*=/, "the source passed to setTrainWorker is a worker's code (self.onmessage)");
-  assert.ok(!source.includes("customElements"), "the training worker's code holds no widget");
+  assert.ok(!source.includes("customElements"), "the workers' code holds no widget");
+  for (const setter of ["setExplainWorker", "setBottleneckWorker"]) {
+    assert.equal(workerSource(text, setter), source, `${setter} gets the same code (one for every worker, the URL's fragment picks)`);
+  }
   const seen = await runTrainWorker(source, simd);
   assert.ok(seen.started && seen.step >= 1,
     `the bundled training worker starts and trains (messages: ${JSON.stringify(seen.log)})`);
+  const lost = await runTrainWorker(source, simd, "#no-such-worker.js");
+  assert.ok(lost.log.some((l) => l.includes('no worker named "no-such-worker.js"')) && !lost.started,
+    `the workers' code refuses a fragment naming no worker (messages: ${JSON.stringify(lost.log)})`);
 });
 
-// The code the single-file bundle passes to setTrainWorker({ source, wasm }) (tools/bundle.mjs),
-// read from the minified bundle: the function is the one whose error messages name
-// setTrainWorker, the call the one passing { source: unpack(CONSTANT, size), ... } to it, the
-// constant a deflated, base64 string literal.
-function trainWorkerSource(text) {
-  const at = text.indexOf("setTrainWorker: source must be");
-  assert.ok(at > 0, "the bundle calls setTrainWorker (esbuild leaves the function, and its error messages, out when nothing calls it)");
-  const decls = [...text.slice(0, at).matchAll(/function ([\w$]+)\(/g)];
-  const fn = decls[decls.length - 1][1];
+// The code the single-file bundle passes to a worker's setter ({ source, wasm }: tools/bundle.mjs),
+// read from the minified bundle: the function is the one passing the setter's name to
+// setInlineWorker (web/widgets/runtime/inline-worker.js), the call the one passing { source: X, ... } to it, X = unpack(CONSTANT, size), the constant a
+// deflated, base64 string literal.
+function workerSource(text, setter) {
+  // the setter: name = (options) => setInlineWorker("<setter>", "<file>", options), minified
+  const defs = [...text.matchAll(new RegExp(`(?<![\\w$.])([\\w$]+)=\\(?([\\w$]+)\\)?=>[\\w$]+\\("${setter}",`, "g"))];
+  assert.equal(defs.length, 1, `the bundle holds ${setter} once (esbuild leaves it out when nothing calls it; found ${defs.length})`);
+  const fn = defs[0][1];
   const esc = (x) => x.replace(/\$/g, "\\$");
-  const calls = [...text.matchAll(new RegExp(`(?<![\\w$.])${esc(fn)}\\(\\{source:[\\w$]+\\(([\\w$]+),(\\d+)\\)`, "g"))];
-  assert.equal(calls.length, 1, `one call of setTrainWorker (minified ${fn}) with { source: unpack(...) } in the bundle (found ${calls.length})`);
-  const def = new RegExp(`(?<![\\w$.])${esc(calls[0][1])}="([A-Za-z0-9+/]+={0,2})"`).exec(text);
-  assert.ok(def, `the source passed to setTrainWorker (${calls[0][1]}) is a base64 string constant`);
+  const calls = [...text.matchAll(new RegExp(`(?<![\\w$.])${esc(fn)}\\(\\{source:([\\w$]+)[,}]`, "g"))];
+  assert.equal(calls.length, 1, `one call of ${setter} (minified ${fn}) with { source } in the bundle (found ${calls.length})`);
+  const unpacked = new RegExp(`(?<![\\w$.])${esc(calls[0][1])}=[\\w$]+\\(([\\w$]+),(\\d+)\\)`).exec(text);
+  assert.ok(unpacked, `the source passed to ${setter} (${calls[0][1]}) is unpacked from a constant`);
+  const def = new RegExp(`(?<![\\w$.])${esc(unpacked[1])}="([A-Za-z0-9+/]+={0,2})"`).exec(text);
+  assert.ok(def, `the source passed to ${setter} (${unpacked[1]}) is a base64 string constant`);
   const source = zlib.inflateRawSync(Buffer.from(def[1], "base64")).toString("utf8");
-  assert.equal(Buffer.byteLength(source), Number(calls[0][2]), "the worker's code inflates to the size the call names");
-  assert.ok(source.length > 10000, `the training worker's code is a whole module (${source.length} characters)`);
+  assert.equal(Buffer.byteLength(source), Number(unpacked[2]), "the workers' code inflates to the size the call names");
+  assert.ok(source.length > 10000, `the workers' code is a whole module (${source.length} characters)`);
   return source;
 }
 
 // Runs a training worker's code in a worker thread (self.postMessage / self.onmessage mapped to
 // the thread's port), starts a short run on the given wasm bytes and resolves once it has posted
 // a training step, an error, or after 60 s: { started, step, log }.
-async function runTrainWorker(source, wasm) {
+async function runTrainWorker(source, wasm, hash = "#train-worker.js") {
   const { Worker } = await import("node:worker_threads");
   const boot = `
     const { parentPort } = require("node:worker_threads");
     globalThis.self = globalThis;
+    globalThis.location = { hash: ${JSON.stringify(hash)} };
     globalThis.postMessage = (m, t) => parentPort.postMessage(m, t);
     parentPort.on("message", (data) => globalThis.onmessage && globalThis.onmessage({ data }));
     import("data:text/javascript;base64," + ${JSON.stringify(Buffer.from(source).toString("base64"))})

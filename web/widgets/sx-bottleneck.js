@@ -18,7 +18,7 @@ import { RNN, tasks } from "../lib/simplexity.js";
 import { lossCurve } from "./viz/loss-curve.js";
 import { heatLevel } from "./viz/heatmap.js";
 import { LENGTHS, VARIANTS, heldoutByLength, LengthEvaluation } from "./runtime/bottleneck.js";
-import { SOURCE_LENGTH, MainThreadBottleneck, startBottleneckWorker } from "./runtime/bottleneck-session.js";
+import { SOURCE_LENGTH, MainThreadBottleneck, bottleneckWorker, startBottleneckWorker } from "./runtime/bottleneck-session.js";
 
 const W = 600, H = 210, PL = 46, PR = 14, PT = 12, PB = 34;
 const MAPS = ["softmax", "sparsemax", "entmax15"];
@@ -201,7 +201,8 @@ export class SxBottleneck extends SxElement {
       worker.terminate();
       this._trainHere(run, start); // the file is missing or refused: train on this thread
     };
-    worker.postMessage(start);
+    const { wasm } = bottleneckWorker(); // the single-file bundle's bytes (else it fetches its own)
+    worker.postMessage(wasm === undefined ? start : { ...start, wasm });
     this._state(run, "training");
   }
 

@@ -2,8 +2,8 @@
 // messages and posts the run's progress (bottleneck.js's Bottleneck: three recurrent models side
 // by side) and snapshots of the additive model's attention on one held-out source.
 // bottleneck-worker.js runs one in a module Web Worker; where no worker can be started (the file
-// missing where a bundler did not emit it, the single-file bundle, a CSP) the widget runs one on
-// the page's main thread through MainThreadBottleneck, in short slices.
+// missing where a bundler did not emit it, a CSP refusing the single-file bundle's blob: worker)
+// the widget runs one on the page's main thread through MainThreadBottleneck, in short slices.
 //
 // The page posts:
 //   { type: "start", mapping, estimator, seed, total, wasm }   wasm: the module's bytes for
@@ -20,6 +20,7 @@
 //   { type: "error", message }                anything that went wrong; the run stops
 import { init, RNN, tasks } from "../../lib/simplexity.js";
 import { Bottleneck, LENGTHS } from "./bottleneck.js";
+import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
 
 const SNAPSHOT_MS = 250;
 /** The held-out source whose alignment is drawn: the first of 8 letters. */
@@ -131,10 +132,24 @@ export class MainThreadBottleneck {
   }
 }
 
+// ------------------------------------------------------- where the worker comes from
 /**
- * Start the worker: one literal `new Worker(new URL("./bottleneck-worker.js", import.meta.url),
- * { type: "module" })` (the form bundlers recognise); throws what `new Worker` throws.
+ * Replace the worker's file (bottleneck-worker.js beside the library) by its code: `source`, the
+ * module worker's whole code, started from a Blob URL, and `wasm`, the module's bytes, posted to it
+ * in the start message. tools/bundle.mjs's single-file build calls it (runtime/inline-worker.js).
+ * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
+ */
+export const setBottleneckWorker = (options) => setInlineWorker("setBottleneckWorker", "bottleneck-worker.js", options);
+
+/** Where the worker comes from: { kind, name, wasm } (runtime/inline-worker.js). */
+export const bottleneckWorker = () => inlineWorkerInfo("bottleneck-worker.js");
+
+/**
+ * Start the worker bottleneckWorker() describes: the registered code, or one literal
+ * `new Worker(new URL("./bottleneck-worker.js", import.meta.url), { type: "module" })` (the form
+ * bundlers recognise); throws what `new Worker` throws.
  */
 export function startBottleneckWorker() {
-  return new Worker(new URL("./bottleneck-worker.js", import.meta.url), { type: "module" });
+  return startInlineWorker("bottleneck-worker.js")
+    ?? new Worker(new URL("./bottleneck-worker.js", import.meta.url), { type: "module" });
 }

@@ -23,6 +23,7 @@
 // explain-worker.js file beside the library (explainWorker()).
 import { init, info, Model } from "../../lib/simplexity.js";
 import { runExperiments } from "../../lib/explain.js";
+import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
 
 /**
  * An experiments session speaking the protocol above: post(msg) delivers a message to the page.
@@ -100,46 +101,31 @@ export class MainThreadExplainWorker {
 }
 
 // ------------------------------------------------------- where the worker comes from
-let custom = null; // { source, wasm, url } set by setExplainWorker()
-
 /**
  * Replace the experiments worker's file (explain-worker.js beside the library) by its code:
- * `source`, the module worker's whole code, started from a Blob URL, and `wasm`, the module's
- * bytes, posted to it with the run (init({ bytes }) there). tools/bundle.mjs's single-file build
- * calls it before any widget runs.
+ * `source`, the module worker's whole code (explain-worker.js bundled with what it imports),
+ * started from a Blob URL, and `wasm`, the module's bytes, posted to it in the start message
+ * (init({ bytes }) there). tools/bundle.mjs's single-file build calls it before any widget runs
+ * (runtime/inline-worker.js).
  * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
  */
-export function setExplainWorker(options) {
-  const { source, wasm } = options || {};
-  if (typeof source !== "string" || source.length === 0) {
-    throw new TypeError(`setExplainWorker: source must be a non-empty string (got ${typeof source})`);
-  }
-  if (!(wasm instanceof ArrayBuffer) && !ArrayBuffer.isView(wasm)) {
-    throw new TypeError(`setExplainWorker: wasm must be an ArrayBuffer or a typed array (got ${wasm === null ? "null" : typeof wasm})`);
-  }
-  if (custom && custom.url) URL.revokeObjectURL(custom.url);
-  custom = { source, wasm, url: null };
-}
+export const setExplainWorker = (options) => setInlineWorker("setExplainWorker", "explain-worker.js", options);
 
 /**
  * Where the experiments worker comes from: { kind, name, wasm }. By default the module file
  * explain-worker.js beside this module (kind "file"; wasm undefined: it fetches its own); after
  * setExplainWorker() a Blob URL of its code (kind "blob") and the bytes to post it.
  */
-export function explainWorker() {
-  if (!custom) return { kind: "file", name: "explain-worker.js", wasm: undefined };
-  return { kind: "blob", name: "a blob: URL", wasm: custom.wasm };
-}
+export const explainWorker = () => inlineWorkerInfo("explain-worker.js");
 
 /**
- * Start the worker explainWorker() describes; throws what `new Worker` throws. The file is named
- * by one literal `new Worker(new URL("./explain-worker.js", import.meta.url), { type: "module" })`:
+ * Start the worker explainWorker() describes; throws what `new Worker` throws. The file is named by
+ * one literal `new Worker(new URL("./explain-worker.js", import.meta.url), { type: "module" })`:
  * the form Vite, webpack and Parcel recognise and bundle. Where a bundler does not (Rollup,
  * esbuild), the file is missing, the worker's error event fires before its first message and the
  * widget runs the experiments on the main thread.
  */
 export function startExplainWorker() {
-  if (!custom) return new Worker(new URL("./explain-worker.js", import.meta.url), { type: "module" });
-  custom.url ??= URL.createObjectURL(new Blob([custom.source], { type: "text/javascript" }));
-  return new Worker(custom.url, { type: "module" });
+  return startInlineWorker("explain-worker.js")
+    ?? new Worker(new URL("./explain-worker.js", import.meta.url), { type: "module" });
 }

@@ -30,6 +30,7 @@
 import { init, info, Model, tasks } from "../../lib/simplexity.js";
 import { Trainer, Evaluation } from "./trainer.js";
 import { inspect } from "./inspect.js";
+import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
 
 const SNAPSHOT_MS = 250, TEST_EXAMPLES = 2000;
 /** Slice lengths (ms): a worker posts about 20 times a second; the main thread keeps ~ a frame. */
@@ -160,48 +161,32 @@ export class MainThreadWorker {
 }
 
 // ------------------------------------------------------- where the worker comes from
-let custom = null; // { source, wasm, url } set by setTrainWorker()
-
 /**
- * Replace the training worker's file (train-worker.js beside the library) by its code:
- * `source`, the module worker's whole code (train-worker.js bundled with what it imports),
- * started from a Blob URL, and `wasm`, the module's bytes, posted to it in the start message
- * (it calls init({ bytes }) instead of fetching). tools/bundle.mjs's single-file build calls it
- * before any widget runs.
+ * Replace the training worker's file (train-worker.js beside the library) by its code: `source`,
+ * the module worker's whole code (train-worker.js bundled with what it imports), started from a
+ * Blob URL, and `wasm`, the module's bytes, posted to it in the start message (init({ bytes })
+ * there). tools/bundle.mjs's single-file build calls it before any widget runs (runtime/inline-
+ * worker.js).
  * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
  */
-export function setTrainWorker(options) {
-  const { source, wasm } = options || {};
-  if (typeof source !== "string" || source.length === 0) {
-    throw new TypeError(`setTrainWorker: source must be a non-empty string (got ${typeof source})`);
-  }
-  if (!(wasm instanceof ArrayBuffer) && !ArrayBuffer.isView(wasm)) {
-    throw new TypeError(`setTrainWorker: wasm must be an ArrayBuffer or a typed array (got ${wasm === null ? "null" : typeof wasm})`);
-  }
-  if (custom && custom.url) URL.revokeObjectURL(custom.url);
-  custom = { source, wasm, url: null };
-}
+export const setTrainWorker = (options) => setInlineWorker("setTrainWorker", "train-worker.js", options);
 
 /**
- * Where the training worker comes from: { kind, name, wasm }. By default the module file
- * train-worker.js beside this module (kind "file"; wasm undefined: it fetches its own); after
+ * Where the training worker comes from: { kind, name, wasm }. By default the module file train-
+ * worker.js beside this module (kind "file"; wasm undefined: it fetches its own); after
  * setTrainWorker() a Blob URL of its code (kind "blob") and the bytes to post it.
  */
-export function trainWorker() {
-  if (!custom) return { kind: "file", name: "train-worker.js", wasm: undefined };
-  return { kind: "blob", name: "a blob: URL", wasm: custom.wasm };
-}
+export const trainWorker = () => inlineWorkerInfo("train-worker.js");
 
 /**
- * Start the training worker trainWorker() describes; throws what `new Worker` throws (no
- * Worker, a URL refused synchronously). The file is named by one literal
- * `new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" })`: the form Vite,
- * webpack and Parcel recognise, bundling the worker with its imports into a file of their own.
- * Where a bundler does not (Rollup, esbuild), the file is missing and the worker's error event
- * fires before its first message: the widget then trains on the main thread.
+ * Start the training worker trainWorker() describes; throws what `new Worker` throws (no Worker, a
+ * URL refused synchronously). The file is named by one literal `new Worker(new URL("./train-
+ * worker.js", import.meta.url), { type: "module" })`: the form Vite, webpack and Parcel recognise,
+ * bundling the worker with its imports into a file of their own. Where a bundler does not (Rollup,
+ * esbuild), the file is missing and the worker's error event fires before its first message: the
+ * widget then trains on the main thread.
  */
 export function startTrainWorker() {
-  if (!custom) return new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" });
-  custom.url ??= URL.createObjectURL(new Blob([custom.source], { type: "text/javascript" }));
-  return new Worker(custom.url, { type: "module" });
+  return startInlineWorker("train-worker.js")
+    ?? new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" });
 }
