@@ -6,6 +6,7 @@
 #   make bench    speed tables (ratios measured in one run); not part of the tests
 #   make bench-attention   attention and model speed, SIMD vs scalar vs native (issue 3)
 #   make bench-decode      greedy decoding tokens/s, KV cache vs full recomputation (issue 13)
+#   make bench-gpt         the character models: generation chars/s (cache or not), training steps/s, vs seq2seq (issue 23)
 #   make rnn-table         the recurrent encoder-decoder's bottleneck: accuracy against source length (issue 24)
 #   make rnn-variance      soft, sparse and hard attention: gradient-estimator variance, curves, support (issue 24)
 #   make fuzz     a long libFuzzer run (make test does a short one)
@@ -96,7 +97,7 @@ WASM := $(D)/simplexity-simd.wasm $(D)/simplexity.wasm $(D)/simplexity-mappings-
 LAYOUT := $(D)/.layout
 DIST := $(WASM) $(LAYOUT) $(D)/simplexity-widgets.js
 
-.PHONY: FORCE mutants explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode serve clean tools
+.PHONY: FORCE mutants explain-findings all site site-size tools-test test test-suites untracked-before untracked-check serve-site fuzz-selftest fuzz-merge commands-smoke test-c test-js test-types test-browser test-package check-simd fuzz fuzz-short bench bench-attention bench-decode bench-gpt serve clean tools
 
 # The deliverables: the package's files and the static site.
 all: tools $(DIST) site
@@ -318,6 +319,7 @@ test-browser: all
 	$(NODE) tests/browser/decode-outputs.mjs
 	$(NODE) tests/browser/chain.mjs
 	$(NODE) tests/browser/write.mjs
+	$(NODE) tests/browser/outputs-lazy.mjs
 	$(NODE) tests/browser/recurrent.mjs
 	$(NODE) tests/browser/bottleneck.mjs
 	$(NODE) tests/browser/jacobian.mjs
@@ -360,7 +362,7 @@ test-package: all
 # `make bench-attention` in build/bench/*.md are left as they were. But their checks count: a
 # bench exits non-zero when an engine's output disagrees with its reference (run.mjs: every
 # mapping against plain.js and native; attention.mjs: the wasm builds against native; long.mjs:
-# the tiled path against the map path; decode.mjs: cached against full decoding; flat.mjs: against
+# the tiled path against the map path; decode.mjs and gpt.mjs: cached against full decoding; flat.mjs: against
 # its float64 reference; entmax_passes: outputs on the simplex); quiet on
 # success, a failing command's saved output (stdout and stderr) is printed and make stops.
 commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm $(B)/bench/entmax_passes
@@ -394,7 +396,9 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	  > $(B)/bench/smoke/text-summary.json
 	$(NODE) tools/text/models-table.mjs --summary $(B)/bench/smoke/text-summary.json --baseline $(B)/bench/smoke/baseline.json \
 	  --md $(B)/bench/smoke/text-models.md > /dev/null
-	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make explain-findings, make rnn-table (20 steps), make rnn-variance (20 steps, 8 draws), make text-models (10 steps), make site-size and train-time.mjs run"
+	$(MAKE) --no-print-directory $(B)/bench/bench_gpt
+	$(NODE) bench/gpt.mjs --rounds 1 --ms 5 --out $(B)/bench/smoke > $(B)/bench/smoke/gpt.txt 2>&1 || { cat $(B)/bench/smoke/gpt.txt; exit 1; }
+	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make bench-gpt, make explain-findings, make rnn-table (20 steps), make rnn-variance (20 steps, 8 draws), make text-models (10 steps), make site-size and train-time.mjs run"
 
 # The README's test command: installs what is missing (tools/setup.sh: Debian packages when run
 # as root or with sudo, npm ci when node_modules is missing or stale), then every suite, in a
@@ -448,7 +452,7 @@ bench: all $(B)/bench/bench_native $(B)/bench/entmax_passes
 # n = 1024 ... 16384; alpha-entmax attention on flat score rows against softmax attention (issue 26,
 # bench/flat.mjs: exit 1 on a mismatch with its float64 reference) and the learned-alpha models'
 # training steps/s at initialisation and after training (bench/train-alpha.mjs). Not part of the tests.
-$(B)/bench/bench_attention: bench/bench_attention.c bench/inputs.h bench/peak.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+$(B)/bench/bench_attention: bench/bench_attention.c bench/measure.h bench/inputs.h bench/peak.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
 	@mkdir -p $(B)/bench
 	$(CC) $(BENCH_CFLAGS) -I$(B)/inc bench/bench_attention.c bench/peak.c $(CORE_SRC) -o $@ -lm
 
@@ -466,6 +470,19 @@ bench-attention: all $(B)/bench/bench_attention $(B)/bench/peak-simd.wasm
 # scalar wasm, the shipped model and max_len 32 / 128 (the O(t) vs O(t^2) steps). Not part of the tests.
 bench-decode: all
 	$(NODE) bench/decode.mjs
+
+# The character models' speed (issue 23, item 5): generation chars/s with the KV cache and
+# without it (the full forward over the prefix for every character) and training steps/s, native
+# (bench/bench_gpt.c) and SIMD wasm through the JS API (TextModel), for each shipped devil model,
+# as ratios against the seq2seq model (reverse-alpha) measured in the same run (bench/gpt.mjs);
+# writes build/bench/gpt.md and the README's bench-gpt block. About a minute. Not part of the tests.
+$(B)/bench/bench_gpt: bench/bench_gpt.c bench/measure.h tools/text/split.c tools/text/split.h tools/text/vocab.h $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/bench
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc -Itools/text bench/bench_gpt.c tools/text/split.c $(CORE_SRC) -o $@ -lm
+
+bench-gpt: all text $(B)/bench/bench_gpt
+	$(NODE) bench/gpt.mjs --out $(B)/bench
+	$(NODE) tools/text/readme-table.mjs --table $(B)/bench/gpt.md --readme README.md --block bench-gpt
 
 # Build, then serve the site on 127.0.0.1 (PORT=8081 make serve to change the port).
 serve:

@@ -28,15 +28,10 @@
 #include <time.h>
 
 #include "simplexity.h"
+#include "measure.h"
 
 /* ------------------------------------------------------------------ inputs */
 #include "inputs.h"
-
-static double now(clockid_t clock) {
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int mapping_of(const char *name) {
     if (!strcmp(name, "softmax")) return SX_MAP_SOFTMAX;
@@ -53,30 +48,19 @@ typedef struct {
     const char *task;
 } options;
 
-/* Runs `call` (returning a status) for ms of CPU time after two warm-up calls; prints one
-   result object. */
+/* Times `call` (returning a status; measure.h) for ms of CPU time; prints one result object. */
 typedef int (*call_fn)(void *ctx);
 static int measure(const char *name, call_fn call, void *ctx, const options *o, double check,
                    double scale, int first) {
-    for (int w = 0; w < 2; w++) {
-        int st = call(ctx);
-        if (st != SX_OK) {
-            fprintf(stderr, "bench_attention: %s: status %d (%s)\n", name, st, sx_last_error());
-            return 1;
-        }
+    bench_timing t;
+    const int st = bench_time(call, ctx, o->ms, &t);
+    if (st != SX_OK) {
+        fprintf(stderr, "bench_attention: %s: status %d (%s)\n", name, st, sx_last_error());
+        return 1;
     }
-    long calls = 0;
-    const double c0 = now(CLOCK_PROCESS_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
-    double c;
-    do {
-        call(ctx);
-        calls++;
-        c = now(CLOCK_PROCESS_CPUTIME_ID);
-    } while (c - c0 < o->ms * 1e-3);
-    const double w = now(CLOCK_MONOTONIC);
     printf("%s\n  {\"case\": \"%s\", \"calls\": %ld, \"cpu_ms\": %.6f, \"wall_ms\": %.6f, \"check\": %.9g, "
            "\"scale\": %.9g}",
-           first ? "" : ",", name, calls, (c - c0) * 1e3 / calls, (w - w0) * 1e3 / calls, check, scale);
+           first ? "" : ",", name, t.calls, t.cpu_ms, t.wall_ms, check, scale);
     fflush(stdout);
     return 0;
 }

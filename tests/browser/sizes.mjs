@@ -13,7 +13,8 @@
 //                   the library, the wasm and that widget's module with its imports
 //   on view         the model each section's widget fetches when it comes into view (read off
 //                   the chapters: <sx-span-mask model>, <sx-attention task kind>, <sx-explain>,
-//                   <sx-decode task output>)
+//                   <sx-decode task output>, <sx-write model> with the text models' summary.json;
+//                   tests/browser/outputs-lazy.mjs checks chapter 6's in Chromium)
 //   experiments     the worker "Run the experiments" starts (explain-worker.js and what it
 //                   imports that the pages have not loaded) and the two models it fetches besides
 //                   the one its section shows
@@ -141,6 +142,10 @@ for (const [, id, body] of html.matchAll(/<section id="([^"]+)"[^>]*>([\s\S]*?)<
     const kind = { softmax: "entmax15", sparsemax: "sparsemax-out" }[attr(tag, "output")] || "entmax15-out";
     onView.push({ when: `section ${n} (#${id}) in view`, file: `models/${attr(tag, "task") || "reverse"}-${kind}.sxm` });
   }
+  for (const [tag] of body.matchAll(/<sx-write\b[^>]*>/g)) { // the vocabulary, then the checkpoint
+    const when = `section ${n} (#${id}) in view`;
+    onView.push({ when, file: "models/text/summary.json" }, { when, file: `models/text/devil-${attr(tag, "model") || "entmax15-out"}.sxm` });
+  }
   for (const [tag] of body.matchAll(/<sx-explain\b[^>]*>/g)) {
     const task = attr(tag, "task") || "reverse", kind = attr(tag, "kind") || "entmax15";
     onView.push({ when: `section ${n} (#${id}) in view`, file: `models/${task}-${kind}.sxm` });
@@ -159,7 +164,9 @@ const group = (title, files) => {
 group("at load: the library", library);
 group("at load: the widget code (widgets.js and the modules of the page's widgets, with their imports)", widgetCode);
 group("at load: the book's pages and their own scripts (the map, each chapter)", shell);
-for (const { when, file } of onView) group(`when ${when}`, [file]);
+const byWhen = new Map(); // a section's files together (<sx-write>: the summary and the checkpoint)
+for (const { when, file } of onView) byWhen.set(when, [...(byWhen.get(when) ?? []), file]);
+for (const [when, files] of byWhen) group(`when ${when}`, files);
 console.log('when "Train from scratch" starts (the worker and what it imports):');
 for (const f of workerAll) line(`  ${f}`, [f], worker.includes(f) ? "" : "  (cached: loaded with the page, not counted again)");
 console.log('when "Run the experiments" starts (the worker, what it imports, the other models):');
