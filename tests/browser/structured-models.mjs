@@ -11,13 +11,14 @@ import { check, open, frames, runSuite, checkClean, pageWith } from "./harness.m
 import { init, Model, tasks } from "../../dist/simplexity.js";
 import { equalRuns } from "../../dist/viz/heatmap.js";
 import { inspect } from "../../dist/inspect.js";
+import { audit } from "./axe.mjs";
 
 await init();
 const host = "#attention";
 
 const shown = (page, key) => page.waitForFunction((k) => {
-  const r = document.getElementById("attention").shadowRoot;
-  return r.querySelector(".source").textContent.includes(k) && r.querySelectorAll("svg.maps .panel").length > 0;
+  const e = document.getElementById("attention"), r = e && e.shadowRoot; // (before the upgrade: none)
+  return Boolean(r && r.querySelector(".source")) && r.querySelector(".source").textContent.includes(k) && r.querySelectorAll("svg.maps .panel").length > 0;
 }, key, { timeout: 20000 });
 
 const menu = (page) => page.$eval(host, (e) => [...e.shadowRoot.querySelectorAll("select")[1].options].map((o) => ({ value: o.value, disabled: o.disabled })));
@@ -74,6 +75,8 @@ await runSuite("structured-models", async (browser, server) => {
     if (kind === "fusedmax") {
       check(runs > 0, `after_marker-fusedmax: some runs outlined (${runs})`);
       check(/outlined/.test(o.legend), `the legend explains the outlines (${o.legend})`);
+      const v = await audit(page);
+      check(v.length === 0, `after_marker-fusedmax shown: no axe violation (got ${v.length}: ${v.join(" | ")})`);
     } else {
       check(runs === 0 && !/outlined/.test(o.legend), `after_marker-softmax: no runs, no legend item (${runs})`);
     }
@@ -85,4 +88,24 @@ await runSuite("structured-models", async (browser, server) => {
   check(await page.$eval(host, (e) => e.kind) === "entmax15", "moving to reverse from oscarmax falls back to 1.5-entmax");
   await checkClean(page, log);
   await page.close();
+
+  // a phone: the fusedmax model's maps and legend fit the widget
+  const phone = await open(browser, server.url + pageWith("attention"), server.url, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  await phone.page.locator(host).scrollIntoViewIfNeeded();
+  await shown(phone.page, "reverse-alpha");
+  await phone.page.locator(`${host} select >> nth=0`).selectOption("date");
+  await shown(phone.page, "date-");
+  await phone.page.locator(`${host} select >> nth=1`).selectOption("fusedmax");
+  await shown(phone.page, "date-fusedmax.sxm");
+  await frames(phone.page, 3);
+  const fit = await phone.page.$eval(host, (e) => {
+    const hb = e.getBoundingClientRect(), r = e.shadowRoot;
+    const legend = [...r.querySelectorAll("svg.maps .legend text")].map((t) => t.getBoundingClientRect());
+    return { runs: r.querySelectorAll("svg.maps path.runs").length, out: legend.filter((b) => b.right > hb.right + 1 || b.left < hb.left - 1).length,
+      text: r.querySelector("svg.maps .legend").textContent };
+  });
+  check(fit.runs > 0 && /outlined/.test(fit.text), `phone: date-fusedmax outlines runs (${fit.runs}) and says so in the legend`);
+  check(fit.out === 0, `phone: the legend stays inside the widget (${fit.out} lines outside)`);
+  await checkClean(phone.page, phone.log, "phone: ");
+  await phone.page.close();
 });
