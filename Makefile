@@ -334,6 +334,7 @@ test-browser: all
 	$(NODE) tests/browser/decode.mjs
 	$(NODE) tests/browser/explain.mjs
 	$(NODE) tests/browser/heatmap.mjs
+	$(NODE) tests/browser/structured-models.mjs
 	$(NODE) tests/browser/keep-model.mjs
 	$(NODE) tests/browser/readme.mjs
 	$(NODE) tests/browser/single-file.mjs
@@ -505,7 +506,10 @@ clean:
 # (the site, a fresh clone's build) ever retrains them behind your back.
 MODEL_TASKS := reverse sort after_marker date
 MODEL_KINDS := softmax entmax15 alpha alpha-span entmax15-out sparsemax-out
-MODEL_STEMS := $(foreach t,$(MODEL_TASKS),$(foreach k,$(MODEL_KINDS),$(t)-$(k)))
+# Structured attention (issue 25, item 2): fusedmax and oscarmax in every layer, on the two tasks
+# whose cross-attention has a contiguous target (after_marker's suffix, the date's month word).
+MODEL_STRUCTURED := $(foreach t,after_marker date,$(t)-fusedmax $(t)-oscarmax)
+MODEL_STEMS := $(foreach t,$(MODEL_TASKS),$(foreach k,$(MODEL_KINDS),$(t)-$(k))) $(MODEL_STRUCTURED)
 MODEL_BUILT := $(patsubst %,$(B)/models/%.sxm,$(MODEL_STEMS))
 # Per-run trainer flags (the shipped config); see tools/train.c for the options.
 MODEL_FLAGS ?=

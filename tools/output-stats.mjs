@@ -6,10 +6,22 @@
 // input (model.exactSearch, cap 1000) and how often the most probable of them is the greedy
 // output (model.generate's row). `make models` adds these to web/models/summary.json
 // ("outputs") before tools/summary.mjs renders the README table.
+//
+// And how contiguous each model's cross-attention is (attentionRuns, "runs" in summary.json): over
+// the same rows, every cross-attention row (each layer, head, and decoder position up to the one
+// that predicts EOS: the queries tools/train.c's "zeros" count) over the keys it may see (the
+// source up to and including EOS), the number of RUNS: maximal blocks of adjacent keys whose
+// weights are nonzero and bitwise equal (a key whose weight differs from both neighbours is a run
+// of one; zeros end runs and are not counted). A softmax row has as many runs as keys, a sparse
+// row about as many as its support, a fusedmax row one per fused group. Stored as totals over all
+// those rows: { rows, runs, nonzero, keys } (keys: the weights the rows may see, so 1 - nonzero /
+// keys is tools/train.c's cross "zeros", computed natively); the README shows runs / rows beside
+// nonzero / rows (the mean support).
 //   node tools/output-stats.mjs [web/models/summary.json] [--models web/models]
 // tests/js/readme-models.test.mjs recomputes one model's figures with outputStats().
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { equalRuns } from "../web/widgets/viz/heatmap.js";
 
 const EOS = 2, CAP = 1000, CHUNK = 64;
 
@@ -57,6 +69,35 @@ export function outputStats(sx, m, run) {
   return { ...out, sequences: r4(seqs / n), sequences_max: max, single: r4(single / n), top_greedy: r4(greedy / n), incomplete };
 }
 
+/** The contiguity figures of model `m`'s cross-attention (run: its summary.json entry). */
+export function attentionRuns(sx, m, run) {
+  const n = run.test_examples;
+  const held = sx.tasks.generate(run.task, { seed: 2000 + run.seed, count: n, split: "heldout" });
+  const T = held.shape[1], PAD = 0;
+  let rows = 0, runs = 0, nonzero = 0, keys = 0;
+  for (let at = 0; at < n; at += CHUNK) {
+    const count = Math.min(CHUNK, n - at);
+    const src = held.src.subarray(at * T, (at + count) * T);
+    const dec = Array.from({ length: count }, (_, r) => held.tgt.subarray((at + r) * T, (at + r + 1) * T - 1));
+    const { attention } = m.forward(src, dec, { count });
+    for (const map of attention.filter((a) => a.kind === "cross")) {
+      const [, H, Tq, Tk] = map.shape;
+      for (let r = 0; r < count; r++) {
+        const s = held.src.subarray((at + r) * T, (at + r + 1) * T), t = held.tgt.subarray((at + r) * T, (at + r + 1) * T);
+        const ls = s.indexOf(PAD) < 0 ? T : s.indexOf(PAD), lt = t.indexOf(EOS) < 0 ? T : t.indexOf(EOS);
+        for (let h = 0; h < H; h++) {
+          for (let i = 0; i < lt; i++) {
+            const o = ((r * H + h) * Tq + i) * Tk, row = map.data.subarray(o, o + ls);
+            rows++, runs += equalRuns(row, ls).length, keys += ls;
+            for (let j = 0; j < ls; j++) nonzero += row[j] !== 0;
+          }
+        }
+      }
+    }
+  }
+  return { rows, runs, nonzero, keys };
+}
+
 async function main(argv) {
   const args = argv.slice();
   const at = args.indexOf("--models");
@@ -69,12 +110,14 @@ async function main(argv) {
     const m = sx.Model.load(readFileSync(`${dir}/${run.task}-${run.kind}.sxm`));
     try {
       run.outputs = outputStats(sx, m, run);
+      run.runs = attentionRuns(sx, m, run);
     } finally {
       m.free();
     }
     const o = run.outputs;
     console.error(`output-stats: ${run.task}-${run.kind}: ${o.mapping} outputs, support ${o.support} of ${o.vocab}, ` +
-      `right token inside ${(100 * o.inside).toFixed(2)}%` + (o.sequences === null ? "" : `, ${o.sequences} sequences per input (max ${o.sequences_max})`));
+      `right token inside ${(100 * o.inside).toFixed(2)}%` + (o.sequences === null ? "" : `, ${o.sequences} sequences per input (max ${o.sequences_max})`) +
+      `; cross-attention ${(run.runs.runs / run.runs.rows).toFixed(2)} runs per row, support ${(run.runs.nonzero / run.runs.rows).toFixed(2)}`);
   }
   writeFileSync(file, `[\n${runs.map((r) => JSON.stringify(r)).join(",\n")}\n]\n`);
 }

@@ -6,7 +6,9 @@
    Kinds: softmax, entmax15, alpha (learned alpha-entmax per head), alpha-span (learned alpha
    with adaptive span on the self-attention heads), all with softmax outputs; entmax15-out and
    sparsemax-out: 1.5-entmax attention with 1.5-entmax or sparsemax outputs (the output layer
-   trained with its Fenchel-Young loss, model.h). Trains on fresh examples of the train split
+   trained with its Fenchel-Young loss, model.h); fusedmax and oscarmax: structured attention in
+   every layer (self and cross) with a fixed lambda (--lambda, default 0.5) or beta (--beta,
+   default 0.05) acting on the scores, softmax outputs. Trains on fresh examples of the train split
    (batch b at step s is examples s b .. s b + b - 1 of the split under --seed), evaluates greedy
    exact-sequence accuracy (the whole generated row, up to and including EOS, equal to the
    reference answer; computed teacher forced, which is equivalent, see accuracy_tf) on a validation slice of the held-out split (--val examples) every --eval
@@ -43,16 +45,17 @@ typedef struct {
     int seed, max_steps, eval_every, batch, d_model, heads, layers, d_ff, ramp, act, warmup;
     int n_val, n_test, quiet, float32;
     const char *from;
-    float lr, lr_min, target, stop, span_penalty, clip, alpha_lr;
+    float lr, lr_min, target, stop, span_penalty, clip, alpha_lr, lambda, beta;
 } options;
 
 static void usage(void) {
     fprintf(stderr,
             "usage: train [--arch transformer] --task reverse|sort|after_marker|date\n"
-            "             --kind softmax|entmax15|alpha|alpha-span|entmax15-out|sparsemax-out\n"
+            "             --kind softmax|entmax15|alpha|alpha-span|entmax15-out|sparsemax-out|fusedmax|oscarmax\n"
             "             [--seed N] [--max-steps N] [--eval N] [--batch N] [--d-model N] [--heads N]\n"
             "             [--layers N] [--d-ff N] [--ramp N] [--gelu] [--lr X] [--lr-min X]\n"
             "             [--warmup N] [--target X] [--stop X] [--span-penalty X] [--clip X] [--alpha-lr X] [--val N]\n"
+            "             [--lambda X] [--beta X]\n"
             "             [--test N] [--out FILE] [--float32] [--from FILE] [--quiet]\n"
             "       train --arch rnn ...: the recurrent encoder-decoder (tools/train-rnn.c)\n"
             "       train --arch gpt ...: a decoder-only character model on the text corpus (tools/train-gpt.c)\n");
@@ -211,7 +214,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--arch") && !strcmp(argv[i + 1], "gpt")) return train_gpt_main(argc, argv);
     }
     options o = { NULL, NULL, NULL, 1, 2000, 100, 64, 32, 4, 2, 64, 3, 0, 0, 2000, 2000, 0,
-                  0, NULL, 3e-3f, 3e-4f, 0.99f, 0.995f, 0.002f, 1.0f, 10.0f };
+                  0, NULL, 3e-3f, 3e-4f, 0.99f, 0.995f, 0.002f, 1.0f, 10.0f, 0.5f, 0.05f };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT_I(name, field) if (!strcmp(a, name) && v) { o.field = atoi(v); i++; continue; }
@@ -224,7 +227,7 @@ int main(int argc, char **argv) {
         OPT_I("--warmup", warmup) OPT_I("--val", n_val) OPT_I("--test", n_test)
         OPT_F("--lr", lr) OPT_F("--lr-min", lr_min) OPT_F("--target", target) OPT_F("--stop", stop)
         OPT_F("--span-penalty", span_penalty) OPT_F("--clip", clip)
-        OPT_F("--alpha-lr", alpha_lr)
+        OPT_F("--alpha-lr", alpha_lr) OPT_F("--lambda", lambda) OPT_F("--beta", beta)
         if (!strcmp(a, "--arch") && v && !strcmp(v, "transformer")) { i++; continue; }
         if (!strcmp(a, "--gelu")) { o.act = 1; continue; }
         if (!strcmp(a, "--quiet")) { o.quiet = 1; continue; }
@@ -241,7 +244,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(o.kind, "entmax15")) map = SX_MAP_ENTMAX15, span = 0;
     else if (!strcmp(o.kind, "alpha")) map = SX_MAP_ENTMAX_LEARNED, span = 0;
     else if (!strcmp(o.kind, "alpha-span")) map = SX_MAP_ENTMAX_LEARNED, span = 1;
+    else if (!strcmp(o.kind, "fusedmax")) map = SX_MAP_FUSEDMAX, span = 0;
+    else if (!strcmp(o.kind, "oscarmax")) map = SX_MAP_OSCARMAX, span = 0;
     else usage();
+    /* the structured mappings' parameter, one per layer in the float config (the other kinds
+       give only the first three floats: their checkpoints keep their bytes) */
+    const int structured = map == SX_MAP_FUSEDMAX || map == SX_MAP_OSCARMAX;
+    const float map_param = map == SX_MAP_FUSEDMAX ? o.lambda : o.beta;
 
     const int T = sx_task_width(task);
     int B = o.batch;
@@ -270,10 +279,12 @@ int main(int argc, char **argv) {
         cfg[SX_MODEL_MAX_BATCH] = B;
         cfg[SX_MODEL_ACT] = o.act;
         for (int l = 0; l < o.layers && l < SX_MODEL_MAX_LAYERS; l++) cfg[SX_MODEL_MAP + l] = map;
-        const float fcfg[3] = { o.span_penalty, o.clip, o.alpha_lr };
+        float fcfg[SX_MODEL_F_PARAM + SX_MODEL_MAX_LAYERS] = { o.span_penalty, o.clip, o.alpha_lr };
         const int n_layers = o.layers >= 1 && o.layers <= SX_MODEL_MAX_LAYERS ? o.layers : 1;
         cfg[SX_MODEL_OUTPUT(n_layers)] = out_map; /* a softmax output stays implicit: the same bytes */
-        if (sx_model_create(&m, cfg, SX_MODEL_MAP + o.layers + (out_map != SX_MAP_SOFTMAX), fcfg, 3) != SX_OK) {
+        for (int l = 0; structured && l < n_layers; l++) fcfg[SX_MODEL_F_PARAM + l] = map_param;
+        if (sx_model_create(&m, cfg, SX_MODEL_MAP + o.layers + (out_map != SX_MAP_SOFTMAX), fcfg,
+                            structured ? SX_MODEL_F_PARAM + n_layers : 3) != SX_OK) {
             fprintf(stderr, "train: %s\n", sx_last_error());
             return 1;
         }
@@ -342,17 +353,21 @@ int main(int argc, char **argv) {
         }
     }
     const int span_len = sx_model_config(m, SX_MODEL_SPAN);
+    char param_json[64] = ""; /* the structured kinds' lambda or beta, as the model holds it */
+    if (structured)
+        snprintf(param_json, sizeof param_json, ",\"%s\":%g", map == SX_MAP_FUSEDMAX ? "lambda" : "beta",
+                 (double)sx_model_fconfig(m, SX_MODEL_F_PARAM));
     printf("{\"task\":\"%s\",\"kind\":\"%s\",\"seed\":%d,\"steps\":%d,\"seconds\":%.1f,"
            "\"loss\":%.5f,\"val_accuracy\":%.4f,\"accuracy\":%.4f,\"test_examples\":%d,"
            "\"params\":%d,\"bytes\":%d,\"precision\":\"%s\",\"config\":{\"d_model\":%d,"
            "\"heads\":%d,\"layers\":%d,\"d_ff\":%d,\"max_len\":%d,\"span\":%d,\"ramp\":%d,"
-           "\"batch\":%d,\"lr\":%g,\"alpha_lr\":%g,\"span_penalty\":%g},\"alphas\":",
+           "\"batch\":%d,\"lr\":%g,\"alpha_lr\":%g,\"span_penalty\":%g%s},\"alphas\":",
            o.task_name, o.kind, o.seed, step, seconds, ema, acc, test_acc, o.n_test,
            sx_model_num_params(m), size, o.float32 ? "float32" : "float16",
            sx_model_config(m, SX_MODEL_D_MODEL), NH, L, sx_model_config(m, SX_MODEL_D_FF), T,
            span_len, span_len ? sx_model_config(m, SX_MODEL_SPAN_RAMP) : 0, B, (double)o.lr,
            (double)sx_model_fconfig(m, SX_MODEL_F_ALPHA_LR),
-           (double)sx_model_fconfig(m, SX_MODEL_F_SPAN_PENALTY));
+           (double)sx_model_fconfig(m, SX_MODEL_F_SPAN_PENALTY), param_json);
     json_heads(stdout, alphas, L, NH, 3);
     printf(",\"spans\":");
     json_heads(stdout, spans, L, NH, 2);

@@ -184,7 +184,7 @@ enum {
     SX_MAP_ENTMAX = 3,         /* alpha-entmax, param = alpha >= 1 (a model layer: in [1, 8]) */
     SX_MAP_ENTMAX_LEARNED = 4, /* model layers only: alpha = 1 + sigmoid(a), a learned per head */
     SX_MAP_FUSEDMAX = 5,       /* param = lambda >= 0 */
-    SX_MAP_OSCARMAX = 6        /* sx_jacobian only (param = beta >= 0); all others refuse it */
+    SX_MAP_OSCARMAX = 6        /* param = beta >= 0: sx_jacobian and model layers only; the others refuse it */
 };
 /* Deprecated: the former per-function names, aliases of SX_MAP_* kept so that existing code
    compiles (same values). New code uses SX_MAP_*. */

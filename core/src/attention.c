@@ -1,5 +1,5 @@
 /* attention.c - multi-head scaled dot-product attention with a mapping per head (softmax,
-   sparsemax, 1.5-entmax, alpha-entmax fixed or learned, fusedmax), causal and padding masks,
+   sparsemax, 1.5-entmax, alpha-entmax fixed or learned, fusedmax, oscarmax), causal and padding masks,
    adaptive attention span, and Nadaraya-Watson attention pooling.
 
    Per (batch element, head), the forward pass is three steps over a (Tq, Tk) map:
@@ -12,7 +12,7 @@
      3. with adaptive span: att = p m / sum(p m), m the soft span mask; then out = att v, in
         the same tiles.
    The backward pass mirrors it; the mapping backward passes work from the saved mapping
-   output p (fusedmax: from the saved scores), again per window.
+   output p (fusedmax, oscarmax: from the saved scores), again per window.
    sx_nn_attention_row_forward runs the same three steps for one query row per batch element
    over a KV cache (model.c's incremental decoding).
    Adaptive span (Sukhbaatar et al. 2019) follows SCIENCE.md; see nn.h for the exact
@@ -40,6 +40,7 @@ int sx_nn_map_forward(float *p, const float *x, int rows, int n, int kind, float
     case SX_NN_ENTMAX:
     case SX_NN_ENTMAX_LEARNED: return sx_entmax(p, x, rows, n, param, 1.0f);
     case SX_NN_FUSEDMAX: return sx_fusedmax(p, x, rows, n, param, 1.0f);
+    case SX_NN_OSCARMAX: return sx_oscarmax(p, x, rows, n, param, 1.0f);
     default: return sx__fail(SX_EINVAL, -1, "unknown attention mapping %d", kind);
     }
 }
@@ -251,7 +252,7 @@ double sx_nn_entmax_alpha_grad_p(const float *p, const float *g, int n, float al
 
 int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *p, const float *dy,
                        int rows, int n, int kind, float param) {
-    if (p && kind != SX_NN_FUSEDMAX && kind >= 0 && kind < SX_NN_MAP_COUNT) {
+    if (p && kind != SX_NN_FUSEDMAX && kind != SX_NN_OSCARMAX && kind >= 0 && kind < SX_NN_MAP_COUNT) {
         if ((kind == SX_NN_ENTMAX || kind == SX_NN_ENTMAX_LEARNED) && !(param >= 1.0f))
             return sx__fail(SX_EINVAL, -1, "entmax: alpha must be >= 1 (got %g)", (double)param);
         /* the rows entmax_backward_p gives to sx__entmax_alpha_backward_row take n doubles */
@@ -291,6 +292,7 @@ int sx_nn_map_backward(float *dx, float *dalpha, const float *x, const float *p,
         /* fall through */
     case SX_NN_ENTMAX: return sx_entmax_backward(dx, x, dy, rows, n, param, 1.0f);
     case SX_NN_FUSEDMAX: return sx_fusedmax_backward(dx, x, dy, rows, n, param, 1.0f);
+    case SX_NN_OSCARMAX: return sx_oscarmax_backward(dx, x, dy, rows, n, param, 1.0f);
     default: return sx__fail(SX_EINVAL, -1, "unknown attention mapping %d", kind);
     }
 }

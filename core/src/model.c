@@ -86,9 +86,10 @@ static int check_config(const char *fn, const int *cfg, int n_cfg, const float *
         if (k == SX_NN_ENTMAX && !(p >= 1.0f && p <= 8.0f))
             return sx__fail(SX_EINVAL, SX_MODEL_F_PARAM + l, "%s: float config param[%d] (entmax "
                             "alpha) must be in [1, 8] (got %g)", fn, l, (double)p);
-        if (k == SX_NN_FUSEDMAX && !(p >= 0.0f))
+        if ((k == SX_NN_FUSEDMAX || k == SX_NN_OSCARMAX) && !(p >= 0.0f))
             return sx__fail(SX_EINVAL, SX_MODEL_F_PARAM + l, "%s: float config param[%d] "
-                            "(fusedmax lambda) must be >= 0 (got %g)", fn, l, (double)p);
+                            "(%s) must be >= 0 (got %g)", fn, l,
+                            k == SX_NN_FUSEDMAX ? "fusedmax lambda" : "oscarmax beta", (double)p);
     }
     return SX_OK;
 }
@@ -365,7 +366,8 @@ static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcf
     m->fcfg[SX_MODEL_F_CLIP] = 1.0f;
     m->fcfg[SX_MODEL_F_ALPHA_LR] = 1.0f;
     for (int l = 0; l < m->L; l++)
-        m->fcfg[SX_MODEL_F_PARAM + l] = cfg[SX_MODEL_MAP + l] == SX_NN_FUSEDMAX ? 0.1f : 1.5f;
+        m->fcfg[SX_MODEL_F_PARAM + l] =
+            cfg[SX_MODEL_MAP + l] == SX_NN_FUSEDMAX || cfg[SX_MODEL_MAP + l] == SX_NN_OSCARMAX ? 0.1f : 1.5f;
     m->fcfg[N_FCFG(m->L)] = 1.5f;
     for (int i = 0; i < n_fcfg; i++) m->fcfg[i] = fcfg[i];
     m->n_fcfg_given = n_fcfg;
@@ -1330,7 +1332,7 @@ int sx_model_alphas(const sx_model *m, float *out) {
                 case SX_NN_ENTMAX15: al = 1.5f; break;
                 case SX_NN_ENTMAX: al = m->head_param[l][h]; break;
                 case SX_NN_ENTMAX_LEARNED: al = sx_nn_alpha_of(m->p[P_ALPHA][i]); break;
-                default: al = 2.0f; /* sparsemax, fusedmax */
+                default: al = 2.0f; /* sparsemax, fusedmax, oscarmax */
                 }
                 out[i] = al;
             }

@@ -153,7 +153,8 @@ enum {
     SX_NN_ENTMAX = 3,       /* alpha-entmax with a fixed alpha = param (>= 1) */
     SX_NN_ENTMAX_LEARNED = 4, /* alpha = 1 + sigmoid(a), a learned per head: alpha in (1, 2) */
     SX_NN_FUSEDMAX = 5,     /* fusedmax with lambda = param (>= 0) */
-    SX_NN_MAP_COUNT = 6
+    SX_NN_OSCARMAX = 6,     /* oscarmax with beta = param (>= 0) */
+    SX_NN_MAP_COUNT = 7
 };
 
 /* alpha = 1 + sigmoid(a) and d alpha / d a = sigmoid(a) (1 - sigmoid(a)). */
@@ -166,7 +167,7 @@ float sx_nn_alpha_of(float a);
    Backward: with p (the forward output) given, softmax, sparsemax and entmax (any alpha,
    and the alpha gradient) are computed from p alone: s = p^(2 - alpha) on the support,
    dx = s dy - (<s, dy> / sum s) s (SCIENCE.md), no recomputation of the forward. With p NULL,
-   or for fusedmax, the public sx_*_backward / sx_entmax_alpha_grad recompute from x. */
+   or for fusedmax and oscarmax, the public sx_*_backward / sx_entmax_alpha_grad recompute from x. */
 int sx_nn_map_forward(float *p, const float *x, int rows, int n, int kind, float param);
 /* Scores s[0, n) of query i over keys j0 ... j0 + n - 1 (k at key j0, row stride ldkv, hs
    wide) that overflowed the float matmul, recomputed in double; SX_ENONFINITE (naming key j0 + j)

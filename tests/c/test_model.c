@@ -85,9 +85,27 @@ static double model_loss(loss_ctx *c) {
     return loss;
 }
 
+/* Central differences at step h on parameter p: *fd the estimate, return 1 when the one-sided
+   differences disagree beyond the tolerance (a kink within h: the entry is not checked there). */
+static int central_diff(loss_ctx *c, float *p, float h, double l0, double *fd, double *tol) {
+    const double atol = 1e-3, rtol = 3e-2;
+    const float keep = *p;
+    *p = keep + h;
+    const double hp = (double)*p - keep, lp = model_loss(c);
+    *p = keep - h;
+    const double hm = (double)keep - *p, lm = model_loss(c);
+    *p = keep;
+    *fd = (lp - lm) / (hp + hm);
+    *tol = atol + rtol * fabs(*fd);
+    return fabs((lp - l0) / hp - (l0 - lm) / hm) > *tol;
+}
+
 /* Central differences on up to `count` evenly spread entries of every tensor. sparsemax,
-   entmax, the span window and ReLU are piecewise smooth: an entry whose one-sided differences
-   disagree beyond the tolerance sits within eps of a kink and is skipped (counted). Returns the
+   entmax, fusedmax, oscarmax, the span window and ReLU are piecewise smooth: an entry whose
+   one-sided differences disagree beyond the tolerance sits within eps of a kink and is skipped
+   (counted). A kink close enough to bend the estimate but not the one-sided test (oscarmax's
+   clusters merge at many points) is told apart by a second estimate at eps / 4: an entry that
+   misses at eps is judged at eps / 4 (skipped there if that straddles a kink too). Returns the
    worst absolute error over the checked entries; *checked / *skipped count them. */
 static double gradcheck_model(const char *what, loss_ctx *c, int count, int *checked,
                               int *skipped) {
@@ -101,22 +119,17 @@ static double gradcheck_model(const char *what, loss_ctx *c, int count, int *che
     const double l0 = model_loss(c);
     CHECK(l0 == l0f, "%s: loss %.9g vs backward's %.9g", what, l0, (double)l0f);
     const float eps = 2e-3f;
-    const double atol = 1e-3, rtol = 3e-2;
     double worst = 0.0;
     for (int t = 0; t < sx_model_tensor_count(); t++) {
         const int off = sx_model_tensor_offset(c->m, t), size = sx_model_tensor_size(c->m, t);
         const char *name = sx_model_tensor_name(t);
         const int step = size > count ? size / count : 1;
         for (int i = 0; i < size; i += step) {
-            float *p = params + off + i;
-            const float keep = *p;
-            *p = keep + eps;
-            const double hp = (double)*p - keep, lp = model_loss(c);
-            *p = keep - eps;
-            const double hm = (double)keep - *p, lm = model_loss(c);
-            *p = keep;
-            const double fd = (lp - lm) / (hp + hm), tol = atol + rtol * fabs(fd);
-            if (fabs((lp - l0) / hp - (l0 - lm) / hm) > tol) {
+            double fd, tol;
+            int kink = central_diff(c, params + off + i, eps, l0, &fd, &tol);
+            if (kink || fabs(g[off + i] - fd) > tol)
+                kink = central_diff(c, params + off + i, eps / 4, l0, &fd, &tol);
+            if (kink) {
                 (*skipped)++;
                 continue;
             }
@@ -146,6 +159,8 @@ static void test_gradients(void) {
         { "learned alpha + span, 2 layers", 2, 6, 1,
           { SX_MAP_ENTMAX_LEARNED, SX_MAP_SOFTMAX }, { 0, 0 } },
         { "fusedmax + learned", 2, 0, 1, { SX_MAP_FUSEDMAX, SX_MAP_ENTMAX_LEARNED }, { 0.2f, 0 } },
+        { "oscarmax beta 0.15", 1, 0, 1, { SX_MAP_OSCARMAX }, { 0.15f } },
+        { "fusedmax + oscarmax, 2 layers", 2, 0, 0, { SX_MAP_FUSEDMAX, SX_MAP_OSCARMAX }, { 0.3f, 0.1f } },
     };
     double worst_all = 0.0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -603,7 +618,7 @@ static void test_errors(void) {
         { SX_MODEL_SPAN, 13, "config span must be in [0, max_len 12] (got 13)" },
         { SX_MODEL_MAX_BATCH, 0, "config max_batch must be in [1, 4096] (got 0)" },
         { SX_MODEL_ACT, 2, "config act must be in [0, 1] (got 2)" },
-        { SX_MODEL_MAP + 1, 6, "config map[1] must be a mapping kind in [0, 5] (got 6)" },
+        { SX_MODEL_MAP + 1, 7, "config map[1] must be a mapping kind in [0, 6] (got 7)" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int c2[MAXC];
@@ -627,6 +642,18 @@ static void test_errors(void) {
     const float fneg[1] = { -1.0f };
     CHECK_MSG(sx_model_create(&m, cfg, n, fneg, 1), SX_EINVAL, "span_penalty must be >= 0 (got -1)");
     CHECK_MSG(sx_model_create(&m, cfg, n, fbad, 7), SX_EINVAL, "float config must have 0..6 entries (got 7)");
+    {   /* oscarmax layers take beta >= 0 */
+        int c2[MAXC];
+        memcpy(c2, cfg, sizeof c2);
+        c2[SX_MODEL_MAP + 1] = SX_MAP_OSCARMAX;
+        const float fosc[5] = { 0.01f, 1.0f, 1.0f, 1.5f, -0.25f };
+        CHECK_MSG(sx_model_create(&m, c2, n, fosc, 5), SX_EINVAL,
+                  "float config param[1] (oscarmax beta) must be >= 0 (got -0.25)");
+        CHECK(sx_model_create(&m, c2, n, NULL, 0) == SX_OK, "%s", sx_last_error());
+        if (m) CHECK(sx_model_fconfig(m, SX_MODEL_F_PARAM + 1) == 0.1f, "default oscarmax beta");
+        sx_model_free(m);
+        m = NULL;
+    }
     const float fneglr[3] = { 0.0f, 1.0f, -2.0f };
     CHECK_MSG(sx_model_create(&m, cfg, n, fneglr, 3), SX_EINVAL, "alpha_lr must be >= 0 (got -2)");
 

@@ -142,7 +142,7 @@ for (const { name, sx } of all) {
       try {
         assert.deepEqual({ ...m.config, attention: [...m.config.attention] }, {
           vocab: 13, maxLen: 12, dModel: 32, heads: 4, layers: 2, dFF: 64,
-          attention: ["entmax-learned", "entmax-learned"], alpha: 1.5, lambda: 0.1, span: 0,
+          attention: ["entmax-learned", "entmax-learned"], alpha: 1.5, lambda: 0.1, beta: 0.1, span: 0,
           spanRamp: 3, activation: "relu", seed: 1, maxBatch: 32, spanPenalty: 0.002, clip: 1,
           alphaLr: 1, output: "softmax", outputAlpha: 1.5, arch: "encoder-decoder",
         });
@@ -157,19 +157,20 @@ for (const { name, sx } of all) {
         m.free();
       }
       const m2 = new Model({
-        vocab: 20, maxLen: 9, dModel: 8, heads: 2, layers: 3, dFF: 4, seed: 7, activation: "gelu",
-        attention: ["softmax", "entmax", "fusedmax"], alpha: 1.25, lambda: 0.5, span: true,
-        spanRamp: 2, maxBatch: 3, spanPenalty: 0, clip: 0, alphaLr: 2,
+        vocab: 20, maxLen: 9, dModel: 8, heads: 2, dFF: 4, seed: 7, activation: "gelu",
+        attention: ["softmax", "entmax", "fusedmax", "oscarmax"], alpha: 1.25, lambda: 0.5, beta: 0.25, span: true,
+        spanRamp: 2, maxBatch: 3, spanPenalty: 0, clip: 0, alphaLr: 2, layers: 4,
       });
       try {
         const c = m2.config;
-        assert.deepEqual([c.vocab, c.maxLen, c.span, c.spanRamp, c.alpha, c.lambda, c.activation, c.clip, c.alphaLr],
-          [20, 9, 9, 2, 1.25, 0.5, "gelu", 0, 2]);
+        assert.deepEqual([c.vocab, c.maxLen, c.span, c.spanRamp, c.alpha, c.lambda, c.beta, c.activation, c.clip, c.alphaLr],
+          [20, 9, 9, 2, 1.25, 0.5, 0.25, "gelu", 0, 2]);
+        assert.deepEqual([...c.attention], ["softmax", "entmax", "fusedmax", "oscarmax"]);
         const al = m2.alphas();
-        assert.deepEqual(al.encoder, [[1, 1], [1.25, 1.25], [2, 2]]);
+        assert.deepEqual(al.encoder, [[1, 1], [1.25, 1.25], [2, 2], [2, 2]]);
         const sp = m2.spans();
-        assert.deepEqual(sp.encoder, [[9, 9], [9, 9], [9, 9]]); // z = 1 at init: the full span
-        assert.deepEqual(sp.cross, [[null, null], [null, null], [null, null]]);
+        assert.deepEqual(sp.encoder, [[9, 9], [9, 9], [9, 9], [9, 9]]); // z = 1 at init: the full span
+        assert.deepEqual(sp.cross, [[null, null], [null, null], [null, null], [null, null]]);
       } finally {
         m2.free();
       }
@@ -194,7 +195,8 @@ for (const { name, sx } of all) {
       [{ ...R, dModel: 2048 }, RangeError, "Model: config.dModel must be an integer in [2, 1024] (got 2048)"],
       [{ ...R, layers: 9 }, RangeError, "Model: config.layers must be an integer in [1, 8] (got 9)"],
       [{ ...R, dFF: 0 }, RangeError, "Model: config.dFF must be an integer in [1, 4096] (got 0)"],
-      [{ ...R, attention: "sparse" }, RangeError, /^Model: config.attention must be one of "softmax", "sparsemax", "entmax15", "entmax", "entmax-learned", "fusedmax" \(got "sparse"\)$/],
+      [{ ...R, attention: "sparse" }, RangeError, /^Model: config.attention must be one of "softmax", "sparsemax", "entmax15", "entmax", "entmax-learned", "fusedmax", "oscarmax" \(got "sparse"\)$/],
+      [{ ...R, attention: "oscarmax", beta: -0.5 }, RangeError, "Model: config.beta must be >= 0 (got -0.5)"],
       [{ ...R, attention: ["softmax"] }, RangeError, "Model: config.attention must name one mapping per layer (2) (got 1)"],
       [{ ...R, attention: ["softmax", 3] }, TypeError, /^Model: config.attention\[1\] must be one of .* \(got 3\)$/],
       [{ ...R, attention: 1 }, TypeError, "Model: config.attention must be a mapping name or an array of one per layer (got 1)"],

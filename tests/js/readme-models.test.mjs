@@ -49,7 +49,7 @@ test("each shipped checkpoint's held-out accuracy, recomputed through the JS API
   const { sx } = (await builds()).find((b) => b.name === "simd");
   const { exactAccuracy } = await import(new URL("trainer.js", DIST).href);
   const runs = JSON.parse(readFileSync(`${ROOT}web/models/summary.json`, "utf8"));
-  assert.equal(runs.length, 24, "24 shipped models");
+  assert.equal(runs.length, 28, "28 shipped models");
   for (const r of runs) {
     const name = `${r.task}-${r.kind}`, n = r.test_examples;
     assert.ok(Number.isInteger(n) && n >= 2000, `${name}: summary.json's test_examples ${n} (2000 expected)`);
@@ -101,5 +101,39 @@ test("summary.json's output figures: recomputed for two models, and each sparse-
     } finally {
       m.free();
     }
+  }
+});
+
+// summary.json's "runs" (tools/output-stats.mjs's attentionRuns: runs of equal nonzero weight per
+// cross-attention row) recomputed for the structured models and the 1.5-entmax models of the same
+// tasks, every total equal; and for every model, the share of zeros among those weights (computed
+// here in wasm) is the cross "zeros" tools/train.c measured natively on the same rows (to its 4
+// decimals): the two implementations agree on the attention maps the runs are counted on.
+test("summary.json's runs per cross-attention row: recomputed for six models; the wasm zeros are the native trainer's", async () => {
+  const { sx } = (await builds()).find((b) => b.name === "simd");
+  const { attentionRuns } = await import(new URL("../../tools/output-stats.mjs", import.meta.url).href);
+  const runs = JSON.parse(readFileSync(`${ROOT}web/models/summary.json`, "utf8"));
+  for (const r of runs) {
+    const c = r.runs, name = `${r.task}-${r.kind}`;
+    assert.ok(c.rows > 0 && c.runs <= c.nonzero && c.nonzero <= c.keys, `${name}: runs ${JSON.stringify(c)}`);
+    assert.ok(Math.abs(1 - c.nonzero / c.keys - r.zeros.cross) <= 0.5e-4 + 1e-12,
+      `${name}: cross zeros from the wasm maps ${1 - c.nonzero / c.keys} vs the native trainer's ${r.zeros.cross}`);
+    if (r.kind === "softmax") assert.equal(c.runs, c.keys, `${name}: softmax: every weight its own run`);
+  }
+  for (const name of ["after_marker-fusedmax", "after_marker-oscarmax", "after_marker-entmax15", "date-fusedmax", "date-oscarmax", "date-entmax15"]) {
+    const r = runs.find((x) => `${x.task}-${x.kind}` === name);
+    const m = sx.Model.load(readFileSync(`${ROOT}web/models/${name}.sxm`));
+    try {
+      assert.deepEqual(attentionRuns(sx, m, r), r.runs, name);
+    } finally {
+      m.free();
+    }
+  }
+  // fusedmax fuses: fewer runs than nonzero weights, and fewer runs per row than 1.5-entmax
+  for (const task of ["after_marker", "date"]) {
+    const f = runs.find((x) => x.task === task && x.kind === "fusedmax").runs;
+    const e = runs.find((x) => x.task === task && x.kind === "entmax15").runs;
+    assert.ok(f.runs < f.nonzero, `${task}-fusedmax: some weights fused (${f.runs} runs, ${f.nonzero} nonzero)`);
+    assert.ok(f.runs / f.rows < e.runs / e.rows, `${task}: fusedmax ${f.runs / f.rows} runs per row vs 1.5-entmax ${e.runs / e.rows}`);
   }
 });

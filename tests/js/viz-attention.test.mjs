@@ -6,10 +6,10 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { heatLevel, cellKind, tokenLabel, heatmapLayout } from "../../web/widgets/viz/heatmap.js";
+import { heatLevel, cellKind, tokenLabel, heatmapLayout, equalRuns } from "../../web/widgets/viz/heatmap.js";
 import { headStats } from "../../web/widgets/viz/attention-stats.js";
 import { lossCurve } from "../../web/widgets/viz/loss-curve.js";
-import { KINDS, SCHEDULE, modelConfig, learningRate, decoderInputs, exactRows, exactAccuracy, Evaluation, Trainer } from "../../web/widgets/runtime/trainer.js";
+import { KINDS, SCHEDULE, kindFits, modelConfig, learningRate, decoderInputs, exactRows, exactAccuracy, Evaluation, Trainer } from "../../web/widgets/runtime/trainer.js";
 import { inspect, EXAMPLES } from "../../web/widgets/runtime/inspect.js";
 import { builds } from "./helpers.mjs";
 
@@ -30,6 +30,24 @@ describe("heatmap helpers", () => {
     }
     close(heatLevel(0.25, { floor: 0, gamma: 0.5 }), 0.5);
     close(heatLevel(0.25, { floor: 0.2, gamma: 1 }), 0.4);
+  });
+
+  test("equalRuns: maximal blocks of equal nonzero weights; zeros end runs; a fusedmax row's runs are its fused groups", async () => {
+    assert.deepEqual(equalRuns([0.25, 0.25, 0.5, 0, 0, 0.5], 6), [[0, 2], [2, 3], [5, 6]]);
+    assert.deepEqual(equalRuns([0, 0, 0], 3), []);
+    assert.deepEqual(equalRuns([0.1, 0.2, 0.3, 0.4], 4).length, 4, "distinct weights: one run each");
+    assert.deepEqual(equalRuns([0.5, 0.5, 0, 0.5, 0.5], 5), [[0, 2], [3, 5]], "a zero splits equal weights");
+    assert.deepEqual(equalRuns([0.3, 0.3, 0.4], 2), [[0, 2]], "only the first n entries");
+    // fusedmax's runs are bitwise equal: its groups from sx_prox_tv are the runs here
+    const x = new Float32Array([0.1, 0.9, 0.95, 0.92, 0.2, -1, 1.5, 1.52]);
+    for (const { name, sx } of await builds()) {
+      const p = sx.fusedmax(x, { lambda: 0.3 });
+      const runs = sx.proxTVRuns(x, { lambda: 0.3 });
+      const groups = [];
+      for (let j = 0; j < x.length; j++) if (p[j] > 0 && (j === 0 || runs[j] !== runs[j - 1] || p[j - 1] === 0)) groups.push(j);
+      assert.deepEqual(equalRuns(p, x.length).map((r) => r[0]), groups, `${name}: runs start where prox_TV's groups do`);
+      assert.ok(equalRuns(p, x.length).some(([a, b]) => b - a >= 2), `${name}: lambda 0.3 fuses some neighbours`);
+    }
   });
 
   test("cellKind: the decoder's future is masked, a visible 0 is a zero, anything else a weight", () => {
@@ -148,7 +166,12 @@ describe("training schedule", () => {
     }
     assert.equal(modelConfig("sort", "softmax").attention, "softmax");
     assert.equal(modelConfig("sort", "alpha-span").span, true);
-    assert.throws(() => modelConfig("sort", "sparse"), { name: "RangeError", message: /^modelConfig: kind must be one of softmax, entmax15, alpha, alpha-span \(got "sparse"\)$/ });
+    assert.equal(modelConfig("date", "fusedmax").attention, "fusedmax");
+    assert.equal(modelConfig("date", "fusedmax").lambda, 0.5);
+    assert.equal(modelConfig("after_marker", "oscarmax").beta, 0.05);
+    assert.deepEqual(["reverse", "sort", "after_marker", "date"].map((t) => kindFits(t, "fusedmax")), [false, false, true, true]);
+    assert.ok(kindFits("reverse", "entmax15"));
+    assert.throws(() => modelConfig("sort", "sparse"), { name: "RangeError", message: /^modelConfig: kind must be one of softmax, entmax15, alpha, alpha-span, fusedmax, oscarmax \(got "sparse"\)$/ });
   });
 
   test("decoderInputs drops each row's last token; exactRows counts rows right up to EOS", () => {
@@ -270,6 +293,23 @@ for (const { name, sx } of all) {
         assert.throws(() => new Trainer({ Model, tasks }, { task: "date", kind: "sparse" }), { name: "RangeError", message: /^modelConfig: kind must be one of/ });
       } finally {
         t.free();
+      }
+    });
+
+    test("Trainer: fusedmax and oscarmax models train in the tab (their layers, lambda and beta; the loss falls)", () => {
+      for (const [kind, field, value] of [["fusedmax", "lambda", 0.5], ["oscarmax", "beta", 0.05]]) {
+        const t = new Trainer({ Model, tasks }, { task: "date", kind, maxSteps: 40, evalEvery: 40, heldout: 32 });
+        try {
+          const losses = [];
+          while (!t.done) losses.push(...t.run(50).losses);
+          assert.deepEqual([...t.model.config.attention], [kind, kind]);
+          assert.equal(t.model.config[field], value);
+          const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
+          assert.ok(losses.every(Number.isFinite), `${kind}: finite losses`);
+          assert.ok(mean(losses.slice(-10)) < 0.8 * mean(losses.slice(0, 10)), `${kind}: loss falls (${mean(losses.slice(0, 10))} -> ${mean(losses.slice(-10))})`);
+        } finally {
+          t.free();
+        }
       }
     });
 

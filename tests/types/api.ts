@@ -19,7 +19,7 @@ import {
   positionalEncoding, relativeScores, txlScores,
   attentionScores, attentionScoresBackward, maskedMapping, maskedMappingBackward, fyLoss,
   chainAttention, chainAttentionBackward, sparsemapSelections, proxTV, proxTVRuns,
-  Model, tasks, alloc, WasmArray,
+  Model, RNN, tasks, alloc, WasmArray,
 } from "simplexity";
 import type { PositionalEncodingOptions, RelativeScoresOptions, TxlScoresOptions } from "simplexity";
 import type {
@@ -476,8 +476,11 @@ new Model();
 new Model({ task: "copy" });
 // @ts-expect-error a misspelled field
 new Model({ task: "reverse", dmodel: 32 });
-// @ts-expect-error oscarmax is not a model mapping
-new Model({ task: "reverse", attention: "oscarmax" });
+// @ts-expect-error groupmax is not a model mapping
+new Model({ task: "reverse", attention: "groupmax" });
+new Model({ task: "date", attention: "oscarmax", beta: 0.05 });
+// @ts-expect-error the recurrent models' scores take no oscarmax
+new RNN({ task: "reverse", mapping: "oscarmax" });
 // @ts-expect-error no such activation
 new Model({ task: "reverse", activation: "tanh" });
 // @ts-expect-error span is positions or a boolean

@@ -255,7 +255,7 @@ pool.lastLearn = undefined;
 
 const att = document.createElement("sx-attention");
 exact<TaskName>()(att.task);
-exact<"softmax" | "entmax15" | "alpha" | "alpha-span">()(att.kind);
+exact<"softmax" | "entmax15" | "alpha" | "alpha-span" | "fusedmax" | "oscarmax">()(att.kind);
 exact<readonly AttentionKind[]>()(att.maps);
 exact<boolean>()(att.noTrain);
 exact<string>()(att.input);

@@ -693,7 +693,7 @@ export const tasks: {
 };
 
 /** Attention mapping of a layer (all its heads, in its three attention sub-layers). */
-export type Mapping = "softmax" | "sparsemax" | "entmax15" | "entmax" | "entmax-learned" | "fusedmax";
+export type Mapping = "softmax" | "sparsemax" | "entmax15" | "entmax" | "entmax-learned" | "fusedmax" | "oscarmax";
 
 /** The output layer's mapping of a Model (config.output), trained with its Fenchel-Young loss
  *  (fyLoss: cross-entropy for softmax); the sparse ones give the next token exact zeros. */
@@ -722,6 +722,8 @@ export interface ModelConfig {
   alpha?: number;
   /** Lambda of "fusedmax" layers, >= 0. Default 0.1. */
   lambda?: number;
+  /** Beta of "oscarmax" layers, >= 0. Default 0.1. */
+  beta?: number;
   /** Adaptive span on the self-attention heads: the maximum span in positions (0..maxLen), true
    *  for maxLen, 0 or false for none. Default 0. */
   span?: number | boolean;
@@ -756,7 +758,7 @@ export type ModelArch = "encoder-decoder" | "decoder";
 export interface ResolvedModelConfig {
   readonly vocab: number; readonly maxLen: number; readonly dModel: number; readonly heads: number;
   readonly layers: number; readonly dFF: number; readonly attention: readonly Mapping[];
-  readonly alpha: number; readonly lambda: number; readonly span: number; readonly spanRamp: number;
+  readonly alpha: number; readonly lambda: number; readonly beta: number; readonly span: number; readonly spanRamp: number;
   readonly activation: "relu" | "gelu"; readonly seed: number; readonly maxBatch: number;
   readonly spanPenalty: number; readonly clip: number; readonly alphaLr: number;
   readonly output: OutputMapping; readonly outputAlpha: number; readonly arch: ModelArch;
@@ -1061,8 +1063,8 @@ export interface RNNConfig {
   attnHidden?: number;
   /** Default "additive". */
   attention?: RNNAttentionKind;
-  /** The scores' mapping (additive and hard attention). Default "softmax". */
-  mapping?: Mapping;
+  /** The scores' mapping (additive and hard attention): any Mapping but "oscarmax". Default "softmax". */
+  mapping?: Exclude<Mapping, "oscarmax">;
   /** Hard attention's estimator. Default "straight". */
   estimator?: RNNEstimator;
   /** alpha of mapping "entmax", 1..8. Default 1.5. */
@@ -1085,7 +1087,7 @@ export interface RNNConfig {
 
 export interface ResolvedRNNConfig {
   readonly vocab: number; readonly maxLen: number; readonly embed: number; readonly hidden: number;
-  readonly attnHidden: number; readonly attention: RNNAttentionKind; readonly mapping: Mapping;
+  readonly attnHidden: number; readonly attention: RNNAttentionKind; readonly mapping: Exclude<Mapping, "oscarmax">;
   readonly estimator: RNNEstimator; readonly alpha: number; readonly lambda: number;
   readonly seed: number; readonly maxBatch: number; readonly clip: number; readonly alphaLr: number;
   readonly temperature: number; readonly baseline: number;

@@ -37,11 +37,11 @@
 import { SxElement, define, sheet, svgEl, htmlEl, svgPoint, fmt, ready } from "./base.js";
 import { Model, tasks } from "../lib/simplexity.js";
 import { inspect, EXAMPLES } from "./runtime/inspect.js";
-import { KINDS, KIND_LABELS, SCHEDULE, Evaluation } from "./runtime/trainer.js";
+import { KINDS, KIND_LABELS, SCHEDULE, Evaluation, kindFits } from "./runtime/trainer.js";
 import { MainThreadWorker, trainWorker, startTrainWorker } from "./runtime/train-session.js";
 import { checkpointUrl, fetchCheckpoint as fetchBytes, loadCheckpoint } from "./runtime/checkpoints.js";
 import { getModel, listModels, putModel, deleteModel } from "./runtime/model-store.js";
-import { heatmapLayout, heatLevel, cellKind, tokenLabel } from "./viz/heatmap.js";
+import { heatmapLayout, heatLevel, cellKind, tokenLabel, equalRuns } from "./viz/heatmap.js";
 import { headStats } from "./viz/attention-stats.js";
 import { lossCurve } from "./viz/loss-curve.js";
 import { readText, taskLimits, quote } from "./viz/task-text.js";
@@ -80,12 +80,23 @@ const pct = (a) => `${fmt(100 * a, 1)}%`;
 const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 // The kind (trainer.js modelConfig) of a model's config, or null for an attention none of the
-// four has (sparsemax, fusedmax, a fixed α, a span on softmax, layers that differ).
+// kinds has (sparsemax, a fixed α, a span on softmax, layers that differ).
 function kindOf(c) {
   const a = c.attention[0];
   if (c.attention.some((x) => x !== a)) return null;
   if (a === "entmax-learned") return c.span ? "alpha-span" : "alpha";
+  if (a === "fusedmax" || a === "oscarmax") return c.span ? null : a;
   return (a === "softmax" || a === "entmax15") && !c.span ? a : null;
+}
+
+// Does map m (one layer's heads) have a row with two equal nonzero weights side by side?
+function hasLongRun(m) {
+  const { heads, nq, nk, data, kind } = m;
+  for (let r = 0; r < heads * nq; r++) {
+    const visible = kind === "decoder" ? (r % nq) + 1 : nk;
+    if (equalRuns(data.subarray(r * nk, r * nk + visible), visible).some(([a, b]) => b - a > 1)) return true;
+  }
+  return false;
 }
 
 // Held-out exact-sequence accuracy of model on task, in slices of ~16 ms (a large model does not
@@ -256,6 +267,7 @@ svg.picture.off { display: none; }
 svg .loss-raw { fill: none; stroke: var(--_softmax); stroke-opacity: 0.35; stroke-width: 1; }
 svg .loss-smooth { fill: none; stroke: var(--_softmax); stroke-width: 2; }
 svg .acc { fill: var(--_entmax15); stroke: var(--_bg); stroke-width: 1; }
+svg .runs { fill: none; stroke: var(--_fusedmax); stroke-width: 1.5; stroke-linejoin: round; }
 svg .acc-confirm { fill: none; stroke: var(--_entmax15); stroke-width: 1.5; }
 svg .acc-line { fill: none; stroke: var(--_entmax15); stroke-width: 1.2; }
 svg .target { stroke: var(--_entmax15); stroke-dasharray: 4 3; stroke-opacity: 0.7; }
@@ -401,7 +413,10 @@ export class SxAttention extends SxElement {
     this._inputEl = htmlEl("input", { type: "text", spellcheck: "false", autocomplete: "off", autocapitalize: "off",
       "aria-label": "input text for the task", "aria-describedby": "hint" }, l);
     this._hint = htmlEl("p", { class: "hint", id: "hint", part: "hint", "aria-live": "polite" }, entry);
-    this._taskSel.addEventListener("change", () => this._user({ task: this._taskSel.value, input: EXAMPLES[this._taskSel.value] }));
+    this._taskSel.addEventListener("change", () => {
+      const task = this._taskSel.value; // fusedmax and oscarmax are shipped for two tasks: 1.5-entmax elsewhere
+      this._user({ task, input: EXAMPLES[task], ...(kindFits(task, this.kind) ? {} : { kind: "entmax15" }) });
+    });
     this._kindSel.addEventListener("change", () => this._user({ kind: this._kindSel.value }));
     this._inputEl.addEventListener("input", () => this._typed());
 
@@ -719,6 +734,7 @@ export class SxAttention extends SxElement {
     this._lossSvg.classList.toggle("off", s["no-train"] || !this._run);
     const training = this._busy();
     this._taskSel.value = s.task; this._kindSel.value = s.kind;
+    for (const o of this._kindSel.options) o.disabled = !kindFits(s.task, o.value) && o.value !== s.kind;
     this._taskSel.disabled = this._kindSel.disabled = training;
     // the field: what was read (case folded), or the refused text the message under it is about
     if (this.shadowRoot.activeElement !== this._inputEl) this._inputEl.value = s.inputError ? s.inputRaw : s.input;
@@ -880,7 +896,7 @@ export class SxAttention extends SxElement {
     this._blocks = [];
     let y = 0;
     const legend = svgEl("g", { class: "legend" }, svg);
-    y += this._legend(legend, W);
+    y += this._legend(legend, W, v.maps.some(hasLongRun));
     for (const kind of kinds) {
       const maps = v.maps.filter((m) => m.kind === kind);
       if (!maps.length) continue;
@@ -915,6 +931,15 @@ export class SxAttention extends SxElement {
             }
           }
           if (dots) svgEl("path", { class: "zeros", d: dots, "stroke-width": Math.max(1.2, cell * 0.16).toFixed(2) }, g);
+          // runs of two or more equal weights side by side (fusedmax's fused groups), outlined
+          let outline = "";
+          for (let i = 0; i < nq; i++) {
+            const o = (h * nq + i) * nk, visible = kind === "decoder" ? i + 1 : nk;
+            for (const [a, b] of equalRuns(data.subarray(o, o + visible), visible)) {
+              if (b - a > 1) outline += `M${x0 + a * cell} ${y0 + i * cell}h${(b - a) * cell}v${cell}h${-(b - a) * cell}Z`;
+            }
+          }
+          if (outline) svgEl("path", { class: "runs", d: outline }, g);
           svgEl("rect", { class: "frame", x: x0, y: y0, width: nk * cell, height: nq * cell }, g);
           for (let j = 0; j < nk; j++) {
             svgEl("text", { class: "tok", x: x0 + (j + 0.5) * cell, y: y0 - 4, "text-anchor": "middle", "font-size": font }, g).textContent = tokenLabel(kLabels[j]);
@@ -979,8 +1004,9 @@ export class SxAttention extends SxElement {
     return b ? b.panels.find((p) => p.layer === c.layer && p.head === c.head) || null : null;
   }
 
-  // The legend line (two lines on a narrow widget); returns its height.
-  _legend(g, W) {
+  // The legend line (two lines on a narrow widget; one more when some map has runs of equal
+  // weights to outline); returns its height.
+  _legend(g, W, runs) {
     const wide = W > 500;
     let x = 0, y = 10;
     const item = (draw, text) => {
@@ -995,6 +1021,11 @@ export class SxAttention extends SxElement {
     if (!wide) { x = 0; y += 17; }
     item((x0) => svgEl("rect", { class: "frame", x: x0, y: y - 5, width: 10, height: 10 }, g), wide ? "blank: masked (the future)" : "masked");
     svgEl("text", { x: W, y: y + 4, class: "muted", "text-anchor": "end" }, g).textContent = "^ BOS  $ EOS  ␣ space";
+    if (runs) {
+      x = 0; y += 17;
+      item((x0) => svgEl("rect", { class: "runs", x: x0 - 4, y: y - 5, width: 18, height: 10 }, g),
+        wide ? "outlined: neighbours with exactly equal weight (a fused run)" : "outlined: equal neighbours");
+    }
     return y + 16;
   }
 

@@ -46,6 +46,8 @@ type SxRegularizedView = "argmax" | "max" | "omega";
 type SxSpanMapping = "softmax" | "sparsemax" | "entmax15" | "entmax";
 /** The shipped models of a task (models/<task>-<kind>.sxm). */
 type SxModelKind = "softmax" | "entmax15" | "alpha" | "alpha-span";
+/** <sx-attention>'s models: SxModelKind's and the structured ones (after_marker and date only). */
+type SxAttentionKind = SxModelKind | "fusedmax" | "oscarmax";
 /** What a list property takes: an array, a Float32Array, any iterable or array-like of numbers. */
 type NumberList = Iterable<number> | ArrayLike<number>;
 /** What an attribute's property takes: the value, or null / undefined to remove the attribute. */
@@ -759,8 +761,8 @@ declare class SxAttentionElement extends SxElement {
   get task(): TaskName;
   set task(v: Or<TaskName>);
   /** The shipped model shown; default "alpha". */
-  get kind(): SxModelKind;
-  set kind(v: Or<SxModelKind>);
+  get kind(): SxAttentionKind;
+  set kind(v: Or<SxAttentionKind>);
   /** The maps drawn, in order; default encoder, decoder, cross. */
   get maps(): readonly AttentionKind[];
   set maps(v: Or<Iterable<AttentionKind>>);
@@ -929,7 +931,7 @@ interface SxPoolingLearnDetail {
   kernels: { mapping: SxPoolingKernel; w: number; before: number; after: number }[];
 }
 /** sx-attention-change: the reader chose a task or a model, or typed an input (or a loaded model switched task and kind). */
-interface SxAttentionChangeDetail { task: TaskName; kind: SxModelKind; input: string }
+interface SxAttentionChangeDetail { task: TaskName; kind: SxAttentionKind; input: string }
 /** sx-attention-progress: after each slice of training; accuracy is null before the first held-out check. */
 interface SxAttentionProgressDetail { step: number; loss: number; accuracy: number | null }
 /** sx-attention-trained: the run finished or was stopped, and its model is on screen. */
@@ -950,7 +952,7 @@ interface SxAttentionTrainedDetail {
  */
 interface SxAttentionModelDetail {
   source: "shipped" | "url" | "trained" | "stored" | "file";
-  task: TaskName; kind: SxModelKind; name: string | null; size: number;
+  task: TaskName; kind: SxAttentionKind; name: string | null; size: number;
   date: number | null; steps: number | null; accuracy: number | null; examples: number | null;
 }
 
@@ -1156,7 +1158,7 @@ interface SxWidgetAttributes {
     summary?: NumberAttr; buckets?: NumberAttr; rounds?: NumberAttr; seed?: NumberAttr; theme?: SxTheme; link?: SxLink;
   };
   "sx-attention": SxEventProps<"sx-attention"> & {
-    task?: TaskName; kind?: SxModelKind; maps?: string; "no-train"?: boolean; decode?: boolean; step?: NumberAttr; input?: string; models?: string;
+    task?: TaskName; kind?: SxAttentionKind; maps?: string; "no-train"?: boolean; decode?: boolean; step?: NumberAttr; input?: string; models?: string;
     "model-src"?: string; theme?: SxTheme; link?: SxLink;
   };
   "sx-explain": SxEventProps<"sx-explain"> & {

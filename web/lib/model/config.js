@@ -2,7 +2,7 @@
 // into the C int and float configs (resolveConfig), and read back from a live model
 // (readConfig, so a loaded model has one too).
 import {
-  MAPPINGS, ARCHS, ENTMAX, FUSEDMAX, OUTPUTS, MAX_LAYERS, MODEL_DEFAULTS, C_VOCAB, C_D_MODEL, C_N_HEAD, C_N_LAYER, C_D_FF,
+  MAPPINGS, ARCHS, ENTMAX, FUSEDMAX, OSCARMAX, OUTPUTS, MAX_LAYERS, MODEL_DEFAULTS, C_VOCAB, C_D_MODEL, C_N_HEAD, C_N_LAYER, C_D_FF,
   C_MAX_LEN, C_SPAN, C_SPAN_RAMP, C_SEED, C_MAX_BATCH, C_ACT, C_MAP, F_SPAN_PENALTY, F_CLIP, F_ALPHA_LR, F_PARAM,
 } from "./names.js";
 
@@ -53,6 +53,7 @@ export function configArgs(core, { intArg, numArg, objectArg, knownKeys, taskArg
     });
     const alpha = numArg(fn, "config.alpha", c.alpha, D.alpha, 1, 8);
     const lambda = numArg(fn, "config.lambda", c.lambda, D.lambda, 0);
+    const beta = numArg(fn, "config.beta", c.beta, D.beta, 0);
     let span = c.span === undefined ? D.span : c.span;
     if (span === true) span = maxLen;
     else if (span === false) span = 0;
@@ -84,7 +85,7 @@ export function configArgs(core, { intArg, numArg, objectArg, knownKeys, taskArg
     const cfg = [vocab, dModel, heads, layers, dFF, maxLen, span, span ? spanRamp : 1, seed | 0,
       maxBatch, act === "gelu" ? 1 : 0, ...maps];
     const fcfg = [spanPenalty, clip, alphaLr,
-      ...maps.map((k) => (k === FUSEDMAX ? lambda : k === ENTMAX ? alpha : 1.5))];
+      ...maps.map((k) => (k === FUSEDMAX ? lambda : k === OSCARMAX ? beta : k === ENTMAX ? alpha : 1.5))];
     // a softmax output stays implicit (the config and checkpoint of a model without one), and
     // the encoder-decoder architecture too; a decoder-only model names both
     if (output !== "softmax" || arch !== D.arch) cfg.push(OUTPUTS.indexOf(output)), fcfg.push(output === "entmax" ? outputAlpha : D.outputAlpha);
@@ -99,12 +100,13 @@ export function configArgs(core, { intArg, numArg, objectArg, knownKeys, taskArg
     const layers = get(C_N_LAYER);
     const attention = Array.from({ length: layers }, (_, l) => MAPPINGS[get(C_MAP + l)]);
     const maps = attention.map((a) => MAPPINGS.indexOf(a));
-    const ea = maps.indexOf(ENTMAX), fl = maps.indexOf(FUSEDMAX);
+    const ea = maps.indexOf(ENTMAX), fl = maps.indexOf(FUSEDMAX), ob = maps.indexOf(OSCARMAX);
     return Object.freeze({
       vocab: get(C_VOCAB), maxLen: get(C_MAX_LEN), dModel: get(C_D_MODEL), heads: get(C_N_HEAD),
       layers, dFF: get(C_D_FF), attention: Object.freeze(attention),
       alpha: ea >= 0 ? fget(F_PARAM + ea) : MODEL_DEFAULTS.alpha,
       lambda: fl >= 0 ? fget(F_PARAM + fl) : MODEL_DEFAULTS.lambda,
+      beta: ob >= 0 ? fget(F_PARAM + ob) : MODEL_DEFAULTS.beta,
       span: get(C_SPAN), spanRamp: get(C_SPAN) ? get(C_SPAN_RAMP) : MODEL_DEFAULTS.spanRamp,
       activation: get(C_ACT) ? "gelu" : "relu", seed: get(C_SEED), maxBatch: get(C_MAX_BATCH),
       spanPenalty: fget(F_SPAN_PENALTY), clip: fget(F_CLIP), alphaLr: fget(F_ALPHA_LR),

@@ -2,13 +2,15 @@
 // edit ops, attribution methods, the C config's field indices, and MODEL_DEFAULTS (what new
 // Model() accepts). Plain data; model.js re-exports MODEL_DEFAULTS.
 
-/** Mapping kinds, indexed by the C mapping code (SX_MAP_SOFTMAX = 0 ... SX_MAP_FUSEDMAX = 5). */
-export const MAPPINGS = ["softmax", "sparsemax", "entmax15", "entmax", "entmax-learned", "fusedmax"];
+/** Mapping kinds of a Transformer layer, indexed by the C mapping code (SX_MAP_SOFTMAX = 0 ...
+ *  SX_MAP_OSCARMAX = 6); the recurrent models' scores take the first six (RNN_MAPPINGS). */
+export const MAPPINGS = ["softmax", "sparsemax", "entmax15", "entmax", "entmax-learned", "fusedmax", "oscarmax"];
+export const RNN_MAPPINGS = MAPPINGS.slice(0, 6);
 export const ENTMAX = 3;
 /** Output mappings (the C SX_MAP_* code is the index), and the alpha of each (entmax: outputAlpha). */
 export const OUTPUTS = ["softmax", "sparsemax", "entmax15", "entmax"];
 export const OUTPUT_ALPHA = Object.freeze({ softmax: 1, sparsemax: 2, entmax15: 1.5 });
-export const FUSEDMAX = 5;
+export const FUSEDMAX = 5, OSCARMAX = 6;
 /** Attention kinds, indexed by the C enum (ENC_SELF, DEC_SELF, CROSS). */
 export const KINDS = ["encoder", "decoder", "cross"];
 /** Architectures, indexed by the C code (SX_MODEL_ENC_DEC, SX_MODEL_DECODER: a character LM). */
@@ -33,7 +35,7 @@ export const MAX_ROWS = 4096; // rows of one model call
 /** The config fields new Model() accepts, with their defaults (task: see resolveConfig). */
 export const MODEL_DEFAULTS = Object.freeze({
   task: undefined, vocab: undefined, maxLen: undefined, dModel: 32, heads: 4, layers: 2,
-  dFF: 64, attention: "entmax-learned", alpha: 1.5, lambda: 0.1, span: 0, spanRamp: 3,
+  dFF: 64, attention: "entmax-learned", alpha: 1.5, lambda: 0.1, beta: 0.1, span: 0, spanRamp: 3,
   activation: "relu", seed: 1, maxBatch: 32, spanPenalty: 0.002, clip: 1, alphaLr: 1,
   output: "softmax", outputAlpha: 1.5, arch: "encoder-decoder",
 });

@@ -1,7 +1,7 @@
 // model/rnn-config.js - an RNN's config: the JS object new RNN() takes, checked field by field
 // into the C int and float configs of sx_rnn_create (core/include/simplexity.h, "recurrent
 // encoder-decoder"), and read back from a live model (so a loaded one has one too).
-import { MAPPINGS, ENTMAX, FUSEDMAX } from "./names.js";
+import { RNN_MAPPINGS as MAPPINGS, ENTMAX, FUSEDMAX } from "./names.js";
 
 /** The decoder's ways to read the source (SX_RNN_NONE, ADDITIVE, HARD) and hard attention's estimators. */
 export const RNN_ATTENTIONS = ["none", "additive", "hard"];

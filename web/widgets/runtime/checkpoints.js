@@ -4,7 +4,7 @@
 //
 // One literal `new URL("./models/<file>", import.meta.url)` per checkpoint, because that is the
 // only form bundlers (Vite, webpack, Parcel, Rollup with an import-meta-assets plugin) turn into
-// an emitted file: an app that bundles <sx-attention> or <sx-span-mask> carries the 24 files as
+// an emitted file: an app that bundles <sx-attention> or <sx-span-mask> carries the 28 files as
 // assets, and a page fetches only the one a widget shows, when it shows it. A URL built from a
 // variable would build without a warning and 404 in the page.
 
@@ -33,6 +33,11 @@ const CHECKPOINTS = {
   "date-alpha-span": () => new URL("../../models/date-alpha-span.sxm", import.meta.url),
   "date-entmax15-out": () => new URL("../../models/date-entmax15-out.sxm", import.meta.url),
   "date-sparsemax-out": () => new URL("../../models/date-sparsemax-out.sxm", import.meta.url),
+  // structured attention (fusedmax, oscarmax), shipped for the two tasks with contiguous targets
+  "after_marker-fusedmax": () => new URL("../../models/after_marker-fusedmax.sxm", import.meta.url),
+  "after_marker-oscarmax": () => new URL("../../models/after_marker-oscarmax.sxm", import.meta.url),
+  "date-fusedmax": () => new URL("../../models/date-fusedmax.sxm", import.meta.url),
+  "date-oscarmax": () => new URL("../../models/date-oscarmax.sxm", import.meta.url),
 };
 
 // The decoder-only character models (<sx-write>): models/text/devil-<kind>.sxm, and the summary

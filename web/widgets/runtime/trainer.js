@@ -12,12 +12,22 @@
 // every task x kind then at >= 99.2% on 2000 further held-out examples (tests/browser/train-time.mjs).
 
 /** The attention kinds of the shipped models (web/models/<task>-<kind>.sxm). */
-export const KINDS = Object.freeze(["softmax", "entmax15", "alpha", "alpha-span"]);
+export const KINDS = Object.freeze(["softmax", "entmax15", "alpha", "alpha-span", "fusedmax", "oscarmax"]);
 
 /** Labels for the kinds. */
 export const KIND_LABELS = Object.freeze({
   softmax: "softmax", entmax15: "1.5-entmax", alpha: "learned α-entmax", "alpha-span": "learned α + adaptive span",
+  fusedmax: "fusedmax (λ 0.5)", oscarmax: "oscarmax (β 0.05)",
 });
+
+/** The tasks a kind is shipped for (the structured kinds: where contiguity is real, README
+ *  "Shipped models"); kinds not listed are shipped for every task. */
+export const KIND_TASKS = Object.freeze({
+  fusedmax: Object.freeze(["after_marker", "date"]), oscarmax: Object.freeze(["after_marker", "date"]),
+});
+
+/** Is kind shipped for task? */
+export const kindFits = (task, kind) => !KIND_TASKS[kind] || KIND_TASKS[kind].includes(task);
 
 /**
  * The training schedule; new Trainer(lib, { task, kind, ...overrides }) may change any field.
@@ -45,6 +55,9 @@ export function modelConfig(task, kind, seed = 1) {
     case "entmax15": return { ...base, attention: "entmax15" };
     case "alpha": return { ...base, attention: "entmax-learned" };
     case "alpha-span": return { ...base, attention: "entmax-learned", span: true, spanRamp: 3, spanPenalty: 0.002 };
+    // tools/train.c's fixed lambda and beta
+    case "fusedmax": return { ...base, attention: "fusedmax", lambda: 0.5 };
+    case "oscarmax": return { ...base, attention: "oscarmax", beta: 0.05 };
     default: throw new RangeError(`modelConfig: kind must be one of ${KINDS.join(", ")} (got ${JSON.stringify(kind)})`);
   }
 }

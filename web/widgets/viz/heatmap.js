@@ -11,6 +11,20 @@ export function cellKind(kind, i, j, v) {
   return v === 0 ? "zero" : "weight";
 }
 
+// equalRuns(row, n) -> the runs of row[0 .. n): maximal blocks of adjacent entries whose values
+// are nonzero and bitwise equal, as [start, end) pairs left to right. Zeros end a run and are in
+// none; an entry unequal to both neighbours is a run of one. fusedmax gives one run per fused
+// group of its support, a softmax row n runs (README "Shipped models": runs per row).
+export function equalRuns(row, n) {
+  const runs = [];
+  for (let j = 0; j < n; j++) {
+    if (row[j] === 0) continue;
+    if (j > 0 && row[j - 1] === row[j]) runs[runs.length - 1][1] = j + 1;
+    else runs.push([j, j + 1]);
+  }
+  return runs;
+}
+
 // heatLevel(v) -> the opacity of a weight's tint: 0 for an exact zero (and for anything that
 // is not a positive number), else floor + (1 - floor) v^gamma, so the smallest non-zero weight
 // still shows a visible tint (floor) and small weights are spread out (gamma < 1).
