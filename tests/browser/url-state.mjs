@@ -68,6 +68,10 @@ const CASES = {
     await w.locator("select").nth(1).focus();
     await w.page().keyboard.press("ArrowDown"); // the additive model's mapping, by its menu
   }],
+  "sx-hard": ['figure="variance"', { source: "jihgfe", curve: "loss" }, async (w) => {
+    await w.locator("select").first().focus();
+    await w.page().keyboard.press("ArrowDown"); // the gradient figure, by its menu
+  }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
   }],
@@ -107,6 +111,7 @@ async function settled(page, sel) {
     if (e.localName === "sx-decode") return Boolean(e.result);
     if (e.localName === "sx-heatmap") return Boolean(e.result);
     if (e.localName === "sx-bottleneck") return e.view !== "trained" || (e.trained && e.trained.state !== "loading");
+    if (e.localName === "sx-hard") return Boolean(e.result);
     return true;
   }, sel, { timeout: 60000 });
   let last = null;
@@ -259,7 +264,7 @@ async function chapter(browser, server) {
 }
 
 await runSuite("url-state", async (browser, server) => {
-  check(TAGS.length === 23 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
+  check(TAGS.length === 24 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);
