@@ -7,7 +7,7 @@
 // (a message, aria-invalid, the default drawn) change it, with sx-hard-change. The bars are the
 // figures of models/rnn-variance.json (fetched here) for every method and point, for the figure
 // chosen with the keyboard (variance, cosine, bias); the curves are each run's trace; the text
-// states the file's numbers. axe clean, zero console errors, CSP violations and foreign requests;
+// states the file's numbers; without the file, a message. axe clean, zero console errors, CSP violations and foreign requests;
 // at phone width (390 px) nothing overflows the widget.
 import { check, echoPasses, open, runSuite, checkClean } from "./harness.mjs";
 import { audit } from "./axe.mjs";
@@ -79,7 +79,7 @@ const focusOf = (page) => page.evaluate(() => {
 
 await runSuite("hard", async (browser, server) => {
   const { page, log } = await open(browser, server.url + "recurrent.html#hard-section", server.url);
-  await page.waitForFunction(() => document.getElementById("hard")?.result, null, { timeout: 60000 });
+  await page.waitForFunction(() => { const el = document.getElementById("hard"); el?.scrollIntoView(); return el?.result; }, null, { timeout: 60000 });
   await page.evaluate(() => {
     window.__changes = [];
     document.getElementById("hard").addEventListener("sx-hard-change", (e) => window.__changes.push(e.detail));
@@ -140,9 +140,21 @@ await runSuite("hard", async (browser, server) => {
   await checkClean(page, log, "recurrent.html: ");
   await page.close();
 
+  // the figures missing: the widget says so (and draws no stale picture)
+  const { page: nf } = await open(browser, server.url + "recurrent.html#hard-section", server.url, {
+    before: (p) => p.route("**/models/rnn-variance.json", (r) => r.fulfill({ status: 404, body: "not here" })) });
+  const said = await nf.waitForFunction(() => {
+    document.getElementById("hard")?.scrollIntoView();
+    const m = document.getElementById("hard")?.shadowRoot?.querySelector("[part=message]");
+    return m && !m.hidden && m.textContent;
+  }, null, { timeout: 60000 }).then((h) => h.jsonValue(), () => "");
+  check(/could not load .*rnn-variance\.json: HTTP 404/.test(said) && await nf.$eval("#hard", (el) => el.result === null && el.figures === null),
+    `a missing rnn-variance.json: a message, no result ("${said}")`);
+  await nf.close();
+
   // phone width: the widget fits, its pictures too
   const { page: ph, log: lp } = await open(browser, server.url + "recurrent.html#hard-section", server.url, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-  await ph.waitForFunction(() => document.getElementById("hard")?.result, null, { timeout: 60000 });
+  await ph.waitForFunction(() => { const el = document.getElementById("hard"); el?.scrollIntoView(); return el?.result; }, null, { timeout: 60000 });
   const fit = await ph.$eval("#hard", (el) => {
     const box = el.getBoundingClientRect();
     const out = [...el.shadowRoot.querySelectorAll("svg, select, input, button, p")].filter((x) => { const r = x.getBoundingClientRect(); return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1); });

@@ -9,7 +9,8 @@
 // but is biased), one draw's cosine with the exact gradient, or the distance from REINFORCE's
 // unbiased mean, at four parameter points; and the six training runs' held-out exact accuracy
 // (or loss) every 100 steps. The text under the pictures states the lecture's point with these
-// numbers. (No gradient is measured here: the RNN class exposes no gradient estimate.)
+// numbers. The models and the figures are fetched once, when the widget comes near the viewport.
+// (No gradient is measured here: the RNN class exposes no gradient estimate.)
 //   <sx-hard source="abcdefgh" figure="variance" curve="accuracy"></sx-hard>
 // Attributes: source (1..10 letters a..j; a bad one falls back with a message), figure
 // (variance, cosine, bias), curve (accuracy, loss), theme.
@@ -164,6 +165,7 @@ export class SxHard extends SxElement {
         s.sourceError = `"${raw.slice(0, 24)}": ${err.message.replace(/^tasks\.encode: (text(\[\d+\])? )?/, "")}; showing "${s.source}"`;
       }
     }
+    if (this._load && this._load.state === "error") r.errors.push(this._load.message);
     return r;
   }
 
@@ -173,10 +175,10 @@ export class SxHard extends SxElement {
     this._textMsg.textContent = s.sourceError;
     this._figSel.value = s.figure;
     this._curveSel.value = s.curve;
-    if (!this._load) this._start();
+    if (!this._load && this._seen) this._start();
     const ld = this._load;
-    if (ld.state !== "ready") {
-      const what = ld.state === "error" ? ld.message : "loading the four shipped models and the measured figures…";
+    if (!ld || ld.state !== "ready") {
+      const what = !ld ? "The models load when this comes into view." : ld.state === "error" ? ld.message : "Loading the four shipped models and the measured figures…";
       for (const svg of [this._matrix, this._bars, this._curves]) this._empty(svg, what);
       this._sel.textContent = what;
       this._point.textContent = "";
@@ -210,15 +212,30 @@ export class SxHard extends SxElement {
       ld.state = "error";
       ld.message = `sx-hard: could not load the shipped models or figures (${err.message})`;
     }
-    if (this._load !== ld) return;
+    if (this._load !== ld) { for (const m of ld.models) m.free(); return; } // disconnected meanwhile
     this.renderNow();
     if (ld.state === "ready") this.emit("ready", { models: MODELS.map((m) => m.key) });
-    else this.showMessage([ld.message]);
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    if (this._seen || this._io) return;
+    if (typeof IntersectionObserver !== "function") { this._seen = true; return; }
+    this._io = new IntersectionObserver((entries) => { // the models are fetched once near the viewport
+      if (!entries.some((e) => e.isIntersecting)) return;
+      this._seen = true;
+      this._io.disconnect();
+      this._io = null;
+      this.invalidate();
+    }, { rootMargin: "200px" });
+    this._io.observe(this);
   }
 
   disconnectedCallback() {
     super.disconnectedCallback();
-    if (this._load && this._load.models) for (const m of this._load.models) m.free();
+    this._io?.disconnect();
+    this._io = null;
+    if (this._load) for (const m of this._load.models) m.free();
     this._load = this._cache = null;
   }
 
@@ -302,9 +319,9 @@ export class SxHard extends SxElement {
     const scale = barScale(f, figure, PL, w - PR);
     svgEl("text", { x: 4, y: 14, class: "label" }, svg).textContent = FIGURES[figure];
     const run = pts.filter((p) => p.name !== "shipped").map((p) => p.step).join(", ");
-    const order = [`each group, top to bottom: the softmax run's parameters at step ${run}`,
-      pts.some((p) => p.name === "shipped") ? "then the shipped hard model's" : ""];
-    if (!narrow) order.splice(0, 2, order.join(order[1] ? ", " : ""));
+    const shipped = pts.some((p) => p.name === "shipped") ? "; the shipped hard model" : "";
+    const order = narrow ? ["top to bottom: the softmax run at", `steps ${run}${shipped}`]
+      : [`each group, top to bottom: the softmax run's parameters at steps ${run}${shipped}`];
     order.forEach((line, i) => { svgEl("text", { class: "muted tick", x: 4, y: 30 + 14 * i }, svg).textContent = line; });
     for (const t of scale.ticks) {
       svgEl("path", { class: "axis", d: `M${scale.x(t).toFixed(1)} ${PT - 4}V${H - 20}` }, svg);
