@@ -150,6 +150,8 @@ await runSuite("hard", async (browser, server) => {
   }, null, { timeout: 60000 }).then((h) => h.jsonValue(), () => "");
   check(/could not load .*rnn-variance\.json: HTTP 404/.test(said) && await nf.$eval("#hard", (el) => el.result === null && el.figures === null),
     `a missing rnn-variance.json: a message, no result ("${said}")`);
+  const axeEmpty = await audit(nf);
+  check(axeEmpty.length === 0, `axe, without the figures: no violations (${axeEmpty.join(" | ")})`);
   await nf.close();
 
   // phone width: the widget fits, its pictures too

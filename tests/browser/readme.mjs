@@ -155,6 +155,7 @@ try {
   for (const tag of tags) {
     const ok = await page.waitForFunction((t) => {
       const el = document.querySelector(t);
+      el?.scrollIntoView(); // (<sx-hard> fetches its models once near the viewport)
       const svg = el && el.shadowRoot && el.shadowRoot.querySelector("svg");
       return svg && svg.querySelectorAll("*").length > 10;
     }, tag, { timeout: 15000 }).then(() => true, () => false);

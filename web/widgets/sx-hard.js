@@ -117,8 +117,8 @@ export class SxHard extends SxElement {
     this._figSel = this._select(row2, "gradient figure", FIGURE_MENU, "figure");
     this._curveSel = this._select(row2, "training curve", { accuracy: "held-out exact accuracy", loss: "training loss" }, "curve");
     this._legend = htmlEl("p", { class: "legend", "aria-hidden": "true" }, body);
-    this._bars = svgEl("svg", { class: "picture bars", viewBox: `0 0 ${W} 300`, role: "img" }, body);
-    this._curves = svgEl("svg", { class: "picture curves", viewBox: `0 0 ${W} 220`, role: "img" }, body);
+    this._bars = svgEl("svg", { class: "picture bars", viewBox: `0 0 ${W} 300`, role: "img", "aria-label": "the gradient estimators' figures, per method" }, body);
+    this._curves = svgEl("svg", { class: "picture curves", viewBox: `0 0 ${W} 220`, role: "img", "aria-label": "the six training runs against the step" }, body);
     this._point = htmlEl("p", { class: "readout", part: "summary" }, body);
     this._drawLegend();
   }
