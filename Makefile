@@ -322,6 +322,7 @@ test-browser: all
 	$(NODE) tests/browser/outputs-lazy.mjs
 	$(NODE) tests/browser/recurrent.mjs
 	$(NODE) tests/browser/bottleneck.mjs
+	$(NODE) tests/browser/hard.mjs
 	$(NODE) tests/browser/jacobian.mjs
 	$(NODE) tests/browser/threshold.mjs
 	$(NODE) tests/browser/fused-steps.mjs
@@ -387,7 +388,7 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	$(MAKE) --no-print-directory $(B)/tools/rnn-variance
 	$(B)/tools/rnn-variance --steps 20 --mid 10 --total 40 --draws 8 --batch 8 --val 40 --quiet \
 	  --shipped web/models/reverse-rnn-hard-straight.sxrn > $(B)/bench/smoke/rnn-variance.json
-	$(NODE) tools/rnn-variance.mjs $(B)/bench/smoke/rnn-variance.json > $(B)/bench/smoke/rnn-variance.md
+	$(NODE) tools/rnn-variance.mjs --json $(B)/bench/smoke/rnn-variance-figures.json $(B)/bench/smoke/rnn-variance.json > $(B)/bench/smoke/rnn-variance.md
 	$(MAKE) --no-print-directory text $(B)/tools/text-baseline
 	$(B)/tools/text-baseline --dir $(TEXT) --orders 3 --json $(B)/bench/smoke/baseline.json > /dev/null
 	for k in $(TEXT_KINDS); do \
@@ -526,9 +527,9 @@ $(B)/models/%.sxm: $(B)/tools/train
 	stem=$*; $(B)/tools/train --task $${stem%%-*} --kind $${stem#*-} $(MODEL_FLAGS) --out $@ \
 	  > $(B)/models/$*.json
 
-# The shipped recurrent models (issue 24): four of `make rnn-table`'s runs on the reverse task
+# The shipped recurrent models (issue 24): five of `make rnn-table`'s runs on the reverse task
 # (the default RNN_FLAGS), their float16 checkpoints as web/models/reverse-rnn-<variant>.sxrn.
-RNN_SHIPPED := none additive-softmax additive-entmax15 hard-straight
+RNN_SHIPPED := none additive-softmax additive-sparsemax additive-entmax15 hard-straight
 
 # `make models-rnn` ships them alone.
 models-rnn: $(patsubst %,$(B)/rnn/%.json,$(RNN_SHIPPED))
@@ -567,8 +568,9 @@ rnn-table: $(patsubst %,$(B)/rnn/%.json,$(RNN_VARIANTS))
 
 # Soft, sparse and hard attention compared (issue 24, item 4): tools/rnn-variance.c trains the six
 # recurrent variants 1500 steps each, measures the attention-side gradient of every estimator on one
-# batch at three points of the softmax run and at the shipped hard-straight model, and
-# tools/rnn-variance.mjs writes build/rnn/variance.md and the README's table. Not part of make test.
+# batch at three points of the softmax run and at the shipped hard-straight model (and each run's
+# loss and held-out accuracy every 100 steps), and tools/rnn-variance.mjs writes build/rnn/variance.md,
+# the README's table and web/models/rnn-variance.json (the figures <sx-hard> draws). Not part of make test.
 RNN_VARIANCE_FLAGS ?= --shipped web/models/reverse-rnn-hard-straight.sxrn
 
 .PHONY: rnn-variance
@@ -579,7 +581,7 @@ $(B)/tools/rnn-variance: tools/rnn-variance.c tools/train-rnn.c $(CORE_SRC) $(CO
 rnn-variance: $(B)/tools/rnn-variance
 	@mkdir -p $(B)/rnn
 	$(B)/tools/rnn-variance $(RNN_VARIANCE_FLAGS) > $(B)/rnn/variance.json
-	$(NODE) tools/rnn-variance.mjs --readme README.md $(B)/rnn/variance.json | tee $(B)/rnn/variance.md
+	$(NODE) tools/rnn-variance.mjs --readme README.md --json web/models/rnn-variance.json $(B)/rnn/variance.json | tee $(B)/rnn/variance.md
 
 # `make models` must reproduce the committed checkpoints: retrain the quickest seq2seq one (a few
 # seconds) and the quickest recurrent one (about 20 s) into build/ and compare them byte for

@@ -4,7 +4,8 @@
    curve and the sparse mappings' support. Built on the public sx_rnn_* calls only.
 
      build/tools/rnn-variance [--task reverse] [--seed N] [--steps N] [--total N] [--mid N]
-                              [--draws K] [--batch N] [--val N] [--shipped FILE] [--quiet]
+                              [--draws K] [--batch N] [--val N] [--every N] [--shipped FILE]
+                              [--quiet]
 
    1. Six models of one configuration (the trainer's defaults: embed 32, hidden 64, attention
       hidden 32, batch 32) and one initialisation (--seed): additive attention with softmax,
@@ -14,7 +15,9 @@
       does (its schedule and accuracy are tools/train-rnn.c's, linked in; the same examples,
       so the softmax run's losses are the trainer's), recording the loss (the trainer's moving
       average) and the greedy exact accuracy on --val held-out rows (seed
-      1000 + seed, the trainer's validation rows) at step 0, --mid and --steps.
+      1000 + seed, the trainer's validation rows) at step 0, --mid and --steps; and, for the
+      drawn curves (<sx-hard>), the loss and that accuracy every --every steps (default 100) and
+      at the last ("trace": the evaluations read the model only, so the runs are the same).
    2. The softmax run is the reference: its parameters at step 0, --mid and --steps (and, with
       --shipped, a shipped checkpoint's) are copied into all six models in turn, and each gives
       its gradient of the mean cross-entropy on one fixed batch of held-out rows (seed
@@ -38,7 +41,7 @@
 #include <time.h>
 #include "simplexity.h"
 
-enum { N_METHODS = 6, N_MARKS = 3, MAX_POINTS = 4, WARM_DRAWS = 32 };
+enum { N_METHODS = 6, N_MARKS = 3, MAX_POINTS = 4, WARM_DRAWS = 32, MAX_TRACE = 257 };
 
 typedef struct {
     const char *name;
@@ -56,7 +59,7 @@ static const method methods[N_METHODS] = {
 
 typedef struct {
     const char *task, *shipped;
-    int seed, steps, total, mid, draws, batch, n_val, quiet;
+    int seed, steps, total, mid, draws, batch, n_val, every, quiet;
     int task_id, T;
 } options;
 
@@ -66,14 +69,17 @@ typedef struct {
     double support, support1;
 } stats;
 
-/* Per method: the training curve at the marks 0, mid, steps. */
+/* Per method: the training curve at the marks 0, mid, steps, and its trace every --every steps. */
 typedef struct {
     double loss[N_MARKS], acc[N_MARKS], support[N_MARKS], support1[N_MARKS];
+    int n_trace, trace_step[MAX_TRACE];
+    double trace_loss[MAX_TRACE], trace_acc[MAX_TRACE];
 } curve;
 
 static void usage(void) {
     fprintf(stderr, "usage: rnn-variance [--task reverse] [--seed N] [--steps N] [--total N] [--mid N]\n"
-                    "                    [--draws K] [--batch N] [--val N] [--shipped FILE] [--quiet]\n");
+                    "                    [--draws K] [--batch N] [--val N] [--every N] [--shipped FILE]\n"
+                    "                    [--quiet]\n");
     exit(2);
 }
 
@@ -89,7 +95,7 @@ static void parse(options *o, int argc, char **argv) {
         if (!strcmp(a, "--task") && v) { o->task = argv[++i]; continue; }
         if (!strcmp(a, "--shipped") && v) { o->shipped = argv[++i]; continue; }
         OPT_I("--seed", seed) OPT_I("--steps", steps) OPT_I("--total", total) OPT_I("--mid", mid)
-        OPT_I("--draws", draws) OPT_I("--batch", batch) OPT_I("--val", n_val)
+        OPT_I("--draws", draws) OPT_I("--batch", batch) OPT_I("--val", n_val) OPT_I("--every", every)
         if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
         usage();
     }
@@ -97,7 +103,8 @@ static void parse(options *o, int argc, char **argv) {
     for (int t = 0; t < sx_task_count(); t++)
         if (!strcmp(o->task, sx_task_name(t))) o->task_id = t;
     if (o->task_id < 0 || o->steps < 1 || o->total < o->steps || o->mid < 1 || o->mid >= o->steps ||
-        o->draws < 2 || o->batch < 1 || o->n_val < 1)
+        o->draws < 2 || o->batch < 1 || o->n_val < 1 || o->every < 1 ||
+        o->steps / o->every + 2 > MAX_TRACE)
         usage();
     o->T = sx_task_width(o->task_id);
 }
@@ -129,26 +136,37 @@ double train_rnn_lr(int step, int total, float lr, float lr_min, int warmup);
 static void support(sx_rnn *m, const int *tgt, int T, int B, double *mean, double *one);
 
 /* Trains m for o->steps steps; at the marks 0, mid, steps: c->loss, c->acc, the support of the
-   attention rows on the fixed batch (msrc, mtgt), and snaps[k] (if not NULL) the parameters. */
+   attention rows on the fixed batch (msrc, mtgt), and snaps[k] (if not NULL) the parameters; every
+   o->every steps and at the last: c's trace (the loss and the held-out accuracy). */
 static void train(sx_rnn *m, const options *o, curve *c, float **snaps, const int *msrc,
                   const int *mtgt, int *src, int *tgt, int *out) {
     const int marks[N_MARKS] = { 0, o->mid, o->steps }, np = sx_rnn_num_params(m);
     double ema = 0.0;
+    c->n_trace = 0;
     for (int step = 0, k = 0; step <= o->steps; step++) {
-        if (step == marks[k]) {
-            if (snaps) memcpy(snaps[k], sx_rnn_params(m), sizeof(float) * np);
+        const int mark = step == marks[k], trace = step % o->every == 0 || step == o->steps;
+        if (mark || trace) {
+            if (mark && snaps) memcpy(snaps[k], sx_rnn_params(m), sizeof(float) * np);
             if (step == 0) { /* the loss before any update */
                 sx_task_generate(src, tgt, o->task_id, SX_TASK_TRAIN, (unsigned)o->seed, 0, o->batch, o->T);
                 float l0 = 0.0f;
                 if (sx_rnn_loss(m, &l0, src, o->T, tgt, o->T, o->batch) != SX_OK) fail("loss");
                 ema = l0;
             }
-            c->loss[k] = ema;
-            c->acc[k] = train_rnn_accuracy(m, o->task_id, 1000u + (unsigned)o->seed, o->n_val, o->T,
-                                          o->batch, src, tgt, out);
-            if (sx_rnn_loss(m, NULL, msrc, o->T, mtgt, o->T, o->batch) != SX_OK) fail("loss");
-            support(m, mtgt, o->T, o->batch, &c->support[k], &c->support1[k]);
-            k++;
+            const double acc = train_rnn_accuracy(m, o->task_id, 1000u + (unsigned)o->seed, o->n_val,
+                                                  o->T, o->batch, src, tgt, out);
+            if (trace) {
+                c->trace_step[c->n_trace] = step;
+                c->trace_loss[c->n_trace] = ema;
+                c->trace_acc[c->n_trace++] = acc;
+            }
+            if (mark) {
+                c->loss[k] = ema;
+                c->acc[k] = acc;
+                if (sx_rnn_loss(m, NULL, msrc, o->T, mtgt, o->T, o->batch) != SX_OK) fail("loss");
+                support(m, mtgt, o->T, o->batch, &c->support[k], &c->support1[k]);
+                k++;
+            }
         }
         if (step == o->steps) break;
         sx_task_generate(src, tgt, o->task_id, SX_TASK_TRAIN, (unsigned)o->seed, step * o->batch,
@@ -285,6 +303,10 @@ static void print_json(const options *o, const char *const *names, const int *st
             printf("%s{\"step\":%d,\"loss\":%.5f,\"val_accuracy\":%.4f,\"support\":%.4f,"
                    "\"support1\":%.4f}", k ? "," : "", marks[k], cv[i].loss[k], cv[i].acc[k],
                    cv[i].support[k], cv[i].support1[k]);
+        printf("],\"trace\":[");
+        for (int k = 0; k < cv[i].n_trace; k++)
+            printf("%s{\"step\":%d,\"loss\":%.5f,\"val_accuracy\":%.4f}", k ? "," : "",
+                   cv[i].trace_step[k], cv[i].trace_loss[k], cv[i].trace_acc[k]);
         printf("]}");
     }
     printf("]}\n");
@@ -309,7 +331,7 @@ static void load_shipped(const char *path, float *theta, int np) {
 static double seconds(clock_t t0) { return (double)(clock() - t0) / CLOCKS_PER_SEC; }
 
 int main(int argc, char **argv) {
-    options o = { "reverse", NULL, 1, 1500, 3000, 300, 256, 32, 500, 0, 0, 0 };
+    options o = { "reverse", NULL, 1, 1500, 3000, 300, 256, 32, 500, 100, 0, 0, 0 };
     parse(&o, argc, argv);
     const clock_t t0 = clock();
     const size_t rows = (size_t)o.batch * o.T;

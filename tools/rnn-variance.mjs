@@ -3,16 +3,30 @@
 //   node tools/rnn-variance.mjs build/rnn/variance.json
 //   node tools/rnn-variance.mjs --readme README.md build/rnn/variance.json   also rewrite the
 // README's block (between <!-- rnn-variance:start --> and <!-- rnn-variance:end -->).
+//   --json web/models/rnn-variance.json   also write the figures <sx-hard> draws: the same object
+// without its clock ("seconds"), so that the file changes only when the numbers do.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
-const at = args.indexOf('--readme');
-const readme = at >= 0 ? args.splice(at, 2)[1] : null;
+const option = (name) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args.splice(at, 2)[1] : null;
+};
+const readme = option('--readme'), json = option('--json');
 if (args.length !== 1) {
-  console.error('usage: node tools/rnn-variance.mjs [--readme README.md] VARIANCE.json');
+  console.error('usage: node tools/rnn-variance.mjs [--readme README.md] [--json FIGURES.json] VARIANCE.json');
   process.exit(2);
 }
 const run = JSON.parse(readFileSync(args[0], 'utf8'));
+if (json) {
+  if (!run.curves.every((c) => Array.isArray(c.trace) && c.trace.length >= 2)) {
+    console.error(`rnn-variance: ${args[0]} has no training trace (rebuild build/tools/rnn-variance)`);
+    process.exit(1);
+  }
+  const figures = { ...run };
+  delete figures.seconds;
+  writeFileSync(json, JSON.stringify(figures) + '\n');
+}
 
 const LABEL = {
   softmax: 'additive, softmax (exact)',

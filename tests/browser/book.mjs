@@ -23,6 +23,7 @@ const ANCHORS = ["simplex-section", "entropy-section", "trajectory-section", "tw
   "regularized-section", "threshold-section", "jacobian-section", "scores-section", "positions-section", "span-section",
   "pooling-section", "patterns-section",
   "cues-section", "costs-section", "bottleneck-section",
+  "hard-section",
   "transformer-section", "explain-section", "loss-section", "decode-section", "write-section", "viewer-section", "remap-section",
   "chain-section"];
 const MAPPINGS_CORE = ["sx-simplex", "sx-entropy", "sx-trajectory", "sx-two-choice", "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized", "sx-heatmap",

@@ -1,4 +1,4 @@
-// <sx-attention>'s "Decode step by step" in real Chromium, in section 17 of the built page
+// <sx-attention>'s "Decode step by step" in real Chromium, in section 18 of the built page
 // (dist/site): the panel opens from the keyboard (and reflects the decode attribute); the step
 // moves with the slider's keys, the Previous / Next buttons (mouse and keyboard) and Play /
 // Pause; at every step t each decoder layer's self-attention cache has exactly t filled slots of

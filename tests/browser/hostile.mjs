@@ -34,6 +34,7 @@ export const WIDGETS = [
   '<sx-costs n="48" d="32" k="3"></sx-costs>',
   '<sx-write model="entmax15-out" prompt="LOVE, n. " steps="5"></sx-write>',
   '<sx-bottleneck mapping="entmax15" estimator="gumbel" steps="300"></sx-bottleneck>',
+  '<sx-hard source="hgfedcba" figure="cosine"></sx-hard>',
 ];
 
 const page = (css, wrap) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title>
@@ -62,6 +63,7 @@ async function showAll(p) {
       if (e.localName === "sx-explain") return e.shadowRoot.querySelectorAll("[role=radio]").length > 0;
       if (e.localName === "sx-decode") return Boolean(e.result);
       if (e.localName === "sx-write") return Boolean(e.result);
+      if (e.localName === "sx-hard") return Boolean(e.result);
       return true;
     }, i, { timeout: 30000 });
   }

@@ -32,6 +32,7 @@ const WIDGETS = [
   ["sx-costs", "", 7],
   ["sx-write", 'model="entmax15-out" steps="3"', 13],
   ["sx-bottleneck", "", 7],
+  ["sx-hard", "", 7],
 ];
 const HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Keys</title><link rel="icon" href="data:,">
 <script type="module" src="/widgets.js"></script></head><body><main style="width: 760px">

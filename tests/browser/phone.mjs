@@ -36,6 +36,7 @@ async function showAll(p) {
       if (e.localName === "sx-span-mask") return e.shadowRoot.querySelectorAll("[role=button]").length > 0;
       if (e.localName === "sx-explain") return e.shadowRoot.querySelectorAll("[role=radio]").length > 0;
       if (e.localName === "sx-decode" || e.localName === "sx-write") return Boolean(e.result);
+      if (e.localName === "sx-hard") return Boolean(e.result);
       return true;
     }, i, { timeout: 30000 });
   }

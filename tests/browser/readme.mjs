@@ -107,6 +107,7 @@ async function fileLists(browser) {
           if (x === "sx-attention") return el.shadowRoot.querySelectorAll("svg.maps .panel").length > 0;
           if (x === "sx-explain") return el.shadowRoot.querySelectorAll("[role=radio]").length > 0;
           if (x === "sx-decode" || x === "sx-write") return Boolean(el.result);
+          if (x === "sx-hard") return Boolean(el.result);
           if (el.hasAttribute("model")) return el.shadowRoot.querySelectorAll("[role=button]").length > 0;
           return true;
         }, t, { timeout: 30000 }).then(() => true, () => false);
@@ -154,6 +155,7 @@ try {
   for (const tag of tags) {
     const ok = await page.waitForFunction((t) => {
       const el = document.querySelector(t);
+      el?.scrollIntoView(); // (<sx-hard> fetches its models once near the viewport)
       const svg = el && el.shadowRoot && el.shadowRoot.querySelector("svg");
       return svg && svg.querySelectorAll("*").length > 10;
     }, tag, { timeout: 15000 }).then(() => true, () => false);

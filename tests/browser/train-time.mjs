@@ -1,4 +1,4 @@
-// train-time.mjs - how long "Train from scratch" (section 17, <sx-attention>) takes to reach 99%
+// train-time.mjs - how long "Train from scratch" (section 18, <sx-attention>) takes to reach 99%
 // held-out exact-sequence accuracy in real Chromium: SIMD wasm, one thread, in the page's Web
 // Worker, the schedule of web/widgets/runtime/trainer.js, a model of the shipped size (2 + 2 layers, d_model 32,
 // 4 heads, 44 k parameters). `make test` runs it on date-softmax (commands-smoke); by hand, run

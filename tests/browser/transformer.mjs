@@ -54,7 +54,7 @@ const trained = (page, ms) => page.evaluate((t) => new Promise((resolve, reject)
 }), ms);
 
 async function checkSection(browser, server) {
-  // its chapter in a short viewport, so section 17's widget is well below the fold at first (the
+  // its chapter in a short viewport, so section 18's widget is well below the fold at first (the
   // chapter's title, contents and the section's text above it)
   const { page, log } = await open(browser, server.url + pageWith("attention"), server.url, { viewport: { width: 1100, height: 360 } });
   // these checks are about <sx-attention>'s own fetches (were another widget on the chapter to
@@ -66,9 +66,9 @@ async function checkSection(browser, server) {
 
   // ---- lazy: nothing fetched while the section is out of view
   const below = await page.$eval("#attention", (e) => e.getBoundingClientRect().top - window.innerHeight);
-  check(below > 400, `section 17 starts well below the fold (${below} px)`);
+  check(below > 400, `section 18 starts well below the fold (${below} px)`);
   await page.waitForTimeout(300);
-  check(all().length === 0, `no model fetched before section 17 is shown (got ${JSON.stringify(all())})`);
+  check(all().length === 0, `no model fetched before section 18 is shown (got ${JSON.stringify(all())})`);
   check((await state(page)).source.includes("loads when"), "the widget says the model loads when shown");
 
   // ---- shown: the default model (reverse, learned alpha), and only its file
@@ -124,7 +124,7 @@ async function checkSection(browser, server) {
   await page.locator("#attention").screenshot({ path: path.join(SHOTS, "attention-date-entmax15.png") });
   const fetched = all();
   check(JSON.stringify([...fetched].sort()) === JSON.stringify(["models/date-entmax15.sxm", "models/reverse-alpha.sxm", "models/reverse-entmax15.sxm", "models/reverse-softmax.sxm"]),
-    `only the shown models' files fetched (sx-attention's and section 18's), once each (got ${JSON.stringify(fetched)})`);
+    `only the shown models' files fetched (sx-attention's and section 19's), once each (got ${JSON.stringify(fetched)})`);
 
   // ---- the viewport shrinks under the drawn maps: they redraw two heads a row, and back
   const layout = () => page.$eval("#attention", (e) => ({ width: e.clientWidth, viewBox: e.shadowRoot.querySelector("svg.maps").getAttribute("viewBox").split(" ").map(Number)[2] }));

@@ -65,8 +65,12 @@ const CASES = {
     for (let i = 0; i < 3; i++) await w.page().keyboard.press("ArrowRight"); // n, by the slider
   }],
   "sx-bottleneck": ['mapping="sparsemax"', { estimator: "gumbel", steps: "500", seed: "3" }, async (w) => {
-    await w.locator("select").nth(1).focus();
-    await w.page().keyboard.press("ArrowDown"); // the additive model's mapping, by its menu
+    await w.locator("select").first().focus();
+    await w.page().keyboard.press("ArrowDown"); // the view, by its menu: the shipped models
+  }],
+  "sx-hard": ['figure="variance"', { source: "jihgfe", curve: "loss" }, async (w) => {
+    await w.locator("select").first().focus();
+    await w.page().keyboard.press("ArrowDown"); // the gradient figure, by its menu
   }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
@@ -94,12 +98,16 @@ const route = async (p) => {
 };
 const opts = { local: ["blob:"], before: route, permissions: ["clipboard-read", "clipboard-write"] };
 
-// Waits until the widget has drawn what it shows (models loaded, files read) and its SVG export
-// is the same twice in a row; returns { svg, state (every attribute), message }.
-async function settled(page, sel) {
-  await page.waitForFunction((s) => {
+// Waits until the widget has the attributes `want` (a link's state: link.js applies it after its
+// own import, so a widget first renders without it), has drawn what it shows (models loaded, files
+// read) and its SVG export is the same twice in a row; returns { svg, state (every attribute),
+// message }. (Without the first wait, <sx-bottleneck>'s linked "trained" view was read as the
+// page's "live" one, then its "loading…" picture, steady for longer than the stability check.)
+async function settled(page, sel, want = {}) {
+  await page.waitForFunction(([s, want]) => {
     const e = document.querySelector(s);
     if (!e || !e.shadowRoot || !(e.lastRenderMs > 0)) return false;
+    if (Object.entries(want).some(([k, v]) => e.getAttribute(k) !== v)) return false;
     e.scrollIntoView();
     const r = e.shadowRoot;
     if (e.localName === "sx-attention") return r.querySelectorAll("svg.maps .panel").length > 0 && (!e.decode || r.querySelector("svg.decode *"));
@@ -107,8 +115,9 @@ async function settled(page, sel) {
     if (e.localName === "sx-decode") return Boolean(e.result);
     if (e.localName === "sx-heatmap") return Boolean(e.result);
     if (e.localName === "sx-bottleneck") return e.view !== "trained" || (e.trained && e.trained.state !== "loading");
+    if (e.localName === "sx-hard") return Boolean(e.result);
     return true;
-  }, sel, { timeout: 60000 });
+  }, [sel, want], { timeout: 60000 });
   let last = null;
   for (let i = 0; i < 40; i++) {
     await frames(page, 3);
@@ -144,7 +153,7 @@ async function roundTrip(browser, server, tag) {
   await a.context().close();
 
   const { page: b, log: lb } = await open(browser, link, server.url, opts);
-  const got = await settled(b, sel);
+  const got = await settled(b, sel, set.state);
   check(JSON.stringify(got.state) === JSON.stringify(set.state), `${tag}: the same attributes after the link (${JSON.stringify(got.state)} vs ${JSON.stringify(set.state)})`);
   check(got.svg === set.svg, `${tag}: the same picture after the link (${got.svg.length} vs ${set.svg.length} characters of SVG)`);
   check(got.message === set.message, `${tag}: the same message (${JSON.stringify(got.message)})`);
@@ -259,7 +268,7 @@ async function chapter(browser, server) {
 }
 
 await runSuite("url-state", async (browser, server) => {
-  check(TAGS.length === 23 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
+  check(TAGS.length === 24 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);

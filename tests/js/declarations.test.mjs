@@ -322,6 +322,7 @@ const TAG_CLASSES = {
   "sx-cues": "SxCuesElement",
   "sx-costs": "SxCostsElement",
   "sx-bottleneck": "SxBottleneckElement",
+  "sx-hard": "SxHardElement",
 };
 // Public-looking members of the JS classes that are not API, so not declared: the custom-element
 // reactions (lib.dom declares none either) and the hooks between base.js and the widgets.

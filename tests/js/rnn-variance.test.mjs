@@ -2,7 +2,7 @@
 // rnn-variance), on hand-made results: one row per parameter point and method, the training
 // table, each verdict of the finding following the numbers (hard-like or not, the straight-through
 // argmax biased or not, the hard estimators in the order of their variance or not), and the
-// README block rewritten between its markers only.
+// README block rewritten between its markers only; --json, the figures <sx-hard> draws.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -91,4 +91,27 @@ test("--readme rewrites the marked block only, and fails without it", () => {
   assert.equal(r.status, 1);
   assert.match(r.stderr, /has no <!-- rnn-variance:start -->/);
   assert.equal(readFileSync(readme, "utf8"), "no block\n");
+});
+
+// --json: the figures <sx-hard> draws (web/models/rnn-variance.json), the result without its
+// clock, and nothing written from a result without the training trace (an older tool's output).
+test("--json writes the result without its clock, and fails without a trace", () => {
+  const fig = path.join(dir, "figures.json");
+  const res = result();
+  res.curves.forEach((c, i) => (c.trace = [0, 100, 200].map((step) => ({ step, loss: 2 - i / 10 - step / 200, val_accuracy: step / 200 }))));
+  run(res, "--json", fig);
+  const { seconds, ...want } = res;
+  assert.equal(seconds, 1);
+  assert.deepEqual(JSON.parse(readFileSync(fig, "utf8")), want);
+  const again = readFileSync(fig, "utf8");
+  run({ ...res, seconds: 99 }, "--json", fig);
+  assert.equal(readFileSync(fig, "utf8"), again, "a run that differs by its clock writes the same bytes");
+
+  writeFileSync(fig, "untouched\n");
+  const file = path.join(dir, "old.json");
+  writeFileSync(file, JSON.stringify(result()));
+  const r = spawnSync(process.execPath, [TOOL, "--json", fig, file], { encoding: "utf8" });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /has no training trace/);
+  assert.equal(readFileSync(fig, "utf8"), "untouched\n");
 });

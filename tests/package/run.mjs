@@ -174,12 +174,13 @@ async function pack() {
   const models = fs.readdirSync(path.join(ROOT, "web/models")).filter((f) => f.endsWith(".sxm")).map((f) => `dist/models/${f}`);
   const missing = models.filter((m) => !names.includes(m));
   check(models.length === 24 && missing.length === 0, `tarball: holds the ${models.length} models dist/models/*.sxm (missing ${JSON.stringify(missing)})`);
-  // the recurrent models (<sx-bottleneck>) and the character models with their summary (<sx-write>)
+  // the recurrent models (<sx-bottleneck>, <sx-hard>) with the measured figures (<sx-hard>), and the
+  // character models with their summary (<sx-write>)
   const others = [
-    ...fs.readdirSync(path.join(ROOT, "web/models")).filter((f) => f.endsWith(".sxrn")).map((f) => `dist/models/${f}`),
+    ...fs.readdirSync(path.join(ROOT, "web/models")).filter((f) => f.endsWith(".sxrn") || f === "rnn-variance.json").map((f) => `dist/models/${f}`),
     ...fs.readdirSync(path.join(ROOT, "web/models/text")).filter((f) => /\.sxm$|^summary\.json$/.test(f)).map((f) => `dist/models/text/${f}`)];
   const absent = others.filter((m) => !names.includes(m));
-  check(others.length === 8 && absent.length === 0, `tarball: holds the recurrent and character models (${others.length}; missing ${JSON.stringify(absent)})`);
+  check(others.length === 10 && absent.length === 0, `tarball: holds the recurrent and character models (${others.length}; missing ${JSON.stringify(absent)})`);
   const site = names.filter((n) => n.startsWith("dist/site/"));
   check(site.length === 0, `tarball: nothing from dist/site/ (got ${site.length} files)`);
   // every target of package.json's "exports" is in the tarball (a pattern: at least one file)

@@ -323,6 +323,39 @@ declare class SxBottleneckElement extends SxElement {
   /** Drop the run. */
   restart(): void;
 }
+/** `<sx-hard>`: soft, sparse and hard attention on the reverse task: the shipped softmax,
+ *  sparsemax, 1.5-entmax and hard (straight-through) models' attention for a source the reader
+ *  types, step by step; the gradient estimators' variance and the six training curves measured by
+ *  `make rnn-variance` (models/rnn-variance.json); the lecture's point with those numbers (the full core). */
+declare class SxHardElement extends SxElement {
+  /** The source to reverse: 1 to 10 letters a..j; default "abcdefgh" (a bad one falls back with a message). */
+  get source(): string;
+  set source(v: string | null);
+  /** The gradient figure drawn; default "variance". */
+  get figure(): SxHardFigure;
+  set figure(v: Or<SxHardFigure>);
+  /** The training curve drawn; default "accuracy". */
+  get curve(): "accuracy" | "loss";
+  set curve(v: Or<"accuracy" | "loss">);
+  /** What the widget drew last (a copy), or null before the models loaded. */
+  readonly result: SxHardResult | null;
+  /** The measured figures drawn (a copy of models/rnn-variance.json), or null until loaded. */
+  readonly figures: SxHardFigures | null;
+}
+type SxHardFigure = "variance" | "cosine" | "bias";
+type SxHardModel = "softmax" | "sparsemax" | "entmax15" | "hard";
+type SxHardMethod = "softmax" | "sparsemax" | "entmax15" | "reinforce" | "gumbel" | "straight";
+/** One model's greedy decoding of the source: its output, its attention rows (one per step up to EOS, over the letters and EOS), the token each step wrote, and the selections: mean nonzero weights per step, the share of steps with one, the share whose largest weight is on hard attention's position. */
+interface SxHardDecoded { key: SxHardModel; output: string; right: boolean; rows: number[][]; written: number[]; support: number; one: number; agree: number }
+interface SxHardResult { source: string; answer: string; models: SxHardDecoded[] }
+/** tools/rnn-variance.c's statistics of one method's attention-side gradient at one parameter point. */
+interface SxHardStats { method: SxHardMethod; norm: number; relvar: number; cos_soft: number; cos_soft_one: number; cos_reinforce: number; dist_reinforce: number; support: number; support1: number }
+interface SxHardFigures {
+  task: string; seed: number; steps: number; total: number; mid: number; draws: number; batch: number; val: number;
+  points: { name: "init" | "mid" | "end" | "shipped"; step: number; floor: number; methods: SxHardStats[] }[];
+  curves: { method: SxHardMethod; points: { step: number; loss: number; val_accuracy: number; support: number; support1: number }[];
+    trace: { step: number; loss: number; val_accuracy: number }[] }[];
+}
 type SxBottleneckMapping = "softmax" | "sparsemax" | "entmax15";
 type SxBottleneckEstimator = "straight" | "gumbel" | "reinforce";
 type SxBottleneckState = "training" | "stopping" | "paused" | "done" | "error";
@@ -885,6 +918,10 @@ interface SxBottleneckProgressDetail { step: number; total: number; losses: numb
 interface SxBottleneckStateDetail { state: SxBottleneckState; step: number }
 /** sx-bottleneck-trained: the shipped models' accuracy by length (none, additive softmax, additive 1.5-entmax, hard). */
 interface SxBottleneckTrainedDetail { accuracy: number[][] }
+/** sx-hard-change: the reader edited the source or changed a menu. */
+interface SxHardChangeDetail { source: string; figure: SxHardFigure; curve: "accuracy" | "loss" }
+/** sx-hard-ready: the four models and the figures loaded, the source drawn. */
+interface SxHardReadyDetail { models: SxHardModel[] }
 /** sx-entropy-change: the reader moved the α slider. */
 interface SxEntropyChangeDetail { alpha: number }
 /** sx-trajectory-change: the reader moved the t slider. */
@@ -1034,6 +1071,9 @@ interface SxEventMap {
   "sx-bottleneck-state": CustomEvent<SxBottleneckStateDetail>;
   "sx-bottleneck-trained": CustomEvent<SxBottleneckTrainedDetail>;
   "sx-bottleneck-export": CustomEvent<SxExportDetail>;
+  "sx-hard-change": CustomEvent<SxHardChangeDetail>;
+  "sx-hard-ready": CustomEvent<SxHardReadyDetail>;
+  "sx-hard-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -1062,6 +1102,7 @@ interface SxElementTagNameMap {
   "sx-costs": SxCostsElement;
   "sx-write": SxWriteElement;
   "sx-bottleneck": SxBottleneckElement;
+  "sx-hard": SxHardElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -1090,6 +1131,7 @@ interface SxElementConstructorMap {
   "sx-costs": typeof SxCostsElement;
   "sx-write": typeof SxWriteElement;
   "sx-bottleneck": typeof SxBottleneckElement;
+  "sx-hard": typeof SxHardElement;
 }
 
 /** Every widget's tag. */
@@ -1191,6 +1233,9 @@ interface SxWidgetAttributes {
   "sx-bottleneck": SxEventProps<"sx-bottleneck"> & {
     mapping?: SxBottleneckMapping; estimator?: SxBottleneckEstimator; steps?: NumberAttr; seed?: NumberAttr; view?: "live" | "trained"; theme?: SxTheme; link?: SxLink;
   };
+  "sx-hard": SxEventProps<"sx-hard"> & {
+    source?: string; figure?: SxHardFigure; curve?: "accuracy" | "loss"; theme?: SxTheme; link?: SxLink;
+  };
 }
 
 export type {
@@ -1217,6 +1262,8 @@ export type {
   SxCostsElement, SxCostsChangeDetail, SxCostsMeasureDetail, SxCostsMeasureRow,
   SxBottleneckElement, SxBottleneckChangeDetail, SxBottleneckProgressDetail, SxBottleneckStateDetail, SxBottleneckTrainedDetail,
   SxBottleneckEval, SxBottleneckTraining, SxBottleneckMapping, SxBottleneckEstimator, SxBottleneckState,
+  SxHardElement, SxHardChangeDetail, SxHardReadyDetail, SxHardResult, SxHardDecoded, SxHardFigures, SxHardStats,
+  SxHardFigure, SxHardModel, SxHardMethod,
 };
 
 declare global {

@@ -47,6 +47,7 @@ const MODULES = {
   "sx-costs": () => import("./sx-costs.js"),
   "sx-write": () => import("./sx-write.js"),
   "sx-bottleneck": () => import("./sx-bottleneck.js"),
+  "sx-hard": () => import("./sx-hard.js"),
 };
 
 /** Every widget's tag. */
