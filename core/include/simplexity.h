@@ -897,14 +897,14 @@ int sx_rnn_load(sx_rnn **out, const unsigned char *buf, int size);
 
 /* ---------------------------------------------------------------- rationales (issue 25)
    A generator selects input positions and a predictor classifies from the selection alone (Lei
-   et al. 2016; Bastings et al. 2019), on a task whose right rationale is known: 12 tokens, three
-   of them marker words (positive or negative), the label their majority, the gold rationale the
-   three marker positions (core/src/rationale.h documents the task, the model and the methods).
+   et al. 2016; Bastings et al. 2019), on a task whose right rationale is known: 12 tokens, one, three
+   or five of them marker words (positive or negative), the label their majority, the gold
+   rationale the marker positions (core/src/rationale.h documents the task, the model and the methods).
    The selection is sparsemax or 1.5-entmax over positions, HardKuma gates (stretched and
    rectified Kumaraswamy, reparameterised, with the expected-L0 penalty) or Bernoulli gates
    trained by REINFORCE with a baseline. In the full wasm core (the JS class Rationale). */
 typedef struct sx_rationale sx_rationale;
-enum { SX_RATIONALE_LEN = 12, SX_RATIONALE_VOCAB = 16, SX_RATIONALE_MARKERS = 3 };
+enum { SX_RATIONALE_LEN = 12, SX_RATIONALE_VOCAB = 16 };
 enum { SX_RATIONALE_SPARSEMAX = 0, SX_RATIONALE_ENTMAX15 = 1, SX_RATIONALE_HARDKUMA = 2,
        SX_RATIONALE_REINFORCE = 3, SX_RATIONALE_METHODS = 4 };
 /* count examples of the task, example i of (seed, split) for i = first .. first + count - 1

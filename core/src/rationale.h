@@ -3,9 +3,11 @@
    points are simplexity.h's sx_rationale_*, issue 25 item 4).
 
    THE TASK (sx_rationale_task): SX_RATIONALE_LEN = 12 tokens over SX_RATIONALE_VOCAB = 16 words:
-   three marker words at distinct random positions, each positive (good great superb, ids 0-2) or
-   negative (bad awful dull, 3-5), and nine neutral fillers (ids 6-15). The label is the markers'
-   majority (1 positive, 0 negative), so the gold rationale is known: the three marker positions.
+   one, three or five marker words (equally likely) at distinct random positions, each positive
+   (good great superb, ids 0-2) or negative (bad awful dull, 3-5), neutral fillers (ids 6-15)
+   elsewhere. The label is the markers' majority (1 positive, 0 negative), so the gold rationale
+   is known: the marker positions (25% of the positions on average). The number of markers varies
+   so that only all of them decide the label (with always three, the positive ones would).
 
    THE MODEL. Generator: embeddings Eg (V, D), a window of three (the token and its neighbours,
    zeros past the ends) through Wc (3D, H) + bc and tanh, then Wo (H, 2) + bo: two scores per

@@ -1,5 +1,5 @@
-/* rationale_task.c - the rationale task (rationale.h): 12 tokens, three marker words whose
-   majority is the label, the gold rationale their positions; and the held-out figures of a
+/* rationale_task.c - the rationale task (rationale.h): 12 tokens, one, three or five marker words
+   whose majority is the label, the gold rationale their positions; and the held-out figures of a
    model's selection against it (accuracy, rationale precision and recall, selected fraction). */
 #include <stdlib.h>
 #include "internal.h"
@@ -15,14 +15,17 @@ const char *sx_rationale_word(int id) {
     return id >= 0 && id < SX_RATIONALE_VOCAB ? WORDS[id] : NULL;
 }
 
-/* Example `index` of (seed, split): three distinct marker positions (a partial Fisher-Yates
-   shuffle), each marker's polarity and word, fillers elsewhere. */
+/* Example `index` of (seed, split): one, three or five distinct marker positions (a partial
+   Fisher-Yates shuffle), each marker's polarity and word, fillers elsewhere. The number varies so
+   that no part of the markers decides the label: with always three, the positive ones alone
+   would (two or more of them), and a predictor able to count could drop the negative ones. */
 static void example(int *tok, int *label, int *gold, int seed, int split, int index) {
     sx__rng r;
     sx__rng_init(&r, (uint64_t)(uint32_t)seed, ((uint64_t)(split + 1) << 32) | (uint32_t)index);
     int pos[SX_RAT_T], positive = 0;
+    const int markers = 1 + 2 * (int)sx__rng_below(&r, 3);
     for (int t = 0; t < SX_RAT_T; t++) pos[t] = t, gold[t] = 0;
-    for (int k = 0; k < SX_RATIONALE_MARKERS; k++) {
+    for (int k = 0; k < markers; k++) {
         const int j = k + (int)sx__rng_below(&r, SX_RAT_T - k);
         const int tmp = pos[k];
         pos[k] = pos[j], pos[j] = tmp;
@@ -37,7 +40,7 @@ static void example(int *tok, int *label, int *gold, int seed, int split, int in
             tok[t] = 6 + (int)sx__rng_below(&r, 10);
         }
     }
-    *label = 2 * positive > SX_RATIONALE_MARKERS;
+    *label = 2 * positive > markers;
 }
 
 int sx_rationale_task(int *tokens, int *labels, int *gold, int count, int seed, int split, int first) {

@@ -23,8 +23,8 @@ static void test_task(void) {
             ok &= g[i * T + t] == (k < 6) && k >= 0 && k < SX_RATIONALE_VOCAB;
             markers += k < 6, positive += k < 3;
         }
-        CHECK(ok && markers == SX_RATIONALE_MARKERS, "example %d: gold = the marker positions, three", i);
-        CHECK(y[i] == (positive >= 2), "example %d: label %d is the majority of %d positive", i, y[i], positive);
+        CHECK(ok && (markers == 1 || markers == 3 || markers == 5), "example %d: gold = the marker positions, %d", i, markers);
+        CHECK(y[i] == (2 * positive > markers), "example %d: label %d is the majority of %d positive of %d", i, y[i], positive, markers);
     }
     /* example 10 + i alone equals row i; the held-out split is another stream */
     CHECK(sx_rationale_task(x2, y2, g2, 1, 3, 0, 14) == SX_OK, "one example");
@@ -181,7 +181,7 @@ static void test_training(void) {
     const char *names[] = {"sparsemax", "entmax15", "hardkuma", "reinforce"};
     for (int method = 0; method < SX_RATIONALE_METHODS; method++) {
         sx_rationale *m;
-        sx_rationale_create(&m, method, 1, B, 0.2f);
+        sx_rationale_create(&m, method, 1, B, 0.05f);
         float loss = 0, fig[4], w[B * T];
         for (int s = 0; s < 600; s++) {
             sx_rationale_task(x, y, NULL, B, 1, 0, s * B);
