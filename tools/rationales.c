@@ -5,6 +5,11 @@
 
      build/tools/rationales [--steps N] [--batch B] [--lr X] [--sparsity X] [--seeds K]
                             [--test N] [--quiet]
+     build/tools/rationales --dump N   the first N examples of seed 1's train split and of seed
+                            7's held-out split, and 40 steps of each method with its figures on
+                            those held-out examples, as JSON (tests/golden/rationale-task.json:
+                            tests/js/rationale.test.mjs checks web/lib/model/rationale-task.js
+                            and the Rationale class against it)
 
    Training example i of step s is train example s * B + i of seed 1 (the same stream for every
    method and seed); the model's seed sets its initialisation and its noise; the held-out set is
@@ -67,7 +72,49 @@ static int run(const opts *o, int method, int seed, const int *xt, const int *yt
     return st != SX_OK;
 }
 
+/* The golden examples: { train: [{ tokens, label, gold }...], test: [...] }. */
+static int dump(int n) {
+    printf("{\"provenance\": \"build/tools/rationales --dump %d (sx_rationale_task, core/src/rationale_task.c)\"", n);
+    for (int split = 0; split < 2; split++) {
+        printf(",\n\"%s\": [", split ? "test" : "train");
+        for (int i = 0; i < n; i++) {
+            int x[SX_RATIONALE_LEN], y, g[SX_RATIONALE_LEN];
+            if (sx_rationale_task(x, &y, g, 1, split ? 7 : 1, split, i) != SX_OK) return 1;
+            printf("%s\n {\"tokens\": [", i ? "," : "");
+            for (int t = 0; t < SX_RATIONALE_LEN; t++) printf("%s%d", t ? "," : "", x[t]);
+            printf("], \"label\": %d, \"gold\": [", y);
+            for (int t = 0; t < SX_RATIONALE_LEN; t++) printf("%s%d", t ? "," : "", g[t]);
+            printf("]}");
+        }
+        printf("]");
+    }
+    /* each method, seed 1, batches of 8, lr 0.01, sparsity 0.05: the losses of 40 steps, then
+       the figures on the first n held-out examples of seed 7 */
+    int *xt = malloc(sizeof(int) * (size_t)n * SX_RATIONALE_LEN), *gt = malloc(sizeof(int) * (size_t)n * SX_RATIONALE_LEN);
+    int *yt = malloc(sizeof(int) * (size_t)n), x[8 * SX_RATIONALE_LEN], y[8];
+    if (!xt || !gt || !yt || sx_rationale_task(xt, yt, gt, n, 7, 1, 0) != SX_OK) return 1;
+    printf(",\n\"runs\": [");
+    for (int method = 0; method < SX_RATIONALE_METHODS; method++) {
+        sx_rationale *m;
+        float loss, fig[4];
+        if (sx_rationale_create(&m, method, 1, 8, 0.05f) != SX_OK) return 1;
+        printf("%s\n {\"method\": \"%s\", \"losses\": [", method ? "," : "", NAMES[method]);
+        for (int s = 0; s < 40; s++) {
+            if (sx_rationale_task(x, y, NULL, 8, 1, 0, s * 8) != SX_OK || sx_rationale_train_step(m, &loss, x, y, 8, 0.01f) != SX_OK)
+                return 1;
+            printf("%s%.9g", s ? "," : "", loss);
+        }
+        if (sx_rationale_evaluate(m, fig, xt, yt, gt, n) != SX_OK) return 1;
+        printf("], \"accuracy\": %.9g, \"precision\": %.9g, \"recall\": %.9g, \"fraction\": %.9g}", fig[0], fig[1], fig[2], fig[3]);
+        sx_rationale_free(m);
+    }
+    printf("]}\n");
+    free(xt), free(gt), free(yt);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 3 && !strcmp(argv[1], "--dump")) return dump(atoi(argv[2]));
     opts o;
     if (parse(&o, argc, argv)) return 2;
     const size_t n = (size_t)o.test * SX_RATIONALE_LEN;

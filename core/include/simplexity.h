@@ -902,7 +902,10 @@ int sx_rnn_load(sx_rnn **out, const unsigned char *buf, int size);
    rationale the marker positions (core/src/rationale.h documents the task, the model and the methods).
    The selection is sparsemax or 1.5-entmax over positions, HardKuma gates (stretched and
    rectified Kumaraswamy, reparameterised, with the expected-L0 penalty) or Bernoulli gates
-   trained by REINFORCE with a baseline. In the full wasm core (the JS class Rationale). */
+   trained by REINFORCE with a baseline. In the full wasm core (the JS class Rationale) except
+   sx_rationale_task, _word, _evaluate, _params and _grads: the core is at its size budget, and
+   the JS makes the examples (web/lib/model/rationale-task.js, checked against this one's output
+   in tests/golden/rationale-task.json) and the figures itself. */
 typedef struct sx_rationale sx_rationale;
 enum { SX_RATIONALE_LEN = 12, SX_RATIONALE_VOCAB = 16 };
 enum { SX_RATIONALE_SPARSEMAX = 0, SX_RATIONALE_ENTMAX15 = 1, SX_RATIONALE_HARDKUMA = 2,

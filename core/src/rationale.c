@@ -27,30 +27,19 @@ static void init_params(sx_rationale *m, int seed) {
         for (size_t j = 0; j < SIZES[i]; j++) m->p[i][j] = scale[i] * sx__rng_normal(&r);
 }
 
-/* Activations and scratch for max_batch rows: B T (2 D + 3D + H + 2 + 1 + 1 + D + 1 + D + 3D + H + 2 + 1 + 1) + B (D + 1 + 2 + 2) floats; d_big holds (B, T, D) embedding gradients. */
+/* Activations and scratch for max_batch rows, one allocation: each buffer is B T or B times its
+   width in floats, in the struct's order. */
 static int alloc_acts(sx_rationale *m, int B) {
-    const size_t bt = (size_t)B * T;
-    const size_t n = bt * (D + W3 + H + 2 + 1 + 1 + D + 1 + D + W3 + H + 2 + 1 + 1) + (size_t)B * (D + 1 + 2 + 2);
+    float **const slot[] = {&m->eg, &m->win, &m->hc, &m->s, &m->sc, &m->w, &m->ep, &m->aux, &m->d_big,
+                            &m->d_win, &m->d_hc, &m->d_s, &m->d_w, &m->noise, &m->h, &m->den, &m->logits,
+                            &m->probs};
+    static const unsigned char width[] = {D, W3, H, 2, 1, 1, D, 1, D, W3, H, 2, 1, 1, D, 1, 2, 2};
+    enum { PER_POSITION = 14, SLOTS = sizeof width };
+    size_t n = 0;
+    for (int k = 0; k < SLOTS; k++) n += (size_t)width[k] * B * (k < PER_POSITION ? T : 1);
     float *a = calloc(n, sizeof(float));
     if (!a) return SX_ENOMEM;
-    m->eg = a, a += bt * D;
-    m->win = a, a += bt * W3;
-    m->hc = a, a += bt * H;
-    m->s = a, a += bt * 2;
-    m->sc = a, a += bt;
-    m->w = a, a += bt;
-    m->ep = a, a += bt * D;
-    m->aux = a, a += bt;
-    m->d_big = a, a += bt * D;
-    m->d_win = a, a += bt * W3;
-    m->d_hc = a, a += bt * H;
-    m->d_s = a, a += bt * 2;
-    m->d_w = a, a += bt;
-    m->noise = a, a += bt;
-    m->h = a, a += (size_t)B * D;
-    m->den = a, a += B;
-    m->logits = a, a += (size_t)B * 2;
-    m->probs = a;
+    for (int k = 0; k < SLOTS; k++) *slot[k] = a, a += (size_t)width[k] * B * (k < PER_POSITION ? T : 1);
     return SX_OK;
 }
 
@@ -163,9 +152,7 @@ static int select_forward(sx_rationale *m, int B, const float *noise) {
     if (m->method == SX_RATIONALE_SPARSEMAX || m->method == SX_RATIONALE_ENTMAX15)
         return sx_nn_map_forward(m->w, m->sc, B, T,
                                  m->method == SX_RATIONALE_SPARSEMAX ? SX_NN_SPARSEMAX : SX_NN_ENTMAX15, 0.0f);
-    for (int i = 0; i < N; i++) {
-        if (!isfinite(m->sc[i]) || !isfinite(m->s[2 * i + 1]))
-            return sx__fail(SX_ENONFINITE, i, "rationale: score %d is not finite (diverged)", i);
+    for (int i = 0; i < N; i++) { /* a NaN score makes NaN logits: the loss's SX_ENONFINITE */
         if (m->method == SX_RATIONALE_REINFORCE) {
             const double pi = sigmoid(m->sc[i]);
             m->w[i] = noise ? (float)(noise[i] < pi) : (float)(pi > 0.5);
@@ -260,7 +247,7 @@ static int check_batch(const sx_rationale *m, const char *fn, const int *tok, co
     if (!m) return sx__fail(SX_EINVAL, -1, "%s: model is NULL", fn);
     int st = sx__check_count(fn, B, m->max_batch);
     if (st == SX_OK) st = sx__check_tokens(fn, "tokens", tok, T, B, T, T, V);
-    if (st != SX_OK || !lab) return st != SX_OK ? st : sx__fail(SX_EINVAL, -1, "%s: labels is NULL", fn);
+    if (st != SX_OK || !lab) return st; /* labels NULL: predict's call */
     for (int b = 0; b < B; b++)
         if (lab[b] != 0 && lab[b] != 1)
             return sx__fail(SX_EINVAL, b, "%s: labels[%d] must be 0 or 1 (got %d)", fn, b, lab[b]);
@@ -326,7 +313,7 @@ int sx__rationale_grad(sx_rationale *m, float *loss, const int *tok, const int *
 int sx_rationale_train_step(sx_rationale *m, float *loss, const int *tokens, const int *labels,
                             int count, float lr) {
     static const char fn[] = "rationale_train_step";
-    int st = check_batch(m, fn, tokens, labels, count);
+    int st = labels ? check_batch(m, fn, tokens, labels, count) : sx__fail(SX_EINVAL, -1, "%s: labels is NULL", fn);
     if (st != SX_OK) return st;
     if (!(lr >= 0.0f && lr < INFINITY))
         return sx__fail(SX_EINVAL, -1, "%s: lr must be finite and >= 0 (got %g)", fn, (double)lr);
@@ -345,9 +332,7 @@ int sx_rationale_train_step(sx_rationale *m, float *loss, const int *tokens, con
 
 int sx_rationale_predict(sx_rationale *m, float *weights, int *pred, const int *tokens, int count) {
     static const char fn[] = "rationale_predict";
-    if (!m) return sx__fail(SX_EINVAL, -1, "%s: model is NULL", fn);
-    int st = sx__check_count(fn, count, m->max_batch);
-    if (st == SX_OK) st = sx__check_tokens(fn, "tokens", tokens, T, count, T, T, V);
+    int st = check_batch(m, fn, tokens, NULL, count);
     if (st == SX_OK) st = sx__rationale_forward(m, NULL, tokens, NULL, count, NULL);
     if (st != SX_OK) return st;
     if (weights) memcpy(weights, m->w, (size_t)count * T * sizeof(float));
