@@ -9,6 +9,7 @@
 #   make bench-gpt         the character models: generation chars/s (cache or not), training steps/s, vs seq2seq (issue 23)
 #   make rnn-table         the recurrent encoder-decoder's bottleneck: accuracy against source length (issue 24)
 #   make rnn-variance      soft, sparse and hard attention: gradient-estimator variance, curves, support (issue 24)
+#   make rationales        rationale selections: accuracy, precision / recall against the known rationale (issue 25)
 #   make fuzz     a long libFuzzer run (make test does a short one)
 #   make serve    build, then serve the site (the book) on 127.0.0.1
 
@@ -389,6 +390,9 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	$(B)/tools/rnn-variance --steps 20 --mid 10 --total 40 --draws 8 --batch 8 --val 40 --quiet \
 	  --shipped web/models/reverse-rnn-hard-straight.sxrn > $(B)/bench/smoke/rnn-variance.json
 	$(NODE) tools/rnn-variance.mjs --json $(B)/bench/smoke/rnn-variance-figures.json $(B)/bench/smoke/rnn-variance.json > $(B)/bench/smoke/rnn-variance.md
+	$(MAKE) --no-print-directory $(B)/tools/rationales
+	$(B)/tools/rationales --seeds 1 --steps 20 --test 100 --quiet > $(B)/bench/smoke/rationales.jsonl
+	$(NODE) tools/rationales.mjs $(B)/bench/smoke/rationales.jsonl > $(B)/bench/smoke/rationales.md
 	$(MAKE) --no-print-directory text $(B)/tools/text-baseline
 	$(B)/tools/text-baseline --dir $(TEXT) --orders 3 --json $(B)/bench/smoke/baseline.json > /dev/null
 	for k in $(TEXT_KINDS); do \
@@ -400,7 +404,7 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	  --md $(B)/bench/smoke/text-models.md > /dev/null
 	$(MAKE) --no-print-directory $(B)/bench/bench_gpt
 	$(NODE) bench/gpt.mjs --rounds 1 --ms 5 --out $(B)/bench/smoke > $(B)/bench/smoke/gpt.txt 2>&1 || { cat $(B)/bench/smoke/gpt.txt; exit 1; }
-	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make bench-gpt, make explain-findings, make rnn-table (20 steps), make rnn-variance (20 steps, 8 draws), make text-models (10 steps), make site-size and train-time.mjs run"
+	@echo "commands-smoke: make bench, make bench-attention, make bench-decode, make bench-gpt, make explain-findings, make rnn-table (20 steps), make rnn-variance (20 steps, 8 draws), make rationales (20 steps), make text-models (10 steps), make site-size and train-time.mjs run"
 
 # The README's test command: installs what is missing (tools/setup.sh: Debian packages when run
 # as root or with sudo, npm ci when node_modules is missing or stale), then every suite, in a
@@ -582,6 +586,23 @@ rnn-variance: $(B)/tools/rnn-variance
 	@mkdir -p $(B)/rnn
 	$(B)/tools/rnn-variance $(RNN_VARIANCE_FLAGS) > $(B)/rnn/variance.json
 	$(NODE) tools/rnn-variance.mjs --readme README.md --json web/models/rnn-variance.json $(B)/rnn/variance.json | tee $(B)/rnn/variance.md
+
+# The rationale table (issue 25 item 4): tools/rationales.c trains the four selections of
+# core/src/rationale.h (sparsemax, 1.5-entmax, HardKuma, REINFORCE) on the rationale task, five
+# seeds each, and measures held-out accuracy, rationale precision and recall against the known
+# marker positions and the selected fraction; tools/rationales.mjs writes build/rationales/table.md
+# and the README's table. About 20 s. Not part of make test.
+RATIONALE_FLAGS ?= --seeds 5 --steps 1500 --quiet
+
+.PHONY: rationales
+$(B)/tools/rationales: tools/rationales.c $(CORE_SRC) $(CORE_HDR) | $(B)/inc/simde
+	@mkdir -p $(B)/tools
+	$(CC) $(BENCH_CFLAGS) -I$(B)/inc $< $(CORE_SRC) -o $@ -lm
+
+rationales: $(B)/tools/rationales
+	@mkdir -p $(B)/rationales
+	$(B)/tools/rationales $(RATIONALE_FLAGS) > $(B)/rationales/runs.jsonl
+	$(NODE) tools/rationales.mjs --readme README.md $(B)/rationales/runs.jsonl | tee $(B)/rationales/table.md
 
 # `make models` must reproduce the committed checkpoints: retrain the quickest seq2seq one (a few
 # seconds) and the quickest recurrent one (about 20 s) into build/ and compare them byte for

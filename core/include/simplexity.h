@@ -895,6 +895,50 @@ int sx_rnn_save_size_as(const sx_rnn *m, int precision);
 int sx_rnn_save_as(const sx_rnn *m, unsigned char *buf, int cap, int precision);
 int sx_rnn_load(sx_rnn **out, const unsigned char *buf, int size);
 
+/* ---------------------------------------------------------------- rationales (issue 25)
+   A generator selects input positions and a predictor classifies from the selection alone (Lei
+   et al. 2016; Bastings et al. 2019), on a task whose right rationale is known: 12 tokens, one, three
+   or five of them marker words (positive or negative), the label their majority, the gold
+   rationale the marker positions (core/src/rationale.h documents the task, the model and the methods).
+   The selection is sparsemax or 1.5-entmax over positions, HardKuma gates (stretched and
+   rectified Kumaraswamy, reparameterised, with the expected-L0 penalty) or Bernoulli gates
+   trained by REINFORCE with a baseline. In the full wasm core (the JS class Rationale) except
+   sx_rationale_task, _word, _evaluate, _params and _grads: the core is at its size budget, and
+   the JS makes the examples (web/lib/model/rationale-task.js, checked against this one's output
+   in tests/golden/rationale-task.json) and the figures itself. */
+typedef struct sx_rationale sx_rationale;
+enum { SX_RATIONALE_LEN = 12, SX_RATIONALE_VOCAB = 16 };
+enum { SX_RATIONALE_SPARSEMAX = 0, SX_RATIONALE_ENTMAX15 = 1, SX_RATIONALE_HARDKUMA = 2,
+       SX_RATIONALE_REINFORCE = 3, SX_RATIONALE_METHODS = 4 };
+/* count examples of the task, example i of (seed, split) for i = first .. first + count - 1
+   (split 0 train, 1 held-out: disjoint streams): tokens (count, LEN), labels (count), gold
+   (count, LEN) 1 at the marker positions, 0 elsewhere (labels, gold may be NULL). count in
+   0..1<<20, first >= 0. The word of a token id (NULL outside 0..VOCAB - 1). */
+int sx_rationale_task(int *tokens, int *labels, int *gold, int count, int seed, int split, int first);
+const char *sx_rationale_word(int id);
+/* A model for method (SX_RATIONALE_*), seeded initialisation and noise, batches of up to
+   max_batch rows (1..4096), sparsity the penalty weight lambda of HardKuma and REINFORCE
+   (finite, >= 0; ignored by the simplex methods). *out NULL on failure. free of NULL: no-op. */
+int sx_rationale_create(sx_rationale **out, int method, int seed, int max_batch, float sparsity);
+void sx_rationale_free(sx_rationale *m);
+int sx_rationale_num_params(const sx_rationale *m);
+int sx_rationale_steps(const sx_rationale *m);
+float *sx_rationale_params(sx_rationale *m);
+float *sx_rationale_grads(sx_rationale *m);
+/* One Adam step at lr (finite, >= 0) on count rows: tokens (count, LEN) ids in 0..VOCAB - 1,
+   labels 0 or 1; *loss (may be NULL) the objective before the step. */
+int sx_rationale_train_step(sx_rationale *m, float *loss, const int *tokens, const int *labels,
+                            int count, float lr);
+/* The deterministic selection: weights (count, LEN) (a position is selected when its weight is
+   > 0) and the predicted labels pred (count); either may be NULL. */
+int sx_rationale_predict(sx_rationale *m, float *weights, int *pred, const int *tokens, int count);
+/* Held-out figures of the deterministic selection over count rows (any count >= 1, in batches):
+   out[0] accuracy, out[1] rationale precision (selected marker positions / selected positions;
+   0 when nothing is selected), out[2] recall (selected marker positions / marker positions),
+   out[3] the selected fraction of positions. gold as sx_rationale_task's. */
+int sx_rationale_evaluate(sx_rationale *m, float *out, const int *tokens, const int *labels,
+                          const int *gold, int count);
+
 #ifdef __cplusplus
 }
 #endif

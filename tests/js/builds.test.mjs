@@ -8,7 +8,7 @@ import { builds, assertClose, rng, DIST } from "./helpers.mjs";
 const all = await builds();
 
 const PUBLIC_NAMES = [
-  "Model", "RNN", "SimplexityError", "TextModel", "WasmArray", "alloc", "attention", "attentionPattern", "attentionPooling", "attentionPoolingBackward", "attentionScores",
+  "Model", "RNN", "Rationale", "SimplexityError", "TextModel", "WasmArray", "alloc", "attention", "attentionPattern", "attentionPooling", "attentionPoolingBackward", "attentionScores",
   "attentionScoresBackward", "chainAttention", "chainAttentionBackward", "entmax", "entmax15", "entmax15Backward", "entmaxAlphaGrad", "entmaxBackward",
   "fusedmax", "fusedmaxBackward", "fyLoss", "groupmax", "groupmaxBackward", "info", "init", "jacobian", "maskedMapping",
   "maskedMappingBackward", "oscarmax", "oscarmaxBackward",

@@ -34,7 +34,7 @@ const WITH_T = [
   "proxTV", "proxTVRuns",
 ];
 const WITHOUT_T = [
-  "SimplexityError", "init", "info", "tsallisEntropy", "alloc", "WasmArray", "Model", "RNN", "TextModel", "tasks", "attention",
+  "SimplexityError", "init", "info", "tsallisEntropy", "alloc", "WasmArray", "Model", "RNN", "TextModel", "Rationale", "tasks", "attention",
   "attentionPattern", "spanMask", "attentionPooling", "attentionPoolingBackward", "positionalEncoding",
   "relativeScores", "txlScores", "attentionScores", "attentionScoresBackward",
   "chainAttention", "chainAttentionBackward", "sparsemapSelections",

@@ -12,8 +12,10 @@
 // probs, decode, exactSearch), model-class.js (the Model class: lifetime, compute,
 // decoding, queries; the methods of explain.js, training.js and checkpoints.js delegated),
 // rnn-config.js (an RNN's config, RNN_DEFAULTS) and rnn-class.js (the RNN class), lm.js
-// (a decoder-only Model's KV-cache steps, model.lmStep) and text-model.js (TextModel: a
-// character language model, its vocabulary, stepping, sampling and fine-tuning).
+// (a decoder-only Model's KV-cache steps, model.lmStep), text-model.js (TextModel: a
+// character language model, its vocabulary, stepping, sampling and fine-tuning) and
+// rationale-class.js (Rationale: a generator selecting input positions, a predictor over the
+// selection, on a task whose right rationale is known; issue 25).
 //
 // Boundary rules (docs/STYLE.md): JS checks every argument, every token id included, before
 // crossing into wasm (TypeError/RangeError naming the function, the argument and the value); C
@@ -38,6 +40,7 @@ import { lmMethods } from "./model/lm.js";
 import { textModelClass } from "./model/text-model.js";
 import { rnnConfigArgs } from "./model/rnn-config.js";
 import { rnnClass } from "./model/rnn-class.js";
+import { rationaleClass } from "./model/rationale-class.js";
 
 export { MODEL_DEFAULTS } from "./model/names.js";
 export { RNN_DEFAULTS } from "./model/rnn-config.js";
@@ -56,5 +59,5 @@ export function modelApi(core) {
   Object.assign(h, explainMethods(core, h), trainingMethods(core, h), checkpointMethods(core, h),
     outputMethods(core, h), rnnConfigArgs(core, h), lmMethods(core, h));
   const Model = modelClass(core, h);
-  return { Model, RNN: rnnClass(core, h), TextModel: textModelClass(core, h, Model), tasks };
+  return { Model, RNN: rnnClass(core, h), TextModel: textModelClass(core, h, Model), Rationale: rationaleClass(core, h), tasks };
 }

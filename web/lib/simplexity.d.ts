@@ -1184,3 +1184,90 @@ export class RNN {
   /** Frees the wasm memory; idempotent. Any later use throws. */
   free(): void;
 }
+
+/** How a Rationale's generator selects positions (core/src/rationale.h): sparsemax or
+ *  1.5-entmax over the positions, HardKuma gates (reparameterised, expected-L0 penalty), or
+ *  Bernoulli gates trained by REINFORCE with a baseline. */
+export type RationaleMethod = "sparsemax" | "entmax15" | "hardkuma" | "reinforce";
+
+/** Examples of the rationale task: 12 tokens each (one, three or five marker words among
+ *  fillers), the label the markers' majority (1 positive), gold 1 at the marker positions. */
+export interface RationaleData {
+  count: number;
+  tokens: Int32Array;
+  labels: Int32Array;
+  gold: Uint8Array;
+}
+
+export interface RationaleSelection {
+  /** count * 12 weights; a position is selected when its weight is > 0. */
+  weights: Float32Array;
+  /** The predicted labels (1 positive). */
+  labels: Int32Array;
+}
+
+export interface RationaleFigures {
+  accuracy: number;
+  /** Selected marker positions / selected positions (0 when nothing is selected). */
+  precision: number;
+  /** Selected marker positions / marker positions. */
+  recall: number;
+  /** Selected positions / all positions. */
+  fraction: number;
+}
+
+export interface RationaleProgress {
+  /** Steps done, counting from options.from. */
+  step: number;
+  loss: number;
+}
+
+export interface RationaleTrainOptions {
+  steps: number;
+  /** The schedule's first step (default 0): train examples from * batch on. */
+  from?: number;
+  /** Rows per step (default maxBatch). */
+  batch?: number;
+  /** Default 0.01. */
+  lr?: number;
+  /** The task's seed (default 1). */
+  seed?: number;
+  /** progress every `every` steps (default 10) and after the last. */
+  every?: number;
+  /** Return false to stop. */
+  progress?: (info: RationaleProgress) => boolean | void;
+}
+
+/** A rationalizer in wasm memory (core/src/rationale.h): a generator selects input positions, a
+ *  predictor classifies from the selection alone, on a task whose right rationale is known.
+ *  Synchronous calls; results are copies. Free it with free(). */
+export class Rationale {
+  /** method default "sparsemax", seed 1, maxBatch 32 (1..4096), sparsity 0.05 (>= 0). */
+  constructor(options?: { method?: RationaleMethod; seed?: number; maxBatch?: number; sparsity?: number });
+  static readonly methods: readonly RationaleMethod[];
+  /** Tokens per example: 12. */
+  static readonly positions: number;
+  /** Token ids 0..15. */
+  static readonly vocab: number;
+  /** The word of each id: 0-2 positive markers, 3-5 negative, 6-15 fillers. */
+  static readonly words: readonly string[];
+  /** count examples (1..2^20) of seed (default 1) and split ("train", the default, or "test"),
+   *  from example first (default 0). */
+  static task(count: number, options?: { seed?: number; split?: "train" | "test"; first?: number }): RationaleData;
+  readonly method: RationaleMethod;
+  readonly maxBatch: number;
+  readonly sparsity: number;
+  readonly numParams: number;
+  readonly steps: number;
+  readonly freed: boolean;
+  /** One Adam step (lr default 0.01) on at most maxBatch rows; the objective before it. */
+  trainStep(batch: { tokens: ArrayLike<number>; labels: ArrayLike<number> }, options?: { lr?: number }): number;
+  /** make rationales' schedule (tools/rationales.c), with progress. */
+  train(options: RationaleTrainOptions): { losses: Float32Array };
+  /** The deterministic selection and prediction of at most maxBatch rows. */
+  predict(tokens: ArrayLike<number>): RationaleSelection;
+  /** Accuracy, rationale precision and recall, selected fraction, over any number of rows. */
+  evaluate(data: { tokens: ArrayLike<number>; labels: ArrayLike<number>; gold: ArrayLike<number> }): RationaleFigures;
+  /** Frees the wasm memory; idempotent. Any later use throws. */
+  free(): void;
+}

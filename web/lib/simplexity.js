@@ -21,7 +21,7 @@ export {
 } from "./mappings.js";
 
 /** The tiny encoder-decoder Transformer, the recurrent one and the toy tasks (see model.js and the README). */
-export const { Model, RNN, TextModel, tasks } = modelApi(internal.core);
+export const { Model, RNN, TextModel, Rationale, tasks } = modelApi(internal.core);
 
 /** The building blocks of attention beyond the mappings (see blocks.js and the README). */
 export const {
