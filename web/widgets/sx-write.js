@@ -112,6 +112,13 @@ export class SxWrite extends SxElement {
   get running() { return this._timer !== 0; }
   /** What the widget drew last, or null before the model loads. */
   get result() { return this._result ?? null; }
+  /** The fine-tuning run (copies), or null before the first: { state, step, steps, thread, losses,
+   *  held: [{ step, loss }], sample: { step, text } | null, note }. */
+  get tuning() {
+    const t = this._tune;
+    return t && { state: t.state, step: t.step, steps: t.steps, thread: t.thread, losses: t.losses.slice(),
+      held: t.held.map((h) => ({ ...h })), sample: t.sample && { ...t.sample }, note: t.note };
+  }
 
   connectedCallback() {
     super.connectedCallback();
