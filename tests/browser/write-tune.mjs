@@ -103,7 +103,7 @@ await runSuite("write-tune", async (browser, server) => {
   check(t.losses.length === 60 && l1 < 0.7 * l0, `the train loss falls by a real margin over 60 steps, seed 3 (${(l0 / Math.LN2).toFixed(3)} -> ${(l1 / Math.LN2).toFixed(3)} bits/char)`);
   check(t.held[0].step === 0 && t.held.at(-1).step === 60 && t.held.at(-1).loss < 0.85 * t.held[0].loss, `held-out loss measured from step 0 and falling (${(t.held[0].loss / Math.LN2).toFixed(3)} -> ${(t.held.at(-1).loss / Math.LN2).toFixed(3)} bits/char)`);
   const read = await page.$eval("#w", (e) => e.shadowRoot.querySelector("details.tune p.read").textContent);
-  check(/step 60 of 60 in a Web Worker, done: train \d\.\d{3} bits\/char, held-out \d\.\d{3} bits\/char/.test(read), `the readout: step, train and held-out bits per char ("${read.slice(0, 110)}")`);
+  check(/^Step 60 of 60 in a Web Worker, done: train \d\.\d{3} bits\/char, held-out \d\.\d{3} bits\/char/.test(read), `the readout: step, train and held-out bits per char ("${read.slice(0, 110)}")`);
   const sample = await page.$eval("#w", (e) => e.shadowRoot.querySelector("p.sample").textContent);
   check(/^sample at step 60: Put the /.test(sample), `the sample shown is the last step's ("${sample.slice(0, 60)}")`);
   const curve = await page.$eval("#w", (e) => [e.shadowRoot.querySelectorAll("svg.curve path").length, e.shadowRoot.querySelectorAll("svg.curve circle.hod").length]);
@@ -148,7 +148,8 @@ await runSuite("write-tune", async (browser, server) => {
   const p2 = await page.$eval("#w", (e) => [e.tuning.step, e.shadowRoot.querySelector("details.tune button").textContent, e.shadowRoot.querySelector("select").value]);
   const states = [...new Set((await page.evaluate(() => window.__tune)).map((e) => e.state))];
   check(p1 < 3000 && p2[0] === p1 && p2[1] === "Resume" && JSON.stringify(states) === '["training","stopping","paused"]', `Stop pauses the run at step ${p1}: nothing more arrives, the button says Resume (${states.join(", ")})`);
-  check(p2[2] === "own:2", `paused, the widget writes with the weights so far (${p2[2]})`);
+  const tp = await page.$eval("#w", (e) => e.tuning);
+  check(p2[2] === "own:2" && tp.held.at(-1).step === p1 && tp.sample.step === p1, `paused: the widget writes with the weights so far (${p2[2]}), held-out loss and sample measured at step ${p1}`);
   await page.locator("#w button", { hasText: /^Resume$/ }).click();
   await page.waitForFunction((n) => document.getElementById("w").tuning?.step > n + 3, p1, { timeout: 60000 });
   check(true, "Resume goes on from the step reached");

@@ -117,8 +117,12 @@ test("Stop pauses with the weights so far, Resume goes on to the last step", asy
   session.receive({ type: "stop" });
   const paused = await until("paused");
   assert.ok(paused.step < 40 && paused.bytes.byteLength > 100000, `paused at ${paused.step}`);
-  await turn();
-  assert.equal(msgs.filter((m) => m.type === "progress").at(-1).step, paused.step, "nothing runs while paused");
+  const progress = msgs.filter((m) => m.type === "progress");
+  assert.equal(progress.flatMap((m) => m.held).at(-1).step, paused.step, "the held-out loss measured where it paused");
+  assert.equal(progress.filter((m) => m.sample).at(-1).sample.step, paused.step, "a sample from the weights it paused with");
+  const n = msgs.length;
+  for (let i = 0; i < 5; i++) await turn();
+  assert.equal(msgs.length, n, "nothing runs while paused");
   session.receive({ type: "resume" });
   assert.equal((await until("done")).step, 40);
   assert.equal(msgs.filter((m) => m.type === "progress").flatMap((m) => Array.from(m.losses)).length, 40);

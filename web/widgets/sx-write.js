@@ -140,7 +140,7 @@ export class SxWrite extends SxElement {
     this._io?.disconnect();
     this._io = null;
     this._stopTune();
-    if (this._tune && this._tune.state === "training") this._tune = null;
+    this._tune = null; // its weights, when paused or done, stay in the menu
     for (const m of this._models.values()) { m.writer.free(); m.lister.free(); }
     this._models.clear();
     this._run = this._words = this._pending = null;
@@ -602,11 +602,11 @@ export class SxWrite extends SxElement {
     const unit = (v) => (v == null ? "–" : t.bits ? `${(v / Math.LN2).toFixed(3)} bits/char` : `${v.toFixed(3)} (entmax loss/char)`);
     const mean = t && t.losses.length ? t.losses.slice(-10).reduce((a, b) => a + b, 0) / Math.min(10, t.losses.length) : null;
     const where = t ? (t.thread === "main" ? "on this page" : "in a Web Worker") : "";
-    const parts = t ? [`step ${t.step} of ${t.steps} ${where}, ${st}: train ${unit(mean)}, held-out ${unit(t.held.at(-1)?.loss)}`] : [];
+    const parts = t ? [`Step ${t.step} of ${t.steps} ${where}, ${st}: train ${unit(mean)}, held-out ${unit(t.held.at(-1)?.loss)}`] : [];
     if (t && t.note) parts.push(t.note);
-    if (own) parts.push(`writing with ${own.name}${own.key ? " (kept in this browser)" : ""}`);
+    if (own) parts.push(`Writing with ${own.name}${own.key ? " (kept in this browser)" : ""}`);
     if (this._storeWhy) parts.push(this._storeWhy);
-    this._tRead.textContent = parts.join(". ") || "Paste text, then Start: the model trains on it here, in your browser.";
+    this._tRead.textContent = parts.map((p) => p[0].toUpperCase() + p.slice(1)).join(". ") || "Paste text, then Start: the model trains on it here, in your browser.";
     this._sample.textContent = t && t.sample ? `sample at step ${t.sample.step}: ${this._prompt}${t.sample.text}` : "";
     this._drawCurve(t);
   }

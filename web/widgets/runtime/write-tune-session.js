@@ -19,9 +19,10 @@
 //                                     what cleaning did (write-tune.js's note)
 //   { type: "progress", step, losses, held, sample }   losses: a Float32Array, each step's since
 //                                     the last post; held: [{ step, loss }] held-out losses measured
-//                                     since (at step 0, every evalEvery steps, the last);
-//                                     sample: { step, text } (80 characters after the prompt,
-//                                     seeded, from the current weights) or null
+//                                     since (at step 0, every min(20, steps / 25) steps, the
+//                                     last, and where it pauses); sample: { step, text } (80
+//                                     characters after the prompt, seeded, from the current
+//                                     weights: every ~0.6 s, the last step, a pause) or null
 //   { type: "paused", step, bytes }   after a stop: the weights so far (float32 model.save())
 //   { type: "done", step, bytes }     at the last step: the fine-tuned weights
 //   { type: "error", message }        a bad start message or text, anything that went wrong
@@ -49,9 +50,15 @@ export function tuneSession({ post, pause, sliceMs }) {
 
   function sample() {
     run.lastSample = performance.now();
+    run.sampleAt = run.step;
     let text = "";
     for (const s of run.tm.generate(run.prompt, { maxChars: SAMPLE_CHARS, seed: run.seed, attention: false })) text += s.char;
     return { step: run.step, text };
+  }
+
+  function heldLoss() {
+    run.heldAt = run.step;
+    return { step: run.step, loss: run.tm.model.loss({ tgt: run.rows }) };
   }
 
   async function start(msg) {
@@ -68,9 +75,9 @@ export function tuneSession({ post, pause, sliceMs }) {
     try { tm.encode(prompt); } catch { prompt = t.train.slice(0, 12); }
     const rows = heldRows(tm.encode(t.held), win);
     run = { tm, train: t.train, rows, prompt, steps, seed, lr, step: 0, random: TextModel.random(seed),
-      evalEvery: Math.max(1, Math.round(steps / 25)), lastSample: 0 };
+      evalEvery: Math.max(1, Math.min(20, Math.round(steps / 25))), lastSample: 0, heldAt: 0, sampleAt: 0 };
     send({ type: "started", train: t.train.length, held: t.held.length, windows: rows.length, note: t.note });
-    send({ type: "progress", step: 0, losses: new Float32Array(0), held: [{ step: 0, loss: tm.model.loss({ tgt: rows }) }], sample: sample() });
+    send({ type: "progress", step: 0, losses: new Float32Array(0), held: [heldLoss()], sample: sample() });
     await loop();
   }
 
@@ -83,7 +90,7 @@ export function tuneSession({ post, pause, sliceMs }) {
         do {
           losses.push(r.tm.trainStep(r.train, { lr: r.lr, random: r.random, batch: BATCH }));
           r.step++;
-          if (r.step % r.evalEvery === 0 || r.step === r.steps) held.push({ step: r.step, loss: r.tm.model.loss({ tgt: r.rows }) });
+          if (r.step % r.evalEvery === 0 || r.step === r.steps) held.push(heldLoss());
         } while (r.step < r.steps && performance.now() - t0 < sliceMs);
         const s = r.step === r.steps || performance.now() - r.lastSample >= SAMPLE_MS ? sample() : null;
         const l = Float32Array.from(losses);
@@ -92,6 +99,9 @@ export function tuneSession({ post, pause, sliceMs }) {
         if (terminated) { free(); return; }
       }
       if (!run) return;
+      if (run.heldAt !== run.step || run.sampleAt !== run.step) { // paused between measures: measure there
+        send({ type: "progress", step: run.step, losses: new Float32Array(0), held: run.heldAt !== run.step ? [heldLoss()] : [], sample: run.sampleAt !== run.step ? sample() : null });
+      }
       const bytes = run.tm.model.save(); // float32: lossless
       send({ type: run.step >= run.steps ? "done" : "paused", step: run.step, bytes: bytes.buffer }, [bytes.buffer]);
       if (run.step >= run.steps) free();
