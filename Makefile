@@ -318,6 +318,7 @@ test-browser: all
 	$(NODE) tests/browser/decode-outputs.mjs
 	$(NODE) tests/browser/chain.mjs
 	$(NODE) tests/browser/write.mjs
+	$(NODE) tests/browser/write-tune.mjs
 	$(NODE) tests/browser/recurrent.mjs
 	$(NODE) tests/browser/bottleneck.mjs
 	$(NODE) tests/browser/jacobian.mjs

@@ -19,9 +19,9 @@
 // theme. Read-only: result ({ text, written, probs, attention, context, words } as drawn, or null).
 // Keyboard: Tab reaches every control; Start/Stop and Step are buttons.
 // Event: sx-write-change { prompt, model, steps, seed, temperature, topK, topP }; sx-write-tune
-// { state, step, steps, loss, held, thread } as the fine-tuning goes (loss, held: the last train
-// and held-out losses per character, the model's output loss; state: training, stopping, paused,
-// done, error, kept).
+// { state, step, steps, loss, held, thread, key } as the fine-tuning goes (loss, held: the last
+// train and held-out losses per character, the model's output loss; state: training, stopping,
+// paused, done, error, or kept: then key is the store's key and thread null).
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
 import { TextModel } from "../lib/simplexity.js";
 import { fetchCheckpoint, textCheckpointUrl, textSummaryUrl, TEXT_KINDS } from "./runtime/checkpoints.js";
@@ -489,7 +489,7 @@ export class SxWrite extends SxElement {
   _tuneState(run, state) {
     run.state = state;
     const h = run.held.at(-1);
-    this.emit("tune", { state, step: run.step, steps: run.steps, loss: run.losses.at(-1) ?? null, held: h ? h.loss : null, thread: run.thread });
+    this.emit("tune", { state, step: run.step, steps: run.steps, loss: run.losses.at(-1) ?? null, held: h ? h.loss : null, thread: run.thread, key: null });
     this._drawTune();
   }
 
@@ -573,7 +573,7 @@ export class SxWrite extends SxElement {
     const date = Date.now(), key = `text:${date}`;
     rec.key = key;
     putModel({ key, task: "text", kind: rec.kind, vocab: rec.vocab, bytes: rec.bytes, source: "tuned", name: rec.name, date, steps: rec.steps, loss: rec.loss, held: rec.held })
-      .then(() => { this._storeWhy = null; this.emit("tune", { state: "kept", step: rec.steps, key }); },
+      .then(() => { this._storeWhy = null; this.emit("tune", { state: "kept", step: rec.steps, steps: rec.steps, loss: rec.loss, held: rec.held, thread: null, key }); },
         (err) => { rec.key = null; this._storeWhy = `could not keep the model: ${err.message}`; })
       .then(() => { this._menu(); this._drawTune(); });
     this._drawTune();

@@ -871,8 +871,8 @@ interface SxChainChangeDetail { scores: readonly number[]; transition: number }
 interface SxDecodeChangeDetail { task: TaskName; output: SxDecodeOutput; source: string; step: number }
 /** sx-write-change: the reader changed the prompt, the model or a sampling setting, or it wrote a character. */
 interface SxWriteChangeDetail { prompt: string; model: SxWriteModel; steps: number; seed: number; temperature: number; topK: number; topP: number }
-/** sx-write-tune: the fine-tuning went on (loss, held: the last train and held-out loss per character, nats for a softmax output; key: the store's key, when kept). */
-interface SxWriteTuneDetail { state: "training" | "stopping" | "paused" | "done" | "error" | "kept"; step: number; steps?: number; loss?: number | null; held?: number | null; thread?: "worker" | "main"; key?: string }
+/** sx-write-tune: the fine-tuning went on (loss, held: the last train and held-out loss per character, nats for a softmax output), or its weights were kept (key: the store's key; thread null). */
+interface SxWriteTuneDetail { state: "training" | "stopping" | "paused" | "done" | "error" | "kept"; step: number; steps: number; loss: number | null; held: number | null; thread: "worker" | "main" | null; key: string | null }
 /** sx-cues-change: the reader changed the cue, the query, the mapping or a slider; the scores and weights of the new state. */
 interface SxCuesChangeDetail { cue: SxCue; query: readonly SxCuesFeature[]; mapping: SxCuesMapping; alpha: number; gain: number; scores: readonly number[]; weights: readonly number[] }
 /** sx-costs-change: the reader moved n, d or k. */
