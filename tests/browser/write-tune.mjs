@@ -74,12 +74,15 @@ await runSuite("write-tune", async (browser, server) => {
   // ---- bad input: a clear message, no run
   const area = page.locator("#w textarea");
   const start = page.locator("#w button", { hasText: /^Start$/ }).last();
+  const said = async () => { await page.waitForFunction(() => document.getElementById("w").shadowRoot.getElementById("tune-msg").textContent, null, { timeout: 10000 }); return status(page); };
   await area.fill("");
   await start.click();
-  check(await status(page) === "the text is empty: paste at least 256", `empty text: "${await status(page)}"`);
+  const empty = await said();
+  check(empty === "the text is empty: paste at least 256", `empty text: "${empty}"`);
   await area.fill("\u00e9t\u00e9 \u00e0 Caf\u00e9 ".repeat(30));
+  check(await status(page) === "", "typing clears the message");
   await start.click();
-  const bad = await status(page);
+  const bad = await said();
   check(/^only \d+ of its characters are the model's: paste at least 256 \(\d+ dropped, not among the model's 96 characters: "é" ×90, "à" ×30\)$/.test(bad), `unknown characters: which and how many were dropped ("${bad}")`);
   check(await page.$eval("#w", (e) => e.tuning === null && e.shadowRoot.querySelector("textarea").getAttribute("aria-invalid") === "true"), "bad input: no run, the text box marked invalid");
 
@@ -172,4 +175,22 @@ await runSuite("write-tune", async (browser, server) => {
   await page.waitForTimeout(500);
   check(await page.$eval("#w", (e) => e.shadowRoot.querySelectorAll("optgroup option").length) === 0, "Forget: after a reload nothing is listed");
   await checkClean(page, log);
+
+  // ---- where no worker can start (a CSP, a host without the file): the same run on this thread
+  const main = await open(browser, server.url + "write-tune-test.html", server.url, {
+    before: async (p) => {
+      await p.route("**/write-tune-test.html", (r) => r.fulfill({ body: PAGE, contentType: "text/html; charset=utf-8" }));
+      await p.addInitScript(() => { window.Worker = class { constructor() { throw new Error("no workers here"); } }; });
+    },
+  });
+  await drawn(main.page);
+  await main.page.locator("#w summary").click();
+  await main.page.locator("#w textarea").fill(TEXT);
+  await main.page.locator("#w input[type=number]").nth(1).fill("20");
+  await main.page.locator("#w button", { hasText: /^Start$/ }).last().click();
+  await main.page.waitForFunction(() => document.getElementById("w").tuning?.state === "done", null, { timeout: 120000 });
+  const m = await main.page.$eval("#w", (e) => [e.tuning, e.shadowRoot.querySelector("details.tune p.read").textContent]);
+  check(m[0].thread === "main" && m[0].losses.length === 20 && mean(m[0].losses.slice(-5)) < mean(m[0].losses.slice(0, 5)) && /^Step 20 of 20 on this page, done/.test(m[1]),
+    `no worker: it trains on the page's main thread and says so ("${m[1].slice(0, 60)}")`);
+  await checkClean(main.page, main.log, "main thread: ");
 });

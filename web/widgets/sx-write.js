@@ -26,9 +26,6 @@ import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./ba
 import { TextModel } from "../lib/simplexity.js";
 import { fetchCheckpoint, textCheckpointUrl, textSummaryUrl, TEXT_KINDS } from "./runtime/checkpoints.js";
 import { wordContinuations } from "./runtime/words.js";
-import { lossCurve } from "./viz/loss-curve.js";
-import { tuneText } from "./runtime/write-tune.js";
-import { MainThreadTune, startTuneWorker } from "./runtime/write-tune-session.js";
 import { listTextModels, putModel, deleteModel } from "./runtime/model-store.js";
 
 const LABEL = { softmax: "softmax", entmax15: "1.5-entmax attention", "entmax15-out": "1.5-entmax output" };
@@ -37,6 +34,11 @@ const glyph = (c) => GLYPH[c] ?? c;
 const prob = (p) => (p === 0 ? "0" : p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
 const COLS = 24, CELL = 22, AW = 9, AH = 14, AL = 44, WORDS_SHOWN = 60;
 const CW = 540, CH = 150, CL = 34, CB = 22; // the fine-tuning curve
+// The fine-tuning's modules, import()ed at the first Start (few readers fine-tune; the page's
+// load does not carry them): { tuneText, MainThreadTune, startTuneWorker, lossCurve }.
+let tuning = null;
+const tuneModules = () => (tuning ??= Promise.all([import("./runtime/write-tune.js"), import("./runtime/write-tune-session.js"),
+  import("./viz/loss-curve.js")]).then((ms) => Object.assign({}, ...ms), (err) => { tuning = null; throw err; }));
 
 const CSS = sheet(`
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
@@ -438,8 +440,17 @@ export class SxWrite extends SxElement {
     this._back.addEventListener("click", () => { this._own = null; this._user({ steps: 0 }); });
   }
 
-  /** Fine-tune the model written with on the textarea's text (a run under way is dropped). */
+  /** Fine-tune the model written with on the textarea's text (a run under way is dropped):
+   *  resolves true once started, false (with a message) when it cannot. */
   tune() {
+    return tuneModules().then((m) => this._tuneWith(m), (err) => {
+      this._tMsg.textContent = `the fine-tuning code could not be loaded (${err.message})`;
+      return false;
+    });
+  }
+
+  _tuneWith({ tuneText, MainThreadTune, startTuneWorker, lossCurve }) {
+    this._lossCurve = lossCurve;
     const base = this._models.get(this._own ? `own:${this._own.id}` : this.model);
     const say = (m) => { this._tMsg.textContent = m; return false; };
     if (!base) return say("the model has not loaded yet");
@@ -464,17 +475,17 @@ export class SxWrite extends SxElement {
         if (e.preventDefault) e.preventDefault();
         if (heard || this._tune !== run) return this._onTune(run, { type: "error", message: e.message || "the worker failed" });
         run.worker.terminate();
-        this._tuneHere(run, start); // the file is missing or refused: train on this thread
+        this._tuneHere(run, start, MainThreadTune); // the file is missing or refused: train on this thread
       };
       run.worker.postMessage(start);
     } catch {
-      this._tuneHere(run, start);
+      this._tuneHere(run, start, MainThreadTune);
     }
     this._tuneState(run, "training");
     return true;
   }
 
-  _tuneHere(run, start) {
+  _tuneHere(run, start, MainThreadTune) {
     run.thread = "main";
     run.worker = new MainThreadTune();
     run.worker.onmessage = (e) => this._onTune(run, e.data);
@@ -617,7 +628,7 @@ export class SxWrite extends SxElement {
     svg.replaceChildren();
     if (!t || !t.losses.length) { svg.setAttribute("aria-label", "the fine-tuning loss: no steps yet"); return; }
     const k = t.bits ? 1 / Math.LN2 : 1, tr = t.losses.map((v) => Math.max(1e-4, v * k)), ho = t.held.map((h) => Math.max(1e-4, h.loss * k));
-    const all = [...tr, ...ho], c = lossCurve([Math.min(...all), Math.max(...all)], { maxStep: t.steps, x0: CL, x1: CW - 6, y0: 14, y1: CH - CB });
+    const all = [...tr, ...ho], c = this._lossCurve([Math.min(...all), Math.max(...all)], { maxStep: t.steps, x0: CL, x1: CW - 6, y0: 14, y1: CH - CB });
     let raw = "", smooth = "", m = 0;
     tr.forEach((v, i) => { // each step's loss and its running mean in log space, bias-corrected
       const x = c.x(i + 1).toFixed(1);

@@ -232,8 +232,8 @@ declare class SxWriteElement extends SxElement {
   get result(): SxWriteResult | null;
   /** The fine-tuning run (copies), or null before the first. */
   get tuning(): { state: "training" | "stopping" | "paused" | "done" | "error"; step: number; steps: number; thread: "worker" | "main"; losses: number[]; held: { step: number; loss: number }[]; sample: { step: number; text: string } | null; note: string } | null;
-  /** Fine-tune the model written with on the "Fine-tune on your text" box's text (false, with a message, when it cannot). */
-  tune(): boolean;
+  /** Fine-tune the model written with on the "Fine-tune on your text" box's text: true once started, false (with a message) when it cannot. */
+  tune(): Promise<boolean>;
   /** Write on, speed characters a second. */
   start(): void;
   /** Stop writing. */
