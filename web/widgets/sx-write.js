@@ -67,7 +67,7 @@ svg .pick { fill: none; stroke: var(--_fg); stroke-width: 1.5; }
 svg .att { fill: var(--_softmax); }
 svg .att0 { fill: none; stroke: var(--_grid); stroke-width: 0.5; }
 details.tune { margin: 8px 0 0; }
-summary { cursor: pointer; font-weight: 600; }
+summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
 textarea { box-sizing: border-box; width: 100%; max-width: 760px; font: 13px/1.35 ui-monospace, Menlo, Consolas, monospace; color: var(--_fg);
   background: var(--_bg); border: 1px solid var(--_grid); border-radius: 6px; padding: 4px 6.4px; }
 .area { display: grid; gap: 4px; margin: 6px 0 8px; }
