@@ -567,7 +567,7 @@ export class SxWrite extends SxElement {
       }
       this._menu();
       this.invalidate();
-    }, (err) => { this._storeWhy = err.message; this._drawTune(); });
+    }, () => {}); // no store here (a private window, a sandbox): nothing to list; Keep says why
   }
 
   _menu() {
