@@ -622,13 +622,14 @@ export class SxWrite extends SxElement {
     this._drawCurve(t);
   }
 
-  // Train loss per step (faint, and its running mean) and the held-out loss (dots), one log scale.
+  // Train loss per step (faint, and its running mean) and the held-out loss (dots), one log scale,
+  // over the steps taken so far.
   _drawCurve(t) {
     const svg = this._curve;
     svg.replaceChildren();
     if (!t || !t.losses.length) { svg.setAttribute("aria-label", "the fine-tuning loss: no steps yet"); return; }
     const k = t.bits ? 1 / Math.LN2 : 1, tr = t.losses.map((v) => Math.max(1e-4, v * k)), ho = t.held.map((h) => Math.max(1e-4, h.loss * k));
-    const all = [...tr, ...ho], c = this._lossCurve([Math.min(...all), Math.max(...all)], { maxStep: t.steps, x0: CL, x1: CW - 6, y0: 14, y1: CH - CB });
+    const all = [...tr, ...ho], c = this._lossCurve([Math.min(...all), Math.max(...all)], { maxStep: Math.max(1, t.step), x0: CL, x1: CW - 6, y0: 14, y1: CH - CB });
     let raw = "", smooth = "", m = 0;
     tr.forEach((v, i) => { // each step's loss and its running mean in log space, bias-corrected
       const x = c.x(i + 1).toFixed(1);
@@ -650,8 +651,8 @@ export class SxWrite extends SxElement {
     });
     svgEl("path", { class: "ho", d }, svg);
     svgEl("text", { class: "muted", x: CL, y: 10, "font-size": 11 }, svg).textContent =
-      `${t.bits ? "bits per character" : "entmax loss per character"}: train (blue, its running mean) and held-out (dots), steps 0–${t.steps}`;
-    svgEl("text", { class: "muted", x: CW - 6, y: CH - 6, "text-anchor": "end", "font-size": 9 }, svg).textContent = `step ${t.step}`;
+      `${t.bits ? "bits per character" : "entmax loss per character"}: train (blue: each step, its mean) and held-out (dots)`;
+    svgEl("text", { class: "muted", x: CW - 6, y: CH - 6, "text-anchor": "end", "font-size": 9 }, svg).textContent = `steps 0–${t.step} of ${t.steps}`;
     svg.setAttribute("aria-label", `fine-tuning loss over ${t.step} steps: train ${tr[0].toFixed(2)} to ${tr.at(-1).toFixed(2)}, held-out ${ho[0].toFixed(2)} to ${ho.at(-1).toFixed(2)}`);
   }
 
