@@ -321,6 +321,7 @@ test-browser: all
 	$(NODE) tests/browser/chain.mjs
 	$(NODE) tests/browser/write.mjs
 	$(NODE) tests/browser/outputs-lazy.mjs
+	$(NODE) tests/browser/write-tune.mjs
 	$(NODE) tests/browser/recurrent.mjs
 	$(NODE) tests/browser/bottleneck.mjs
 	$(NODE) tests/browser/hard.mjs

@@ -30,7 +30,7 @@ const WIDGETS = [
   ["sx-decode", 'task="sort" output="sparsemax" source="hhdbgaj"', 8],
   ["sx-cues", "", 8],
   ["sx-costs", "", 7],
-  ["sx-write", 'model="entmax15-out" steps="3"', 13],
+  ["sx-write", 'model="entmax15-out" steps="3"', 14], // + "Fine-tune on your text" (closed),
   ["sx-bottleneck", "", 7],
   ["sx-hard", "", 7],
 ];

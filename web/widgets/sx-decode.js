@@ -120,7 +120,7 @@ export class SxDecode extends SxElement {
     this._draw.addEventListener("click", () => this._user({ source: this._heldOut(), step: 0 }));
     const v = htmlEl("div", { class: "views" }, body);
     this._grid = svgEl("svg", { class: "picture grid", viewBox: "0 0 400 100" }, v);
-    this._list = svgEl("svg", { class: "picture list", viewBox: "0 0 400 100", role: "img" }, v);
+    this._list = svgEl("svg", { class: "picture list", viewBox: "0 0 400 100", role: "img", "aria-label": "the output sequences exact search finds, drawn once the model has loaded" }, v);
     this._read = htmlEl("p", { class: "read", "aria-live": "polite" }, body);
     this._sum = htmlEl("p", { class: "read", part: "summary" }, body);
   }

@@ -7,22 +7,38 @@
 // zero), and the attention row of every layer and head over the context. For the sparse-output
 // model, when stopped: every word it could write next, the complete list of continuations of the
 // current word with nonzero probability (runtime/words.js), or a message past `cap`.
+// "Fine-tune on your text" (a disclosure): the reader pastes text and the model being written with
+// trains on it in a Web Worker (runtime/write-tune-session.js; the main thread, in slices, where
+// no worker starts), its last tenth held out: the train and held-out loss per character (bits for
+// a softmax output) and a seeded sample from the current weights as it trains; paused or done, the
+// widget writes with the fine-tuned model; Keep stores it in this browser (runtime/model-store.js)
+// and the model menu lists what was kept; "Reset to shipped" goes back.
 //   <sx-write model="entmax15-out" prompt="LOVE, n. " seed="1" steps="40"></sx-write>
 // Attributes: prompt, model (softmax, entmax15, entmax15-out), steps (characters written: a link
 // restores the same text), seed, temperature, top-k, top-p, speed (characters per second), cap,
 // theme. Read-only: result ({ text, written, probs, attention, context, words } as drawn, or null).
 // Keyboard: Tab reaches every control; Start/Stop and Step are buttons.
-// Event: sx-write-change { prompt, model, steps, seed, temperature, topK, topP }.
+// Event: sx-write-change { prompt, model, steps, seed, temperature, topK, topP }; sx-write-tune
+// { state, step, steps, loss, held, thread, key } as the fine-tuning goes (loss, held: the last
+// train and held-out losses per character, the model's output loss; state: training, stopping,
+// paused, done, error, or kept: then key is the store's key and thread null).
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
 import { TextModel } from "../lib/simplexity.js";
 import { fetchCheckpoint, textCheckpointUrl, textSummaryUrl, TEXT_KINDS } from "./runtime/checkpoints.js";
 import { wordContinuations } from "./runtime/words.js";
+import { listTextModels, putModel, deleteModel } from "./runtime/model-store.js";
 
 const LABEL = { softmax: "softmax", entmax15: "1.5-entmax attention", "entmax15-out": "1.5-entmax output" };
 const GLYPH = { " ": "␣", "\n": "↵" };
 const glyph = (c) => GLYPH[c] ?? c;
 const prob = (p) => (p === 0 ? "0" : p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
 const COLS = 24, CELL = 22, AW = 9, AH = 14, AL = 44, WORDS_SHOWN = 60;
+const CW = 540, CH = 150, CL = 34, CB = 22; // the fine-tuning curve
+// The fine-tuning's modules, import()ed at the first Start (few readers fine-tune; the page's
+// load does not carry them): { tuneText, MainThreadTune, startTuneWorker, lossCurve }.
+let tuning = null;
+const tuneModules = () => (tuning ??= Promise.all([import("./runtime/write-tune.js"), import("./runtime/write-tune-session.js"),
+  import("./viz/loss-curve.js")]).then((ms) => Object.assign({}, ...ms), (err) => { tuning = null; throw err; }));
 
 const CSS = sheet(`
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
@@ -50,6 +66,17 @@ svg .nz { fill: var(--_sparsemax); }
 svg .pick { fill: none; stroke: var(--_fg); stroke-width: 1.5; }
 svg .att { fill: var(--_softmax); }
 svg .att0 { fill: none; stroke: var(--_grid); stroke-width: 0.5; }
+details.tune { margin: 8px 0 0; }
+summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
+textarea { box-sizing: border-box; width: 100%; max-width: 760px; font: 13px/1.35 ui-monospace, Menlo, Consolas, monospace; color: var(--_fg);
+  background: var(--_bg); border: 1px solid var(--_grid); border-radius: 6px; padding: 4px 6.4px; }
+.area { display: grid; gap: 4px; margin: 6px 0 8px; }
+progress { width: 100%; max-width: 760px; }
+svg .tr { fill: none; stroke: var(--_softmax); stroke-width: 1; opacity: 0.45; }
+svg .trs { fill: none; stroke: var(--_softmax); stroke-width: 2; }
+svg .ho { fill: none; stroke: var(--_sparsemax); stroke-width: 2; }
+svg .hod { fill: var(--_sparsemax); }
+svg .axis { stroke: var(--_grid); stroke-width: 0.5; }
 `);
 
 export class SxWrite extends SxElement {
@@ -76,6 +103,10 @@ export class SxWrite extends SxElement {
     this._run = null;         // { key, gen, steps: [yielded], peek }
     this._timer = 0;
     this._words = null;       // { key, r }
+    this._own = null;         // the reader's model written with: an entry of _mine, or null (the shipped one)
+    this._mine = [];          // fine-tuned models: { id, key (null until kept), kind, vocab, bytes, name, steps, loss, held }
+    this._ids = 0;
+    this._tune = null;        // the fine-tuning run: { worker, thread, state, step, steps, losses, held, sample, bits, rec }
   }
 
   get prompt() { return this.getAttribute("prompt") ?? "LOVE, n. "; }
@@ -83,6 +114,13 @@ export class SxWrite extends SxElement {
   get running() { return this._timer !== 0; }
   /** What the widget drew last, or null before the model loads. */
   get result() { return this._result ?? null; }
+  /** The fine-tuning run (copies), or null before the first: { state, step, steps, thread, losses,
+   *  held: [{ step, loss }], sample: { step, text } | null, note }. */
+  get tuning() {
+    const t = this._tune;
+    return t && { state: t.state, step: t.step, steps: t.steps, thread: t.thread, losses: t.losses.slice(),
+      held: t.held.map((h) => ({ ...h })), sample: t.sample && { ...t.sample }, note: t.note };
+  }
 
   connectedCallback() {
     super.connectedCallback();
@@ -103,6 +141,8 @@ export class SxWrite extends SxElement {
     this.stop();
     this._io?.disconnect();
     this._io = null;
+    this._stopTune();
+    this._tune = null; // its weights, when paused or done, stay in the menu
     for (const m of this._models.values()) { m.writer.free(); m.lister.free(); }
     this._models.clear();
     this._run = this._words = this._pending = null;
@@ -136,9 +176,14 @@ export class SxWrite extends SxElement {
     this._att = svgEl("svg", { class: "picture att", viewBox: "0 0 540 120", role: "img" }, v);
     this._wordHead = htmlEl("p", { class: "read", part: "words" }, body);
     this._wordList = htmlEl("ol", { class: "words", part: "words" }, body);
+    this._buildTune(body);
 
     this._text.addEventListener("input", () => this._user({ prompt: this._text.value, steps: 0 }));
-    this._sel.addEventListener("change", () => this._user({ model: this._sel.value, steps: 0 }));
+    this._sel.addEventListener("change", () => {
+      const v = this._sel.value;
+      this._own = this._mine.find((r) => `own:${r.id}` === v) || null;
+      this._user(this._own ? { steps: 0 } : { model: v, steps: 0 });
+    });
     this._seed.addEventListener("change", () => { const s = Number(this._seed.value); if (Number.isInteger(s) && s >= 0) this._user({ seed: s, steps: 0 }); });
     this._temp.input.addEventListener("input", () => this._user({ temperature: Number(this._temp.input.value), steps: 0 }));
     this._topk.input.addEventListener("input", () => this._user({ "top-k": Number(this._topk.input.value), steps: 0 }));
@@ -220,13 +265,19 @@ export class SxWrite extends SxElement {
     if (this.shadowRoot.activeElement !== this._text) this._text.value = this.getAttribute("prompt") ?? s.prompt;
     this._text.setAttribute("aria-invalid", String(Boolean(s.promptError)));
     this._msgText.textContent = s.promptError;
-    this._sel.value = s.model;
+    this._prompt = s.prompt;
+    if (this._seen && !this._listed) this._listKept();
+    const own = this._own, mkey = own ? `own:${own.id}` : s.model;
+    s.kind = own ? own.kind : s.model;
+    s.mkey = mkey;
+    this._sel.value = mkey;
     if (this.shadowRoot.activeElement !== this._seed) this._seed.value = String(s.seed);
     this._temp.set(s.temperature);
     this._topk.set(s["top-k"]);
     this._topp.set(s["top-p"]);
     this._speed.set(s.speed);
-    const m = this._models.get(s.model);
+    this._drawTune();
+    const m = this._models.get(mkey) || (own && this._loadOwn(own));
     if (!m) {
       if (this._seen) this._load(s.model);
       this._read.textContent = this._failed ? "" : this._seen ? "Loading the model…" : "The model loads when this comes into view.";
@@ -238,7 +289,7 @@ export class SxWrite extends SxElement {
     this._out.replaceChildren();
     htmlEl("span", { class: "prompt", text: s.prompt }, this._out);
     htmlEl("span", { class: "written", text: written }, this._out);
-    this._drawDist(peek, m.writer, s.model);
+    this._drawDist(peek, m.writer, s.kind);
     this._drawAttention(peek, m.writer);
     const words = this._listWords(s, m, peek);
     this._read.textContent = this._readOut(peek, m.writer, written.length);
@@ -247,7 +298,7 @@ export class SxWrite extends SxElement {
 
   /** The run for these settings, advanced to s.steps characters (restarted when they changed). */
   _advance(s, tm) {
-    const key = [s.model, s.prompt, s.seed, s.temperature, s["top-k"], s["top-p"]].join("|");
+    const key = [s.mkey, s.prompt, s.seed, s.temperature, s["top-k"], s["top-p"]].join("|");
     if (!this._run || this._run.key !== key || this._run.steps.length > s.steps || this._run.tm !== tm) {
       const gen = tm.generate(s.prompt, { maxChars: 2001, seed: s.seed, temperature: s.temperature, topK: s["top-k"], topP: s["top-p"] });
       this._run = { key, tm, gen, steps: [], peek: gen.next().value };
@@ -311,7 +362,7 @@ export class SxWrite extends SxElement {
   // The sparse-output model, stopped: every word it could write next (runtime/words.js).
   _listWords(s, m, peek) {
     this._wordList.replaceChildren();
-    if (s.model !== "entmax15-out") {
+    if (s.kind !== "entmax15-out") {
       this._wordHead.textContent = "Every word it could write next: with a softmax output every character has p > 0, so every string of characters is possible; pick the 1.5-entmax output model for the list.";
       return null;
     }
@@ -345,6 +396,264 @@ export class SxWrite extends SxElement {
     }
     if (r.words.length > WORDS_SHOWN) htmlEl("li", { class: "muted", text: `and ${r.words.length - WORDS_SHOWN} more` }, this._wordList);
     return r;
+  }
+
+  // ------------------------------------------------------------- fine-tuning on the reader's text
+  _buildTune(body) {
+    const d = htmlEl("details", { class: "tune", part: "tune" }, body);
+    htmlEl("summary", { text: "Fine-tune on your text" }, d);
+    const a = htmlEl("label", { class: "area" }, d);
+    htmlEl("span", { text: "Your text (a few KB; its last tenth is held out, never trained on)" }, a);
+    this._paste = htmlEl("textarea", { rows: 5, spellcheck: "false", "aria-describedby": "tune-msg" }, a);
+    const row = htmlEl("div", { class: "row" }, d);
+    const num = (label, value, min, max) => {
+      const l = htmlEl("label", {}, row);
+      htmlEl("span", { text: label }, l);
+      const i = htmlEl("input", { type: "number", min, max, step: 1 }, l);
+      i.value = String(value);
+      return i;
+    };
+    this._tSteps = num("training steps", 200, 1, 5000);
+    this._tSeed = num("training seed", 1, 0, 4294967295);
+    this._tGo = htmlEl("button", { type: "button", text: "Start" }, row);
+    this._keep = htmlEl("button", { type: "button", text: "Keep" }, row);
+    this._forget = htmlEl("button", { type: "button", text: "Forget" }, row);
+    this._back = htmlEl("button", { type: "button", text: "Reset to shipped" }, row);
+    this._tMsg = htmlEl("span", { class: "invalid", id: "tune-msg", role: "status" }, row);
+    this._bar = htmlEl("progress", { max: 1, value: 0, "aria-label": "fine-tuning steps done" }, d);
+    this._tRead = htmlEl("p", { class: "read", "aria-live": "polite" }, d);
+    this._curve = svgEl("svg", { class: "picture curve", viewBox: `0 0 ${CW} ${CH}`, role: "img" }, d);
+    this._sample = htmlEl("p", { class: "out sample", part: "sample" }, d);
+    this._paste.addEventListener("input", () => {
+      this._paste.removeAttribute("aria-invalid");
+      this._tMsg.textContent = "";
+      if (this._tune && this._tune.state !== "training" && this._tune.state !== "stopping") { this._stopTune(); this._tune = null; this._drawTune(); }
+    });
+    this._tGo.addEventListener("click", () => {
+      const t = this._tune;
+      if (t && t.state === "training") { t.worker.postMessage({ type: "stop" }); this._tuneState(t, "stopping"); }
+      else if (t && t.state === "paused") { t.worker.postMessage({ type: "resume" }); this._tuneState(t, "training"); }
+      else if (!t || t.state !== "stopping") this.tune();
+    });
+    this._keep.addEventListener("click", () => this._keepOwn());
+    this._forget.addEventListener("click", () => this._forgetOwn());
+    this._back.addEventListener("click", () => { this._own = null; this._user({ steps: 0 }); });
+  }
+
+  /** Fine-tune the model written with on the textarea's text (a run under way is dropped):
+   *  resolves true once started, false (with a message) when it cannot. */
+  tune() {
+    return tuneModules().then((m) => this._tuneWith(m), (err) => {
+      this._tMsg.textContent = `the fine-tuning code could not be loaded (${err.message})`;
+      return false;
+    });
+  }
+
+  _tuneWith({ tuneText, MainThreadTune, startTuneWorker, lossCurve }) {
+    this._lossCurve = lossCurve;
+    const base = this._models.get(this._own ? `own:${this._own.id}` : this.model);
+    const say = (m) => { this._tMsg.textContent = m; return false; };
+    if (!base) return say("the model has not loaded yet");
+    const steps = Number(this._tSteps.value), seed = Number(this._tSeed.value);
+    if (!Number.isInteger(steps) || steps < 1 || steps > 5000) return say(`steps must be a whole number from 1 to 5000 (got ${JSON.stringify(this._tSteps.value)})`);
+    if (!Number.isInteger(seed) || seed < 0 || seed > 4294967295) return say(`seed must be a whole number from 0 to 4294967295 (got ${JSON.stringify(this._tSeed.value)})`);
+    const tm = base.writer, vocab = { chars: tm.chars, token_offset: tm.tokenOffset };
+    const t = tuneText(this._paste.value, vocab.chars, tm.model.config.maxLen);
+    this._paste.setAttribute("aria-invalid", String(!t.ok));
+    if (!t.ok) return say(t.message);
+    say("");
+    this._stopTune();
+    const kind = this._own ? this._own.kind : this.model;
+    const run = this._tune = { worker: null, thread: "worker", state: "training", step: 0, steps, losses: [], held: [], sample: null,
+      bits: tm.model.config.output === "softmax", kind, vocab, note: t.note, rec: null };
+    const start = { type: "start", model: tm.model.save().buffer, vocab, text: this._paste.value, steps, seed, lr: 1e-3, prompt: this._prompt };
+    let heard = false;
+    try {
+      run.worker = startTuneWorker();
+      run.worker.onmessage = (e) => { heard = true; this._onTune(run, e.data); };
+      run.worker.onerror = (e) => {
+        if (e.preventDefault) e.preventDefault();
+        if (heard || this._tune !== run) return this._onTune(run, { type: "error", message: e.message || "the worker failed" });
+        run.worker.terminate();
+        this._tuneHere(run, start, MainThreadTune); // the file is missing or refused: train on this thread
+      };
+      run.worker.postMessage(start);
+    } catch {
+      this._tuneHere(run, start, MainThreadTune);
+    }
+    this._tuneState(run, "training");
+    return true;
+  }
+
+  _tuneHere(run, start, MainThreadTune) {
+    run.thread = "main";
+    run.worker = new MainThreadTune();
+    run.worker.onmessage = (e) => this._onTune(run, e.data);
+    run.worker.postMessage(start);
+    this._tuneState(run, "training");
+  }
+
+  _stopTune() {
+    if (this._tune && this._tune.worker) { this._tune.worker.terminate(); this._tune.worker = null; }
+  }
+
+  _tuneState(run, state) {
+    run.state = state;
+    const h = run.held.at(-1);
+    this.emit("tune", { state, step: run.step, steps: run.steps, loss: run.losses.at(-1) ?? null, held: h ? h.loss : null, thread: run.thread, key: null });
+    this._drawTune();
+  }
+
+  _onTune(run, msg) {
+    if (this._tune !== run) return;
+    if (msg.type === "progress") {
+      run.step = msg.step;
+      run.losses.push(...msg.losses);
+      run.held.push(...msg.held);
+      if (msg.sample) run.sample = msg.sample;
+      this._tuneState(run, run.state);
+    } else if (msg.type === "paused" || msg.type === "done") {
+      run.step = msg.step;
+      if (msg.type === "done") this._stopTune();
+      this._adopt(run, new Uint8Array(msg.bytes));
+      this._tuneState(run, msg.type);
+    } else if (msg.type === "error") {
+      this._stopTune();
+      this._tMsg.textContent = msg.message;
+      this._tuneState(run, "error");
+    }
+  }
+
+  // The weights of a paused or finished run become the model written with (replacing the run's
+  // earlier ones while they are not kept).
+  _adopt(run, bytes) {
+    if (run.rec && !run.rec.key) this._drop(run.rec);
+    const mean = (a) => a.reduce((x, y) => x + y, 0) / Math.max(1, a.length);
+    const rec = run.rec = { id: ++this._ids, key: null, kind: run.kind, vocab: run.vocab, bytes, steps: run.step,
+      loss: mean(run.losses.slice(-10)), held: run.held.at(-1)?.loss ?? null, name: `fine-tuned ${LABEL[run.kind]}, ${run.step} steps` };
+    this._mine.push(rec);
+    this._own = rec;
+    this._menu();
+    this._user({ steps: 0 });
+  }
+
+  _drop(rec) {
+    this._mine = this._mine.filter((r) => r !== rec);
+    const m = this._models.get(`own:${rec.id}`);
+    if (m) { m.writer.free(); m.lister.free(); this._models.delete(`own:${rec.id}`); }
+    if (this._own === rec) this._own = null;
+  }
+
+  _loadOwn(rec) {
+    try {
+      const m = { writer: TextModel.load(rec.bytes, rec.vocab), lister: TextModel.load(rec.bytes, rec.vocab) };
+      this._models.set(`own:${rec.id}`, m);
+      return m;
+    } catch (err) {
+      this._tMsg.textContent = `${rec.name} could not be loaded (${err.message}); "Forget" deletes it`;
+      this._own = null;
+      this.invalidate();
+      return null;
+    }
+  }
+
+  // The models kept in this browser, once: into the menu.
+  _listKept() {
+    this._listed = true;
+    listTextModels().then((recs) => {
+      for (const r of recs) {
+        if (this._mine.some((x) => x.key === r.key) || !TEXT_KINDS.includes(r.kind)) continue;
+        this._mine.push({ id: ++this._ids, key: r.key, kind: r.kind, vocab: r.vocab, bytes: r.bytes, steps: r.steps, loss: r.loss, held: r.held, name: r.name });
+      }
+      this._menu();
+      this.invalidate();
+    }, () => {}); // no store here (a private window, a sandbox): nothing to list; Keep says why
+  }
+
+  _menu() {
+    this._sel.querySelector("optgroup")?.remove();
+    if (!this._mine.length) return;
+    const g = htmlEl("optgroup", { label: "yours" }, this._sel);
+    for (const r of this._mine) htmlEl("option", { value: `own:${r.id}`, text: `${r.name}${r.key ? ", kept" : ""}` }, g);
+    this._sel.value = this._own ? `own:${this._own.id}` : this.model;
+  }
+
+  _keepOwn() {
+    const rec = this._own;
+    if (!rec || rec.key) return;
+    const date = Date.now(), key = `text:${date}`;
+    rec.key = key;
+    putModel({ key, task: "text", kind: rec.kind, vocab: rec.vocab, bytes: rec.bytes, source: "tuned", name: rec.name, date, steps: rec.steps, loss: rec.loss, held: rec.held })
+      .then(() => { this._storeWhy = null; this.emit("tune", { state: "kept", step: rec.steps, steps: rec.steps, loss: rec.loss, held: rec.held, thread: null, key }); },
+        (err) => { rec.key = null; this._storeWhy = `could not keep the model: ${err.message}`; })
+      .then(() => { this._menu(); this._drawTune(); });
+    this._drawTune();
+  }
+
+  _forgetOwn() {
+    const rec = this._own;
+    if (!rec || !rec.key) return;
+    deleteModel(rec.key).catch((err) => { this._storeWhy = err.message; this._drawTune(); });
+    if (this._tune && this._tune.rec === rec) this._tune.rec = null;
+    this._drop(rec);
+    this._menu();
+    this._user({ steps: 0 });
+  }
+
+  // The run's controls, progress, readout, curve and sample.
+  _drawTune() {
+    if (!this._tGo) return;
+    const t = this._tune, own = this._own, st = t ? t.state : "idle";
+    this._tGo.textContent = st === "training" ? "Stop" : st === "paused" ? "Resume" : st === "stopping" ? "Stopping…" : "Start";
+    this._keep.disabled = !own || Boolean(own.key);
+    this._forget.disabled = !own || !own.key;
+    this._back.disabled = !own;
+    this._bar.max = t ? t.steps : 1;
+    this._bar.value = t ? t.step : 0;
+    const unit = (v) => (v == null ? "–" : t.bits ? `${(v / Math.LN2).toFixed(3)} bits/char` : `${v.toFixed(3)} (entmax loss/char)`);
+    const mean = t && t.losses.length ? t.losses.slice(-10).reduce((a, b) => a + b, 0) / Math.min(10, t.losses.length) : null;
+    const where = t ? (t.thread === "main" ? "on this page" : "in a Web Worker") : "";
+    const parts = t ? [`Step ${t.step} of ${t.steps} ${where}, ${st}: train ${unit(mean)}, held-out ${unit(t.held.at(-1)?.loss)}`] : [];
+    if (t && t.note) parts.push(t.note);
+    if (own) parts.push(`Writing with ${own.name}${own.key ? " (kept in this browser)" : ""}`);
+    if (this._storeWhy) parts.push(this._storeWhy);
+    this._tRead.textContent = parts.map((p) => p[0].toUpperCase() + p.slice(1)).join(". ") || "Paste text, then Start: the model trains on it here, in your browser.";
+    this._sample.textContent = t && t.sample ? `sample at step ${t.sample.step}: ${this._prompt}${t.sample.text}` : "";
+    this._drawCurve(t);
+  }
+
+  // Train loss per step (faint, and its running mean) and the held-out loss (dots), one log scale,
+  // over the steps taken so far.
+  _drawCurve(t) {
+    const svg = this._curve;
+    svg.replaceChildren();
+    if (!t || !t.losses.length) { svg.setAttribute("aria-label", "the fine-tuning loss: no steps yet"); return; }
+    const k = t.bits ? 1 / Math.LN2 : 1, tr = t.losses.map((v) => Math.max(1e-4, v * k)), ho = t.held.map((h) => Math.max(1e-4, h.loss * k));
+    const all = [...tr, ...ho], c = this._lossCurve([Math.min(...all), Math.max(...all)], { maxStep: Math.max(1, t.step), x0: CL, x1: CW - 6, y0: 14, y1: CH - CB });
+    let raw = "", smooth = "", m = 0;
+    tr.forEach((v, i) => { // each step's loss and its running mean in log space, bias-corrected
+      const x = c.x(i + 1).toFixed(1);
+      m = 0.9 * m + 0.1 * Math.log(v);
+      raw += `${i ? "L" : "M"}${x} ${c.y(v).toFixed(1)}`;
+      smooth += `${i ? "L" : "M"}${x} ${c.y(Math.exp(m / (1 - 0.9 ** (i + 1)))).toFixed(1)}`;
+    });
+    for (const tk of c.yTicks) {
+      svgEl("line", { class: "axis", x1: CL, x2: CW - 6, y1: tk.y, y2: tk.y }, svg);
+      svgEl("text", { class: "muted", x: CL - 4, y: tk.y + 3, "text-anchor": "end", "font-size": 9 }, svg).textContent = String(tk.value);
+    }
+    svgEl("path", { class: "tr", d: raw }, svg);
+    svgEl("path", { class: "trs", d: smooth }, svg);
+    let d = "";
+    t.held.forEach((h, i) => {
+      const x = c.x(h.step).toFixed(1), y = c.y(ho[i]).toFixed(1);
+      d += `${i ? "L" : "M"}${x} ${y}`;
+      svgEl("circle", { class: "hod", cx: x, cy: y, r: 2.5 }, svg);
+    });
+    svgEl("path", { class: "ho", d }, svg);
+    svgEl("text", { class: "muted", x: CL, y: 10, "font-size": 11 }, svg).textContent =
+      `${t.bits ? "bits per character" : "entmax loss per character"}: train (blue: each step, its mean) and held-out (dots)`;
+    svgEl("text", { class: "muted", x: CW - 6, y: CH - 6, "text-anchor": "end", "font-size": 9 }, svg).textContent = `steps 0–${t.step} of ${t.steps}`;
+    svg.setAttribute("aria-label", `fine-tuning loss over ${t.step} steps: train ${tr[0].toFixed(2)} to ${tr.at(-1).toFixed(2)}, held-out ${ho[0].toFixed(2)} to ${ho.at(-1).toFixed(2)}`);
   }
 
   _readOut(peek, tm, n) {

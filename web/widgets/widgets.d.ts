@@ -232,6 +232,10 @@ declare class SxWriteElement extends SxElement {
   get running(): boolean;
   /** What it drew last; null before its model has loaded. */
   get result(): SxWriteResult | null;
+  /** The fine-tuning run (copies), or null before the first. */
+  get tuning(): { state: "training" | "stopping" | "paused" | "done" | "error"; step: number; steps: number; thread: "worker" | "main"; losses: number[]; held: { step: number; loss: number }[]; sample: { step: number; text: string } | null; note: string } | null;
+  /** Fine-tune the model written with on the "Fine-tune on your text" box's text: true once started, false (with a message) when it cannot. */
+  tune(): Promise<boolean>;
   /** Write on, speed characters a second. */
   start(): void;
   /** Stop writing. */
@@ -902,6 +906,8 @@ interface SxChainChangeDetail { scores: readonly number[]; transition: number }
 interface SxDecodeChangeDetail { task: TaskName; output: SxDecodeOutput; source: string; step: number }
 /** sx-write-change: the reader changed the prompt, the model or a sampling setting, or it wrote a character. */
 interface SxWriteChangeDetail { prompt: string; model: SxWriteModel; steps: number; seed: number; temperature: number; topK: number; topP: number }
+/** sx-write-tune: the fine-tuning went on (loss, held: the last train and held-out loss per character, nats for a softmax output), or its weights were kept (key: the store's key; thread null). */
+interface SxWriteTuneDetail { state: "training" | "stopping" | "paused" | "done" | "error" | "kept"; step: number; steps: number; loss: number | null; held: number | null; thread: "worker" | "main" | null; key: string | null }
 /** sx-cues-change: the reader changed the cue, the query, the mapping or a slider; the scores and weights of the new state. */
 interface SxCuesChangeDetail { cue: SxCue; query: readonly SxCuesFeature[]; mapping: SxCuesMapping; alpha: number; gain: number; scores: readonly number[]; weights: readonly number[] }
 /** sx-costs-change: the reader moved n, d or k. */
@@ -1064,6 +1070,7 @@ interface SxEventMap {
   "sx-costs-measure": CustomEvent<SxCostsMeasureDetail>;
   "sx-costs-export": CustomEvent<SxExportDetail>;
   "sx-write-change": CustomEvent<SxWriteChangeDetail>;
+  "sx-write-tune": CustomEvent<SxWriteTuneDetail>;
   "sx-write-export": CustomEvent<SxExportDetail>;
   "sx-bottleneck-change": CustomEvent<SxBottleneckChangeDetail>;
   "sx-bottleneck-progress": CustomEvent<SxBottleneckProgressDetail>;

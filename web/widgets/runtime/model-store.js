@@ -1,8 +1,13 @@
-// model-store.js - the reader's own models of <sx-attention>, kept in this browser: IndexedDB
-// database "simplexity", object store "models", one record per "<task>-<kind>" (its key):
+// model-store.js - the reader's own models, kept in this browser: IndexedDB database
+// "simplexity", object store "models". <sx-attention>'s, one record per "<task>-<kind>" (its key):
 //   { key, task, kind, bytes (the .sxm checkpoint, a Uint8Array), source ("trained" | "file"),
 //     name (the file's name, or null), date (ms since 1970), steps (or null), accuracy (held-out
 //     exact fraction, or null), examples (how many held-out examples that was) }
+// <sx-write>'s fine-tuned character models, as many as the reader keeps, keys "text:<date>":
+//   { key, task: "text", kind (the shipped model it started from), vocab ({ chars, token_offset }),
+//     bytes, source: "tuned", name (what the menu says), date, steps, loss, held (the last train
+//     and held-out losses) }
+// Both kinds share the store and its version: neither reads the other's keys.
 // Reading never creates the database (a visitor who never trains or loads a model gets none):
 // the first open is aborted in its upgrade when it only reads. Every call answers within
 // TIMEOUT_MS; where IndexedDB is missing or refuses (a private window, a sandboxed iframe, a
@@ -80,6 +85,13 @@ export function getModel(key) {
 /** The keys of every record kept, sorted. */
 export function listModels() {
   return serial(() => run(false, "readonly", (s) => s.getAllKeys())).then((keys) => (Array.isArray(keys) ? keys.map(String) : []));
+}
+
+/** <sx-write>'s kept character models (keys "text:..."), well-formed ones only, oldest first. */
+export function listTextModels() {
+  return serial(() => run(false, "readonly", (s) => s.getAll(IDBKeyRange.bound("text:", "text:\uffff")))).then((rs) =>
+    (Array.isArray(rs) ? rs : []).filter((r) => r && r.task === "text" && r.bytes instanceof Uint8Array && r.vocab && typeof r.vocab.chars === "string")
+      .sort((a, b) => a.date - b.date));
 }
 
 /** Keep a record (replacing the one of its key). */
