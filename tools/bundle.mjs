@@ -15,7 +15,7 @@
 //
 // The widgets' workers have no file beside the bundle either: the workers' code (train-worker.js
 // for <sx-attention>, explain-worker.js for <sx-explain>, bottleneck-worker.js for
-// <sx-bottleneck>, with their sessions and the library, not the wasm) is bundled into one string
+// <sx-bottleneck>, write-tune-worker.js for <sx-write>'s fine-tuning, with their sessions and the library, not the wasm) is bundled into one string
 // in the bundle (deflated too; the URL's fragment picks the worker), and each session's setter (setTrainWorker() and the others, through
 // web/widgets/runtime/inline-worker.js) makes the widget start it as a module worker from a Blob
 // URL and post it the wasm bytes the page already holds. A CSP that refuses blob: workers leaves
@@ -79,6 +79,7 @@ const WORKERS = [
   { file: "train-worker.js", session: "train-session.js", setter: "setTrainWorker" },
   { file: "explain-worker.js", session: "explain-session.js", setter: "setExplainWorker" },
   { file: "bottleneck-worker.js", session: "bottleneck-session.js", setter: "setBottleneckWorker" },
+  { file: "write-tune-worker.js", session: "write-tune-session.js", setter: "setTuneWorker" },
 ];
 
 async function main() {

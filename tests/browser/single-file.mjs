@@ -27,7 +27,8 @@
 // <sx-explain> from the bundle, under a CSP that allows blob: workers: it explains a shipped
 // model and runs its experiments (10 examples x 3 models) in a module worker started from the
 // bundle's Blob URL, handed the page's wasm bytes: no .wasm and no explain-worker.js request.
-// <sx-bottleneck> likewise trains its three recurrent models in a worker from that Blob URL.
+// <sx-bottleneck> likewise trains its three recurrent models in a worker from that Blob URL, and
+// <sx-write> fine-tunes its character model in one.
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -293,6 +294,39 @@ async function runBottleneck(browser, server) {
   await page.close();
 }
 
+const WRITE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${STRICT}; worker-src 'self' blob:">
+<title>single-file sx-write</title>
+<script type="module" src="vendor/simplexity-widgets.js"></script>
+</head><body>
+<sx-write id="w" model="softmax"></sx-write>
+</body></html>`;
+
+// <sx-write>'s fine-tuning from the bundle, under a CSP that allows blob: workers: it trains in a
+// module worker from the bundle's workers' code (the fragment names write-tune-worker.js), handed
+// the page's wasm bytes: the only requests are the page, the bundle and the character model.
+async function runWriteTune(browser, server) {
+  const tag = "sx-write fine-tuning, worker-src blob:";
+  server.seen.length = 0;
+  const { page, log: { errors, foreign } } = await open(browser, server.url + "write.html", server.url, { viewport: { width: 1000, height: 900 } });
+  await page.waitForFunction(() => document.getElementById("w")?.result?.probs?.length > 0, null, { timeout: 30000 });
+  const text = "THE DEVIL, n. The author of all our woes and proprietor of all the good things of this world. ".repeat(8);
+  await page.$eval("#w", (e, t) => { e.shadowRoot.querySelector("textarea").value = t; }, text);
+  const started = await page.$eval("#w", (e) => e.tune());
+  await page.waitForFunction(() => document.getElementById("w").tuning?.state === "error" || document.getElementById("w").tuning?.step >= 3, null, { timeout: 120000 });
+  const r = await page.$eval("#w", (e) => ({ state: e.tuning.state, step: e.tuning.step, thread: e.tuning.thread }));
+  const workers = await page.evaluate(() => window.__workers.filter((w) => w.type === "module").map((w) => w.url));
+  check(started === true && r.thread === "worker" && r.state !== "error" && r.step >= 3, `${tag}: it trains in a worker (${JSON.stringify(r)})`);
+  check(workers.length === 1 && /^blob:.*#write-tune-worker\.js$/.test(workers[0]), `${tag}: a module worker from the bundle's Blob URL, its fragment naming the worker (${JSON.stringify(workers)})`);
+  check(errors.length === 0, `${tag}: zero console errors (got ${JSON.stringify(errors)})`);
+  check(foreign.length === 0, `${tag}: no request outside the origin (got ${JSON.stringify(foreign)})`);
+  const seen = server.seen.filter((x) => x !== "/favicon.ico").sort();
+  const want = ["/vendor/models/text/devil-softmax.sxm", "/vendor/models/text/summary.json", "/vendor/simplexity-widgets.js", "/write.html"];
+  check(JSON.stringify(seen) === JSON.stringify(want), `${tag}: requests: the page, the bundle, the model and its summary (no .wasm, no worker file; got ${JSON.stringify(seen)})`);
+  await page.close();
+}
+
 async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "sx-single-"));
   await fs.mkdir(path.join(dir, "vendor"));
@@ -305,6 +339,7 @@ async function main() {
   await fs.writeFile(path.join(dir, "attention-strict.html"), ATTENTION(STRICT));
   await fs.writeFile(path.join(dir, "explain.html"), EXPLAIN);
   await fs.writeFile(path.join(dir, "bottleneck.html"), BOTTLENECK);
+  await fs.writeFile(path.join(dir, "write.html"), WRITE);
   const server = await serve(dir);
   const browser = await launch();
   try {
@@ -317,6 +352,7 @@ async function main() {
     await runAttention(browser, server, { blob: false });
     await runExplain(browser, server);
     await runBottleneck(browser, server);
+    await runWriteTune(browser, server);
   } finally {
     await browser.close();
     await server.close();

@@ -35,7 +35,7 @@ const prob = (p) => (p === 0 ? "0" : p >= 0.001 ? p.toFixed(3) : p.toExponential
 const COLS = 24, CELL = 22, AW = 9, AH = 14, AL = 44, WORDS_SHOWN = 60;
 const CW = 540, CH = 150, CL = 34, CB = 22; // the fine-tuning curve
 // The fine-tuning's modules, import()ed at the first Start (few readers fine-tune; the page's
-// load does not carry them): { tuneText, MainThreadTune, startTuneWorker, lossCurve }.
+// load does not carry them): { tuneText, MainThreadTune, startTuneWorker, tuneWorker, lossCurve }.
 let tuning = null;
 const tuneModules = () => (tuning ??= Promise.all([import("./runtime/write-tune.js"), import("./runtime/write-tune-session.js"),
   import("./viz/loss-curve.js")]).then((ms) => Object.assign({}, ...ms), (err) => { tuning = null; throw err; }));
@@ -449,7 +449,7 @@ export class SxWrite extends SxElement {
     });
   }
 
-  _tuneWith({ tuneText, MainThreadTune, startTuneWorker, lossCurve }) {
+  _tuneWith({ tuneText, MainThreadTune, startTuneWorker, tuneWorker, lossCurve }) {
     this._lossCurve = lossCurve;
     const base = this._models.get(this._own ? `own:${this._own.id}` : this.model);
     const say = (m) => { this._tMsg.textContent = m; return false; };
@@ -477,7 +477,8 @@ export class SxWrite extends SxElement {
         run.worker.terminate();
         this._tuneHere(run, start, MainThreadTune); // the file is missing or refused: train on this thread
       };
-      run.worker.postMessage(start);
+      const { wasm } = tuneWorker(); // the single-file bundle's bytes (else it fetches its own)
+      run.worker.postMessage(wasm === undefined ? start : { ...start, wasm });
     } catch {
       this._tuneHere(run, start, MainThreadTune);
     }

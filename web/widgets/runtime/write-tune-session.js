@@ -1,8 +1,9 @@
 // write-tune-session.js - <sx-write>'s fine-tuning of a character model (TextModel) on the
 // reader's pasted text, wherever it runs. A session takes the page's messages and posts the run's
 // progress; write-tune-worker.js runs one in a module Web Worker, and where no worker can be
-// started (the file missing where a bundler did not emit it, the single-file bundle, a CSP) the
-// widget runs one on the page's main thread through MainThreadTune, in short slices. The text is
+// started (the file missing where a bundler did not emit it, a CSP refusing the single-file
+// bundle's blob: worker) the widget runs one on the page's main thread through MainThreadTune,
+// in short slices. The text is
 // cleaned and split by write-tune.js: the training windows (TextModel.trainStep) come from the
 // text but its held-out tail, whose loss is measured apart (model.loss over its whole windows).
 //
@@ -28,6 +29,7 @@
 //   { type: "error", message }        a bad start message or text, anything that went wrong
 import { init, TextModel } from "../../lib/simplexity.js";
 import { tuneText, heldRows } from "./write-tune.js";
+import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
 
 /** Slice lengths (ms): a worker posts about 20 times a second; the main thread keeps ~ a frame. */
 export const SLICE_MS = Object.freeze({ worker: 50, main: 24 });
@@ -157,10 +159,24 @@ export class MainThreadTune {
   }
 }
 
+// ------------------------------------------------------- where the worker comes from
 /**
- * Start the worker: one literal `new Worker(new URL("./write-tune-worker.js", import.meta.url),
- * { type: "module" })` (the form bundlers recognise); throws what `new Worker` throws.
+ * Replace the worker's file (write-tune-worker.js beside the library) by its code: `source`, the
+ * module worker's whole code, started from a Blob URL, and `wasm`, the module's bytes, posted to
+ * it in the start message. tools/bundle.mjs's single-file build calls it (runtime/inline-worker.js).
+ * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
+ */
+export const setTuneWorker = (options) => setInlineWorker("setTuneWorker", "write-tune-worker.js", options);
+
+/** Where the worker comes from: { kind, name, wasm } (runtime/inline-worker.js). */
+export const tuneWorker = () => inlineWorkerInfo("write-tune-worker.js");
+
+/**
+ * Start the worker tuneWorker() describes: the registered code, or one literal
+ * `new Worker(new URL("./write-tune-worker.js", import.meta.url), { type: "module" })` (the form
+ * bundlers recognise); throws what `new Worker` throws.
  */
 export function startTuneWorker() {
-  return new Worker(new URL("./write-tune-worker.js", import.meta.url), { type: "module" });
+  return startInlineWorker("write-tune-worker.js")
+    ?? new Worker(new URL("./write-tune-worker.js", import.meta.url), { type: "module" });
 }
