@@ -42,7 +42,7 @@ STATIC_CHECK(model_aliases, SX_MODEL_SOFTMAX == SX_MAP_SOFTMAX && SX_MODEL_SPARS
                             SX_MODEL_FUSEDMAX == SX_MAP_FUSEDMAX);
 STATIC_CHECK(nn_kinds, SX_NN_SOFTMAX == 0 && SX_NN_SPARSEMAX == 1 && SX_NN_ENTMAX15 == 2 &&
                        SX_NN_ENTMAX == 3 && SX_NN_ENTMAX_LEARNED == 4 && SX_NN_FUSEDMAX == 5 &&
-                       SX_NN_MAP_COUNT == 6); /* (other enums: against the values, no -Wenum-compare) */
+                       SX_NN_OSCARMAX == 6 && SX_NN_MAP_COUNT == 7); /* (other enums: against the values, no -Wenum-compare) */
 
 static const char *map_name(int m) {
     switch (m) {
