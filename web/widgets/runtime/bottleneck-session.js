@@ -21,6 +21,7 @@
 import { init, RNN, tasks } from "../../lib/simplexity.js";
 import { Bottleneck, LENGTHS } from "./bottleneck.js";
 import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
+import { MainThreadSession } from "./main-thread.js";
 
 const SNAPSHOT_MS = 250;
 /** The held-out source whose alignment is drawn: the first of 8 letters. */
@@ -114,22 +115,8 @@ export function bottleneckSession({ post, pause, sliceMs }) {
 }
 
 /** A Worker look-alike running a session on this thread, in SLICE_MS.main slices. */
-export class MainThreadBottleneck {
-  constructor() {
-    this.onmessage = this.onerror = this.onmessageerror = null;
-    this._session = bottleneckSession({
-      post: (data) => { if (this.onmessage) this.onmessage({ data }); },
-      pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
-      sliceMs: SLICE_MS.main,
-    });
-  }
-
-  postMessage(msg) { setTimeout(() => this._session.receive(msg), 0); }
-
-  terminate() {
-    this._session.terminate();
-    this.onmessage = this.onerror = this.onmessageerror = null;
-  }
+export class MainThreadBottleneck extends MainThreadSession {
+  constructor() { super(({ post, pause }) => bottleneckSession({ post, pause, sliceMs: SLICE_MS.main })); }
 }
 
 // ------------------------------------------------------- where the worker comes from

@@ -24,6 +24,7 @@
 import { init, info, Model } from "../../lib/simplexity.js";
 import { runExperiments } from "../../lib/explain.js";
 import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
+import { MainThreadSession } from "./main-thread.js";
 
 /**
  * An experiments session speaking the protocol above: post(msg) delivers a message to the page.
@@ -86,18 +87,9 @@ export function explainSession({ post }) {
  * A Worker look-alike (postMessage, terminate, onmessage, onerror, onmessageerror) that runs a
  * session on this thread; messages go both ways as tasks of their own, as a worker's would.
  */
-export class MainThreadExplainWorker {
-  constructor() {
-    this.onmessage = this.onerror = this.onmessageerror = null;
-    this._session = explainSession({ post: (data) => setTimeout(() => { if (this.onmessage) this.onmessage({ data }); }, 0) });
-  }
-
-  postMessage(msg) { setTimeout(() => this._session.receive(msg), 0); }
-
-  terminate() {
-    this._session.terminate();
-    this.onmessage = this.onerror = this.onmessageerror = null;
-  }
+export class MainThreadExplainWorker extends MainThreadSession {
+  // its messages reach the page as tasks of their own (the session posts between its awaits)
+  constructor() { super(({ post }) => explainSession({ post: (data) => setTimeout(() => post(data), 0) })); }
 }
 
 // ------------------------------------------------------- where the worker comes from

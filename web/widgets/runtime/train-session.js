@@ -31,6 +31,7 @@ import { init, info, Model, tasks } from "../../lib/simplexity.js";
 import { Trainer, Evaluation } from "./trainer.js";
 import { inspect } from "./inspect.js";
 import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
+import { MainThreadSession } from "./main-thread.js";
 
 const SNAPSHOT_MS = 250, TEST_EXAMPLES = 2000;
 /** Slice lengths (ms): a worker posts about 20 times a second; the main thread keeps ~ a frame. */
@@ -133,31 +134,9 @@ export function trainSession({ post, pause, sliceMs }) {
 }
 
 // ------------------------------------------------------- the main-thread fallback
-// A task of its own after the page's: setTimeout lets the browser draw a frame and handle input
-// in between (Chromium gives rendering its turn once a frame is due).
-const pageTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-/**
- * A Worker look-alike (postMessage, terminate, onmessage, onerror, onmessageerror) that runs a
- * session on this thread, in SLICE_MS.main slices. Messages go both ways as tasks of their own,
- * as a worker's would; views are handed over, not copied.
- */
-export class MainThreadWorker {
-  constructor() {
-    this.onmessage = this.onerror = this.onmessageerror = null;
-    this._session = trainSession({
-      post: (data) => { if (this.onmessage) this.onmessage({ data }); },
-      pause: pageTurn,
-      sliceMs: SLICE_MS.main,
-    });
-  }
-
-  postMessage(msg) { setTimeout(() => this._session.receive(msg), 0); }
-
-  terminate() {
-    this._session.terminate();
-    this.onmessage = this.onerror = this.onmessageerror = null;
-  }
+/** A Worker look-alike running a training session on this thread, in SLICE_MS.main slices. */
+export class MainThreadWorker extends MainThreadSession {
+  constructor() { super(({ post, pause }) => trainSession({ post, pause, sliceMs: SLICE_MS.main })); }
 }
 
 // ------------------------------------------------------- where the worker comes from

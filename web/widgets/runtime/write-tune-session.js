@@ -30,6 +30,7 @@
 import { init, TextModel } from "../../lib/simplexity.js";
 import { tuneText, heldRows } from "./write-tune.js";
 import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
+import { MainThreadSession } from "./main-thread.js";
 
 /** Slice lengths (ms): a worker posts about 20 times a second; the main thread keeps ~ a frame. */
 export const SLICE_MS = Object.freeze({ worker: 50, main: 24 });
@@ -141,22 +142,8 @@ export function tuneSession({ post, pause, sliceMs }) {
 }
 
 /** A Worker look-alike running a session on this thread, in SLICE_MS.main slices. */
-export class MainThreadTune {
-  constructor() {
-    this.onmessage = this.onerror = this.onmessageerror = null;
-    this._session = tuneSession({
-      post: (data) => { if (this.onmessage) this.onmessage({ data }); },
-      pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
-      sliceMs: SLICE_MS.main,
-    });
-  }
-
-  postMessage(msg) { setTimeout(() => this._session.receive(msg), 0); }
-
-  terminate() {
-    this._session.terminate();
-    this.onmessage = this.onerror = this.onmessageerror = null;
-  }
+export class MainThreadTune extends MainThreadSession {
+  constructor() { super(({ post, pause }) => tuneSession({ post, pause, sliceMs: SLICE_MS.main })); }
 }
 
 // ------------------------------------------------------- where the worker comes from
