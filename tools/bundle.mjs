@@ -79,6 +79,7 @@ const WORKERS = [
   { file: "train-worker.js", session: "train-session.js", setter: "setTrainWorker" },
   { file: "explain-worker.js", session: "explain-session.js", setter: "setExplainWorker" },
   { file: "bottleneck-worker.js", session: "bottleneck-session.js", setter: "setBottleneckWorker" },
+  { file: "rationale-worker.js", session: "rationale-session.js", setter: "setRationaleWorker" },
 ];
 
 async function main() {
