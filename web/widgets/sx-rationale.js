@@ -24,7 +24,7 @@ const REFERENCE = {
   sparsemax: [100.0, 71.1, 93.1, 33.7], entmax15: [100.0, 56.6, 97.2, 45.6],
   hardkuma: [100.0, 93.7, 96.8, 26.0], reinforce: [100.0, 100.0, 100.0, 25.1],
 };
-const L = 88, R = 36, N = 12, CW = 44, WORD_H = 22, ROW_H = 15, GAP = 16, TOP = 24;
+const L = 88, R = 36, N = 12, CW = 46, WORD_H = 22, ROW_H = 15, GAP = 16, TOP = 24;
 
 const CSS = sheet(`
 svg.picture { max-width: 760px; }
