@@ -18,7 +18,8 @@ import { RUN, heldOut, MainThreadRationale, rationaleWorker, startRationaleWorke
 
 const METHODS = ["sparsemax", "entmax15", "hardkuma", "reinforce"];
 const LABEL = { sparsemax: "sparsemax", entmax15: "1.5-entmax", hardkuma: "HardKuma", reinforce: "REINFORCE" };
-const FIGURES = [["accuracy", "accuracy"], ["precision", "precision"], ["recall", "recall"], ["fraction", "selected"]];
+// [key, column, its short form on a narrow widget (the full name kept for assistive technology)]
+const FIGURES = [["accuracy", "accuracy", "acc."], ["precision", "precision", "prec."], ["recall", "recall", "rec."], ["fraction", "selected", "sel."]];
 /** The README's "## Rationales" table (make rationales: means over seeds 1-5, 1500 steps), in %. */
 const REFERENCE = {
   sparsemax: [100.0, 71.1, 93.1, 33.7], entmax15: [100.0, 56.6, 97.2, 45.6],
@@ -43,6 +44,13 @@ svg.picture { max-width: 760px; }
 .table { overflow-x: auto; }
 td .ref { display: block; color: var(--_muted); font-size: 11px; }
 caption { text-align: left; color: var(--_muted); font-size: 13px; }
+.short { display: none; }
+@container (max-width: 420px) {
+  table th, table td { padding: 2px 3px; font-size: 11px; }
+  table thead th { position: relative; }
+  .short { display: inline; }
+  .long { position: absolute; left: 0; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+}
 `);
 
 export class SxRationale extends SxElement {
@@ -99,7 +107,11 @@ export class SxRationale extends SxElement {
     htmlEl("caption", { text: "Held-out figures (%) of this run; below each, in grey, make rationales' mean over seeds 1-5 (the README's table)" }, table);
     const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
     htmlEl("th", { scope: "col", text: "selection" }, head);
-    for (const [, name] of FIGURES) htmlEl("th", { scope: "col", text: name }, head);
+    for (const [, name, short] of FIGURES) {
+      const th = htmlEl("th", { scope: "col" }, head);
+      htmlEl("span", { class: "long", text: name }, th);
+      htmlEl("span", { class: "short", "aria-hidden": "true", text: short }, th);
+    }
     const tbody = htmlEl("tbody", {}, table);
     this._cells = METHODS.map((m) => {
       const tr = htmlEl("tr", { "data-method": m }, tbody);
