@@ -147,7 +147,11 @@ export class SxRationale extends SxElement {
     if (!r) this._status.textContent = `${s.steps} steps of four rationalizers (seed ${s.seed}) in a Web Worker`;
     this._held ??= heldOut();
     const snap = r && r.snap;
-    this._drawExamples(snap, r ? `${r.seed}` : `${s.seed}`, r ? `step ${snap ? snap.step : 0} of ${r.total}` : `${s.steps} steps, not trained yet`);
+    const seed = r ? r.seed : s.seed, when = r ? `step ${snap ? snap.step : 0} of ${r.total}` : `${s.steps} steps, not trained yet`;
+    const key = [seed, when, this._body.clientWidth, s.theme]; // (progress alone changes none: the picture stays)
+    if (snap !== this._drawnSnap || key.join() !== this._drawnKey) this._drawExamples(snap, seed, when);
+    this._drawnSnap = snap;
+    this._drawnKey = key.join();
     this._cells.forEach((cells, i) => cells.forEach((c, k) => {
       const v = snap ? snap.figures[i][FIGURES[k][0]] : null;
       c.textContent = v === null ? "–" : fmt(100 * v, 1);
