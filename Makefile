@@ -324,6 +324,7 @@ test-browser: all
 	$(NODE) tests/browser/write-tune.mjs
 	$(NODE) tests/browser/recurrent.mjs
 	$(NODE) tests/browser/bottleneck.mjs
+	$(NODE) tests/browser/rationale.mjs
 	$(NODE) tests/browser/hard.mjs
 	$(NODE) tests/browser/jacobian.mjs
 	$(NODE) tests/browser/threshold.mjs

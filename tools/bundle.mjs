@@ -80,6 +80,7 @@ const WORKERS = [
   { file: "explain-worker.js", session: "explain-session.js", setter: "setExplainWorker" },
   { file: "bottleneck-worker.js", session: "bottleneck-session.js", setter: "setBottleneckWorker" },
   { file: "write-tune-worker.js", session: "write-tune-session.js", setter: "setTuneWorker" },
+  { file: "rationale-worker.js", session: "rationale-session.js", setter: "setRationaleWorker" },
 ];
 
 async function main() {

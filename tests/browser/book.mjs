@@ -25,7 +25,8 @@ const ANCHORS = ["simplex-section", "entropy-section", "trajectory-section", "tw
   "cues-section", "costs-section", "bottleneck-section",
   "hard-section",
   "transformer-section", "explain-section", "loss-section", "decode-section", "write-section", "viewer-section", "remap-section",
-  "chain-section"];
+  "chain-section",
+  "rationale-section"];
 const MAPPINGS_CORE = ["sx-simplex", "sx-entropy", "sx-trajectory", "sx-two-choice", "sx-fused", "sx-jacobian", "sx-threshold", "sx-regularized", "sx-heatmap",
   "sx-cues"];
 

@@ -35,6 +35,7 @@ export const WIDGETS = [
   '<sx-write model="entmax15-out" prompt="LOVE, n. " steps="5"></sx-write>',
   '<sx-bottleneck mapping="entmax15" estimator="gumbel" steps="300"></sx-bottleneck>',
   '<sx-hard source="hgfedcba" figure="cosine"></sx-hard>',
+  '<sx-rationale steps="300" seed="2"></sx-rationale>',
 ];
 
 const page = (css, wrap) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title>

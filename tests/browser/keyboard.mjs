@@ -33,6 +33,7 @@ const WIDGETS = [
   ["sx-write", 'model="entmax15-out" steps="3"', 14], // + "Fine-tune on your text" (closed),
   ["sx-bottleneck", "", 7],
   ["sx-hard", "", 7],
+  ["sx-rationale", "", 6], // Train (Restart disabled until a run), steps, seed
 ];
 const HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Keys</title><link rel="icon" href="data:,">
 <script type="module" src="/widgets.js"></script></head><body><main style="width: 760px">

@@ -27,8 +27,8 @@
 // <sx-explain> from the bundle, under a CSP that allows blob: workers: it explains a shipped
 // model and runs its experiments (10 examples x 3 models) in a module worker started from the
 // bundle's Blob URL, handed the page's wasm bytes: no .wasm and no explain-worker.js request.
-// <sx-bottleneck> likewise trains its three recurrent models in a worker from that Blob URL, and
-// <sx-write> fine-tunes its character model in one.
+// <sx-bottleneck> likewise trains its three recurrent models in a worker from that Blob URL,
+// <sx-rationale> its four rationalizers, and <sx-write> fine-tunes its character model in one.
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -327,6 +327,36 @@ async function runWriteTune(browser, server) {
   await page.close();
 }
 
+const RATIONALE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${STRICT}; worker-src 'self' blob:">
+<title>single-file sx-rationale</title>
+<script type="module" src="vendor/simplexity-widgets.js"></script>
+</head><body>
+<sx-rationale id="r" steps="60"></sx-rationale>
+</body></html>`;
+
+// <sx-rationale> from the bundle, under a CSP that allows blob: workers: its four rationalizers
+// train to the end in a module worker started from the bundle's workers' code (the fragment names
+// rationale-worker.js), handed the page's wasm bytes: no .wasm and no worker file requested.
+async function runRationale(browser, server) {
+  const tag = "sx-rationale, worker-src blob:";
+  server.seen.length = 0;
+  const { page, log: { errors, foreign } } = await open(browser, server.url + "rationale.html", server.url, { viewport: { width: 1000, height: 900 } });
+  await page.waitForFunction(() => typeof document.getElementById("r")?.train === "function", null, { timeout: 20000 });
+  await page.$eval("#r", (e) => e.train());
+  await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("r").training?.state), null, { timeout: 120000 });
+  const r = await page.$eval("#r", (e) => ({ state: e.training.state, step: e.training.step, thread: e.training.thread, figures: e.training.snapshot?.figures.length }));
+  const workers = await page.evaluate(() => window.__workers.filter((w) => w.type === "module").map((w) => w.url));
+  check(r.thread === "worker" && r.step === 60 && r.state === "done" && r.figures === 4, `${tag}: the four models train to the end in a worker (${JSON.stringify(r)})`);
+  check(workers.length === 1 && /^blob:.*#rationale-worker\.js$/.test(workers[0]), `${tag}: a module worker from the bundle's Blob URL, its fragment naming the worker (${JSON.stringify(workers)})`);
+  check(errors.length === 0, `${tag}: zero console errors (got ${JSON.stringify(errors)})`);
+  check(foreign.length === 0, `${tag}: no request outside the origin (got ${JSON.stringify(foreign)})`);
+  const seen = server.seen.filter((x) => x !== "/favicon.ico");
+  check(JSON.stringify(seen) === JSON.stringify(["/rationale.html", "/vendor/simplexity-widgets.js"]), `${tag}: requests: the page and the bundle (no .wasm, no worker file; got ${JSON.stringify(seen)})`);
+  await page.close();
+}
+
 async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "sx-single-"));
   await fs.mkdir(path.join(dir, "vendor"));
@@ -340,6 +370,7 @@ async function main() {
   await fs.writeFile(path.join(dir, "explain.html"), EXPLAIN);
   await fs.writeFile(path.join(dir, "bottleneck.html"), BOTTLENECK);
   await fs.writeFile(path.join(dir, "write.html"), WRITE);
+  await fs.writeFile(path.join(dir, "rationale.html"), RATIONALE);
   const server = await serve(dir);
   const browser = await launch();
   try {
@@ -353,6 +384,7 @@ async function main() {
     await runExplain(browser, server);
     await runBottleneck(browser, server);
     await runWriteTune(browser, server);
+    await runRationale(browser, server);
   } finally {
     await browser.close();
     await server.close();

@@ -72,6 +72,10 @@ const CASES = {
     await w.locator("select").first().focus();
     await w.page().keyboard.press("ArrowDown"); // the gradient figure, by its menu
   }],
+  "sx-rationale": ['steps="600"', { seed: "4" }, async (w) => {
+    await w.locator("input[type=number]").first().fill("900"); // the steps, typed
+    await w.locator("input[type=number]").first().blur(); // (a change event)
+  }],
   "sx-heatmap": ['src="fx/layers.npy"', { sort: "entropy" }, async (w) => {
     await w.locator("select").first().selectOption("sparsemax"); // the mapping, by its menu
   }],
@@ -268,7 +272,7 @@ async function chapter(browser, server) {
 }
 
 await runSuite("url-state", async (browser, server) => {
-  check(TAGS.length === 24 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
+  check(TAGS.length === 25 && TAGS.every((t) => CASES[t]), `a case for every tag widgets.js registers (${TAGS.length})`);
   for (const tag of TAGS) await roundTrip(browser, server, tag);
   await badFragments(browser, server);
   await live(browser, server);

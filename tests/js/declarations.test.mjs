@@ -328,6 +328,7 @@ const TAG_CLASSES = {
   "sx-costs": "SxCostsElement",
   "sx-bottleneck": "SxBottleneckElement",
   "sx-hard": "SxHardElement",
+  "sx-rationale": "SxRationaleElement",
 };
 // Public-looking members of the JS classes that are not API, so not declared: the custom-element
 // reactions (lib.dom declares none either) and the hooks between base.js and the widgets.

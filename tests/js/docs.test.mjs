@@ -73,8 +73,8 @@ describe("docs", () => {
     });
   }
 
-  test("widgets.d.ts declares the attributes of all twenty-four widgets", () => {
-    assert.equal(declared.size, 24, `SxWidgetAttributes in web/widgets/widgets.d.ts: ${[...declared.keys()]}`);
+  test("widgets.d.ts declares the attributes of all twenty-five widgets", () => {
+    assert.equal(declared.size, 25, `SxWidgetAttributes in web/widgets/widgets.d.ts: ${[...declared.keys()]}`);
     for (const [tag, names] of declared) assert.ok(names.includes("theme") && names.includes("link") && names.length > 2, `${tag}: ${names}`);
   });
 

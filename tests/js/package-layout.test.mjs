@@ -92,7 +92,7 @@ test("the single-file build holds the SIMD build (deflated, base64), not the sca
   const source = workerSource(text, "setTrainWorker");
   assert.match(source, /self\.onmessage\s*=/, "the source passed to setTrainWorker is a worker's code (self.onmessage)");
   assert.ok(!source.includes("customElements"), "the workers' code holds no widget");
-  for (const setter of ["setExplainWorker", "setBottleneckWorker", "setTuneWorker"]) {
+  for (const setter of ["setExplainWorker", "setBottleneckWorker", "setTuneWorker", "setRationaleWorker"]) {
     assert.equal(workerSource(text, setter), source, `${setter} gets the same code (one for every worker, the URL's fragment picks)`);
   }
   const seen = await runTrainWorker(source, simd);

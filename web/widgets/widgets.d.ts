@@ -327,6 +327,41 @@ declare class SxBottleneckElement extends SxElement {
   /** Drop the run. */
   restart(): void;
 }
+/** `<sx-rationale>`: four rationalizers (a generator selecting input tokens by sparsemax or
+ *  1.5-entmax over the positions, HardKuma gates, or REINFORCE Bernoulli gates; a predictor that
+ *  sees the selection alone) trained side by side in a Web Worker, the same seed and examples:
+ *  four held-out examples with each method's selection, and a live table of held-out accuracy,
+ *  rationale precision / recall and selected fraction beside the README's (the full core). */
+declare class SxRationaleElement extends SxElement {
+  /** The run's length in steps, 50 to 5000; default 1500 (make rationales'). */
+  get steps(): number;
+  set steps(v: Or<number>);
+  /** The models' seed (initialisation and noise), 0 to 1000000; default 1. */
+  get seed(): number;
+  set seed(v: Or<number>);
+  /** The live run (copies), or null before the first Train. */
+  readonly training: SxRationaleTraining | null;
+  /** The README's figures shown beside the live ones, in %: accuracy, precision, recall, selected. */
+  readonly reference: Record<SxRationaleMethod, [number, number, number, number]>;
+  /** Start a run with the current steps and seed (a run under way is dropped). */
+  train(): void;
+  /** Pause the run after the slice under way (the models are kept). */
+  stop(): void;
+  /** Go on from the step reached. */
+  resume(): void;
+  /** Drop the run. */
+  restart(): void;
+}
+type SxRationaleMethod = "sparsemax" | "entmax15" | "hardkuma" | "reinforce";
+type SxRationaleState = "training" | "stopping" | "paused" | "done" | "error";
+interface SxRationaleFigures { accuracy: number; precision: number; recall: number; fraction: number }
+interface SxRationaleTraining {
+  state: SxRationaleState; step: number; total: number; seed: number; thread: "worker" | "main";
+  /** Each model's loss of every step, in Rationale.methods order. */
+  losses: number[][];
+  /** The last drawn: Rationale.evaluate on the 2000 held-out examples, and Rationale.predict of the first four (4 x 12 weights each). */
+  snapshot: { step: number; figures: SxRationaleFigures[]; weights: Float32Array[]; labels: Int32Array[] } | null;
+}
 /** `<sx-hard>`: soft, sparse and hard attention on the reverse task: the shipped softmax,
  *  sparsemax, 1.5-entmax and hard (straight-through) models' attention for a source the reader
  *  types, step by step; the gradient estimators' variance and the six training curves measured by
@@ -928,6 +963,12 @@ interface SxBottleneckTrainedDetail { accuracy: number[][] }
 interface SxHardChangeDetail { source: string; figure: SxHardFigure; curve: "accuracy" | "loss" }
 /** sx-hard-ready: the four models and the figures loaded, the source drawn. */
 interface SxHardReadyDetail { models: SxHardModel[] }
+/** sx-rationale-change: the reader changed the steps or the seed. */
+interface SxRationaleChangeDetail { steps: number; seed: number }
+/** sx-rationale-progress: a slice of steps arrived (losses: each model's latest). */
+interface SxRationaleProgressDetail { step: number; total: number; losses: number[]; thread: "worker" | "main" }
+/** sx-rationale-state: the run started, is stopping, paused, ended or failed. */
+interface SxRationaleStateDetail { state: SxRationaleState; step: number }
 /** sx-entropy-change: the reader moved the α slider. */
 interface SxEntropyChangeDetail { alpha: number }
 /** sx-trajectory-change: the reader moved the t slider. */
@@ -1081,6 +1122,10 @@ interface SxEventMap {
   "sx-hard-change": CustomEvent<SxHardChangeDetail>;
   "sx-hard-ready": CustomEvent<SxHardReadyDetail>;
   "sx-hard-export": CustomEvent<SxExportDetail>;
+  "sx-rationale-change": CustomEvent<SxRationaleChangeDetail>;
+  "sx-rationale-progress": CustomEvent<SxRationaleProgressDetail>;
+  "sx-rationale-state": CustomEvent<SxRationaleStateDetail>;
+  "sx-rationale-export": CustomEvent<SxExportDetail>;
 }
 
 // ---------------------------------------------------------------------- tags, load
@@ -1110,6 +1155,7 @@ interface SxElementTagNameMap {
   "sx-write": SxWriteElement;
   "sx-bottleneck": SxBottleneckElement;
   "sx-hard": SxHardElement;
+  "sx-rationale": SxRationaleElement;
 }
 /** A widget's tag. */
 type SxTag = keyof SxElementTagNameMap;
@@ -1139,6 +1185,7 @@ interface SxElementConstructorMap {
   "sx-write": typeof SxWriteElement;
   "sx-bottleneck": typeof SxBottleneckElement;
   "sx-hard": typeof SxHardElement;
+  "sx-rationale": typeof SxRationaleElement;
 }
 
 /** Every widget's tag. */
@@ -1243,6 +1290,9 @@ interface SxWidgetAttributes {
   "sx-hard": SxEventProps<"sx-hard"> & {
     source?: string; figure?: SxHardFigure; curve?: "accuracy" | "loss"; theme?: SxTheme; link?: SxLink;
   };
+  "sx-rationale": SxEventProps<"sx-rationale"> & {
+    steps?: NumberAttr; seed?: NumberAttr; theme?: SxTheme; link?: SxLink;
+  };
 }
 
 export type {
@@ -1271,6 +1321,8 @@ export type {
   SxBottleneckEval, SxBottleneckTraining, SxBottleneckMapping, SxBottleneckEstimator, SxBottleneckState,
   SxHardElement, SxHardChangeDetail, SxHardReadyDetail, SxHardResult, SxHardDecoded, SxHardFigures, SxHardStats,
   SxHardFigure, SxHardModel, SxHardMethod,
+  SxRationaleElement, SxRationaleChangeDetail, SxRationaleProgressDetail, SxRationaleStateDetail,
+  SxRationaleTraining, SxRationaleFigures, SxRationaleMethod, SxRationaleState,
 };
 
 declare global {

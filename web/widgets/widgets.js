@@ -48,6 +48,7 @@ const MODULES = {
   "sx-write": () => import("./sx-write.js"),
   "sx-bottleneck": () => import("./sx-bottleneck.js"),
   "sx-hard": () => import("./sx-hard.js"),
+  "sx-rationale": () => import("./sx-rationale.js"),
 };
 
 /** Every widget's tag. */
