@@ -14,10 +14,13 @@ import { SITE, check, echoPasses, open, ready, frames, runSuite, checkClean } fr
 echoPasses();
 
 // What outputs.html transfers at load, gzipped at level 9 as sizes.mjs counts it: 174.7 KB on
-// 2026-12-07 (`make site-size`: 48 files, the full core included). The budget keeps that figure
-// with 3% for the shared modules' day-to-day growth; a section that fetched its model or a second
-// core at load would cross it by far (a character model is 200 KB, a core 90 KB).
-const BUDGET = 180 * 1024;
+// 2026-12-07 (`make site-size`: 48 files, the full core included), 185.0 KB (51 files) the same
+// day once <sx-write> had its fine-tuning controls (+3.4 KB, the model store +1 KB) and the full
+// core and library the rationale model (+2.5 KB core, +2.5 KB JS), which every full-core page
+// loads. The budget keeps that figure with 3% for the shared modules' day-to-day growth; a
+// section that fetched its model or a second core at load would cross it by far (a character
+// model is 200 KB, a core 90 KB).
+const BUDGET = 190 * 1024;
 
 const files = (log, server, from = 0) => log.requests.slice(from).filter((u) => u.startsWith(server.url)).map((u) => u.slice(server.url.length).split(/[?#]/)[0]);
 const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(SITE, f)), { level: 9 }).length;
