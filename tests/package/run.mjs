@@ -41,8 +41,10 @@ const EXPECTED = { sparsemax: [0.75, 0, 0.25], entmax: [0.671, 0.005, 0.324] };
 // wasm but no wasm SIMD (iOS/Safari 15 to 16.3 above all) is 0.6% of global usage (caniuse-lite
 // 1.0.30001827), a page fetches them only on such an engine, and init({ simd: false }) uses them.
 // 2.1 MB until the five widgets and two model classes of December 2026 (sx-decode, sx-cues,
-// sx-costs, sx-bottleneck, sx-write; RNN, TextModel) took it to 2.25 MB.
-const UNPACKED_LIMIT_WITHOUT_MODELS = 2.35e6;
+// sx-costs, sx-bottleneck, sx-write; RNN, TextModel) took it to 2.25 MB; 2.35 MB until
+// sx-write's fine-tuning, sx-hard, sx-rationale and the Rationale class (its core in both full
+// builds and the bundle, the bundle's fifth worker) took it to 2.38 MB.
+const UNPACKED_LIMIT_WITHOUT_MODELS = 2.45e6;
 const BUILD_TIMEOUT_MS = 150000, PAGE_TIMEOUT_MS = 20000;
 
 echoPasses();
@@ -173,7 +175,7 @@ async function pack() {
   }
   const models = fs.readdirSync(path.join(ROOT, "web/models")).filter((f) => f.endsWith(".sxm")).map((f) => `dist/models/${f}`);
   const missing = models.filter((m) => !names.includes(m));
-  check(models.length === 24 && missing.length === 0, `tarball: holds the ${models.length} models dist/models/*.sxm (missing ${JSON.stringify(missing)})`);
+  check(models.length === 28 && missing.length === 0, `tarball: holds the ${models.length} models dist/models/*.sxm (missing ${JSON.stringify(missing)})`);
   // the recurrent models (<sx-bottleneck>, <sx-hard>) with the measured figures (<sx-hard>), and the
   // character models with their summary (<sx-write>)
   const others = [
