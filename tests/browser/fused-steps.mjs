@@ -113,7 +113,10 @@ async function checkOwnPage(browser, server) {
   check(await page.$eval("#b", (e) => e.hasAttribute("steps")), "Enter on the toggle sets the steps attribute");
   checkDrawn(b1, "opened by the keyboard");
 
-  // an output beyond n: the last one, said so
+  // an output beyond n: the last one, said so (once its full core is in: a loaded machine can
+  // still be fetching it here)
+  await page.waitForFunction(() => !/^Loading the full core/.test(document.getElementById("bad").shadowRoot.querySelector("[part=steps-readout]").textContent), null, { timeout: 60000 });
+  await frames(page);
   const bad = await state(page, "bad");
   checkDrawn(bad, "output 20 of 4");
   check(/output=20 is beyond the 4 scores: using 4/.test(bad.readout), `output beyond n is said (got "${bad.readout}")`);
