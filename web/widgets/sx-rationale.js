@@ -101,7 +101,7 @@ export class SxRationale extends SxElement {
     this._seedIn = field("seed", 0, 1000000, 1);
     this._prog = htmlEl("progress", { "aria-label": "training steps" }, row);
     this._status = htmlEl("span", { class: "status", role: "status" }, row);
-    this._svg = svgEl("svg", { class: "picture", viewBox: "0 0 652 480", role: "img" }, body);
+    this._svg = svgEl("svg", { class: "picture", viewBox: "0 0 652 480", role: "img", "aria-label": "held-out examples, drawn once the core has loaded" }, body);
     const wrap = htmlEl("div", { class: "table" }, body);
     const table = htmlEl("table", { part: "table" }, wrap);
     htmlEl("caption", { text: "Held-out figures (%) of this run; below each, in grey, make rationales' mean over seeds 1-5 (the README's table)" }, table);

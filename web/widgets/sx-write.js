@@ -172,8 +172,11 @@ export class SxWrite extends SxElement {
     this._out = htmlEl("p", { class: "out", part: "output", "aria-live": "off" }, body);
     this._read = htmlEl("p", { class: "read", "aria-live": "polite" }, body);
     const v = htmlEl("div", { class: "views" }, body);
-    this._dist = svgEl("svg", { class: "picture dist", viewBox: "0 0 540 120", role: "img" }, v);
-    this._att = svgEl("svg", { class: "picture att", viewBox: "0 0 540 120", role: "img" }, v);
+    // labelled from the start: a reader (or axe) may reach them before the model has loaded
+    this._dist = svgEl("svg", { class: "picture dist", viewBox: "0 0 540 120", role: "img",
+      "aria-label": "the next character's distribution, drawn once the model has loaded" }, v);
+    this._att = svgEl("svg", { class: "picture att", viewBox: "0 0 540 120", role: "img",
+      "aria-label": "the attention over the context, drawn once the model has loaded" }, v);
     this._wordHead = htmlEl("p", { class: "read", part: "words" }, body);
     this._wordList = htmlEl("ol", { class: "words", part: "words" }, body);
     this._buildTune(body);
@@ -422,7 +425,7 @@ export class SxWrite extends SxElement {
     this._tMsg = htmlEl("span", { class: "invalid", id: "tune-msg", role: "status" }, row);
     this._bar = htmlEl("progress", { max: 1, value: 0, "aria-label": "fine-tuning steps done" }, d);
     this._tRead = htmlEl("p", { class: "read", "aria-live": "polite" }, d);
-    this._curve = svgEl("svg", { class: "picture curve", viewBox: `0 0 ${CW} ${CH}`, role: "img" }, d);
+    this._curve = svgEl("svg", { class: "picture curve", viewBox: `0 0 ${CW} ${CH}`, role: "img", "aria-label": "the fine-tuning loss: no steps yet" }, d);
     this._sample = htmlEl("p", { class: "out sample", part: "sample" }, d);
     this._paste.addEventListener("input", () => {
       this._paste.removeAttribute("aria-invalid");
