@@ -296,7 +296,7 @@ fuzz-merge: $(B)/fuzz/fuzz_core
 	@echo "fuzz-merge: $$(ls tests/fuzz/corpus | wc -l) inputs in tests/fuzz/corpus/"
 
 # node --test against both wasm builds.
-test-js: all
+test-js: all text
 	$(NODE) --test tests/js/
 
 # The hand-written declarations, type-checked (strict): tests/types/api.ts uses the whole API as
@@ -400,6 +400,8 @@ commands-smoke: all $(B)/bench/bench_native $(B)/bench/bench_attention $(B)/benc
 	for k in $(TEXT_KINDS); do \
 	  $(B)/tools/train --arch gpt --kind $$k --dir $(TEXT) --steps 10 --batch 4 --context 16 --d-model 16 --heads 2 \
 	    --layers 1 --d-ff 32 --quiet > $(B)/bench/smoke/devil-$$k.json || { echo "make text-models' trainer failed ($$k)" >&2; exit 1; }; done
+	$(B)/tools/train --arch gpt --kind sparsemax-out --dir $(TEXT) --steps 10 --batch 4 --context 16 --d-model 16 --heads 2 \
+	  --layers 1 --d-ff 32 --quiet | grep -q '"output":"sparsemax"' || { echo "the trainer's sparsemax-out kind failed" >&2; exit 1; }
 	{ echo '['; for k in $(TEXT_KINDS); do cat $(B)/bench/smoke/devil-$$k.json; done | sed '$$!s/$$/,/'; echo ']'; } \
 	  > $(B)/bench/smoke/text-summary.json
 	$(NODE) tools/text/models-table.mjs --summary $(B)/bench/smoke/text-summary.json --baseline $(B)/bench/smoke/baseline.json \

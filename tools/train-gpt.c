@@ -1,14 +1,15 @@
 /* train-gpt.c - train one decoder-only character model (model.h, SX_MODEL_DECODER) on the text
    corpus, deterministically, natively; `build/tools/train --arch gpt ...` runs it (tools/train.c).
 
-     build/tools/train --arch gpt --kind softmax|entmax15|entmax15-out [--dir build/text]
+     build/tools/train --arch gpt --kind softmax|entmax15|entmax15-out|sparsemax-out [--dir build/text]
                        [--seed 1] [--steps 1500] [--batch 16] [--context 64] [--d-model 64]
                        [--heads 4] [--layers 2] [--d-ff 256] [--lr 3e-3] [--lr-min 3e-4]
                        [--warmup 100] [--out FILE] [--float32] [--quiet]
 
    Kinds: softmax (softmax attention and outputs), entmax15 (1.5-entmax attention, softmax
    outputs), entmax15-out (learned alpha-entmax attention per head, 1.5-entmax outputs trained
-   with the entmax loss). The corpus is `make text`'s build/text/devil-{train,valid,test}.txt
+   with the entmax loss), sparsemax-out (the same attention, sparsemax outputs trained with the
+   sparsemax loss: the sharper support <sx-write>'s list of next words needs). The corpus is `make text`'s build/text/devil-{train,valid,test}.txt
    read into the character vocabulary of tools/text/vocab.h (96 symbols), model token = id + 3
    (0..2 are the model's PAD, BOS, EOS, never in the text: V = 99). Step s trains on --batch
    windows of context + 1 characters of the train split at offsets drawn from splitmix64 (seed,
@@ -76,13 +77,32 @@ static text read_text(const char *dir, const char *name) {
     return t;
 }
 
+/* The kinds: the layers' attention mapping and the output mapping, and their names in the JSON. */
+typedef struct {
+    const char *kind;
+    int map, out;
+    const char *attention, *output;
+} gpt_kind;
+
+static const gpt_kind KINDS[] = {
+    { "softmax", SX_MAP_SOFTMAX, SX_MAP_SOFTMAX, "softmax", "softmax" },
+    { "entmax15", SX_MAP_ENTMAX15, SX_MAP_SOFTMAX, "entmax15", "softmax" },
+    { "entmax15-out", SX_MAP_ENTMAX_LEARNED, SX_MAP_ENTMAX15, "alpha", "entmax15" },
+    { "sparsemax-out", SX_MAP_ENTMAX_LEARNED, SX_MAP_SPARSEMAX, "alpha", "sparsemax" },
+};
+#define KINDS_HELP "softmax, entmax15, entmax15-out or sparsemax-out"
+
+static const gpt_kind *find_kind(const char *name) {
+    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
+        if (!strcmp(KINDS[i].kind, name)) return &KINDS[i];
+    die("--kind must be " KINDS_HELP);
+    return NULL;
+}
+
 /* The model of a kind, created from the options. */
 static sx_model *create(const gpt_options *o) {
-    int map, out;
-    if (!strcmp(o->kind, "softmax")) map = SX_MAP_SOFTMAX, out = SX_MAP_SOFTMAX;
-    else if (!strcmp(o->kind, "entmax15")) map = SX_MAP_ENTMAX15, out = SX_MAP_SOFTMAX;
-    else if (!strcmp(o->kind, "entmax15-out")) map = SX_MAP_ENTMAX_LEARNED, out = SX_MAP_ENTMAX15;
-    else die("--kind must be softmax, entmax15 or entmax15-out");
+    const gpt_kind *k = find_kind(o->kind);
+    const int map = k->map, out = k->out;
     if (o->layers < 1 || o->layers > SX_MODEL_MAX_LAYERS) die("--layers must be in 1..8");
     int cfg[SX_MODEL_MAP + SX_MODEL_MAX_LAYERS + 2] = { 0 };
     const int L = o->layers;
@@ -153,7 +173,9 @@ static double char_bits(const float *z, int y, int out_map, float *p, int *suppo
         return -lp / log(2.0);
     }
     float q[V_MODEL];
-    if (sx_entmax15(q, z, 1, V_MODEL, 1.0f) != SX_OK) die(sx_last_error());
+    const int st = out_map == SX_MAP_SPARSEMAX ? sx_sparsemax(q, z, 1, V_MODEL, 1.0f)
+                                               : sx_entmax15(q, z, 1, V_MODEL, 1.0f);
+    if (st != SX_OK) die(sx_last_error());
     *support = 0;
     for (int v = 0; v < V_MODEL; v++) *support += q[v] > 0.0f;
     *p = q[y];
@@ -273,8 +295,7 @@ static void report(const sx_model *m, const gpt_options *o, int steps, double se
            "\"train_chars\":%zu,\"valid_chars\":%zu,\"test_chars\":%zu",
            o->kind, o->kind, o->seed, steps, seconds, loss, sx_model_num_params(m), bytes,
            o->float32 ? "float32" : "float16",
-           !strcmp(o->kind, "softmax") ? "softmax" : !strcmp(o->kind, "entmax15") ? "entmax15" : "alpha",
-           !strcmp(o->kind, "entmax15-out") ? "entmax15" : "softmax", V_MODEL, o->d_model, NH, L,
+           find_kind(o->kind)->attention, find_kind(o->kind)->output, V_MODEL, o->d_model, NH, L,
            o->d_ff, o->context, o->batch, (double)o->lr, s[0].n, s[1].n, s[2].n);
     json_chars();
     json_bits("valid_bpc", va->bits);
@@ -311,7 +332,7 @@ int train_gpt_main(int argc, char **argv) {
         fprintf(stderr, "train --arch gpt: unknown or incomplete option '%s' (see tools/train-gpt.c)\n", a);
         return 2;
     }
-    if (!o.kind) die("--kind is required (softmax, entmax15 or entmax15-out)");
+    if (!o.kind) die("--kind is required (" KINDS_HELP ")");
     if (o.steps < 1 || o.batch < 1 || o.context < 2 || o.context % 2 || o.context > 255)
         die("--steps and --batch must be >= 1, --context even in 2..254");
     const text s[3] = { read_text(o.dir, "train"), read_text(o.dir, "valid"),

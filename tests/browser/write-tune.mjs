@@ -93,7 +93,7 @@ await runSuite("write-tune", async (browser, server) => {
   await area.focus();
   stops = [];
   for (let k = 0; k < 6 && stops.at(-1) !== "button Start"; k++) { await page.keyboard.press("Tab"); stops.push(await focusOf(page)); }
-  check(stops.at(-1) === "button Start", `keyboard: Tab from the text reaches steps, seed, Start (${stops.join(" | ")})`);
+  check(stops.at(-1) === "button Start" && stops.some((x) => x.startsWith("select 0.0001")), `keyboard: Tab from the text reaches steps, seed, learning rate, Start (${stops.join(" | ")})`);
   await page.keyboard.press("Enter");
   await page.waitForFunction(() => document.getElementById("w").tuning?.state === "done", null, { timeout: 120000 });
   const t = await page.$eval("#w", (e) => e.tuning);
@@ -113,6 +113,9 @@ await runSuite("write-tune", async (browser, server) => {
   check(curve[0] === 3 && curve[1] === t.held.length, `the curve: train, its mean, held-out with a dot per measure (${curve})`);
   const tuned = await page.$eval("#w", (e) => [Array.from(e.result.probs), e.shadowRoot.querySelector("select").value]);
   check(tuned[1] === "own:1" && tuned[0].some((p, i) => p !== shipped[i]), `done: the widget writes with the fine-tuned model (menu ${tuned[1]})`);
+  const who = await page.$eval("#w", (e) => e.result.model);
+  check(who.shipped === false && who.name === "fine-tuned softmax, 60 steps" && who.kind === "softmax" && who.steps === 60 && who.lr === 0.001 && who.key === null && t.lr === 0.001,
+    `el.result.model says a fine-tuned model writes, its steps and learning rate (${JSON.stringify(who)})`);
 
   // ---- axe, with the disclosure open and a run drawn
   const v = await audit(page);
@@ -123,12 +126,15 @@ await runSuite("write-tune", async (browser, server) => {
   await page.waitForFunction(() => window.__tune.at(-1).state === "kept", null, { timeout: 10000 });
   let k = await sameAsKept(page);
   check(k.ok && k.records === 1 && /kept$/.test(k.menu), `Keep: one record in IndexedDB, the drawing is its model's (${k.menu})`);
+  await page.waitForFunction(() => document.getElementById("w").result.model.key !== null, null, { timeout: 5000 }).catch(() => {});
+  const keptAs = await page.$eval("#w", (e) => e.result.model);
+  check(/^text:\d+$/.test(keptAs.key) && keptAs.lr === 0.001, `kept: el.result.model has the store's key (${keptAs.key})`);
   await page.reload();
   await drawn(page);
   await page.waitForFunction(() => document.getElementById("w").shadowRoot.querySelector("optgroup option"), null, { timeout: 10000 });
   const listed = await page.$eval("#w", (e) => [...e.shadowRoot.querySelectorAll("optgroup option")].map((o) => o.textContent));
   check(listed.length === 1 && listed[0] === "fine-tuned softmax, 60 steps, kept", `after a reload the menu lists the kept model (${JSON.stringify(listed)})`);
-  await page.locator("#w select").selectOption({ label: listed[0] });
+  await page.locator("#w select").first().selectOption({ label: listed[0] });
   await frames(page);
   k = await sameAsKept(page);
   check(k.ok, "picked from the menu after the reload, it writes with the kept weights");
@@ -137,6 +143,8 @@ await runSuite("write-tune", async (browser, server) => {
   await frames(page);
   const back = await page.$eval("#w", (e) => [e.shadowRoot.querySelector("select").value, Array.from(e.result.probs)]);
   check(back[0] === "softmax" && back[1].every((p, i) => p === shipped[i]), "Reset to shipped: the shipped model again, the same distribution");
+  const shippedAs = await page.$eval("#w", (e) => e.result.model);
+  check(shippedAs.shipped === true && shippedAs.name === "devil-softmax" && shippedAs.key === null && shippedAs.lr === null, `el.result.model says the shipped model again (${JSON.stringify(shippedAs)})`);
 
   // ---- Stop and Resume on a longer run (from the shipped model)
   await listen(page);
@@ -168,7 +176,7 @@ await runSuite("write-tune", async (browser, server) => {
   await page.locator("#w details.tune").screenshot({ path: path.join(SHOTS, "write-tune.png") });
 
   // ---- Forget: gone for good
-  await page.locator("#w select").selectOption({ label: "fine-tuned softmax, 60 steps, kept" });
+  await page.locator("#w select").first().selectOption({ label: "fine-tuned softmax, 60 steps, kept" });
   await page.locator("#w button", { hasText: /^Forget$/ }).click();
   await page.reload();
   await drawn(page);
@@ -187,9 +195,11 @@ await runSuite("write-tune", async (browser, server) => {
   await main.page.locator("#w summary").click();
   await main.page.locator("#w textarea").fill(TEXT);
   await main.page.locator("#w input[type=number]").nth(1).fill("20");
+  await main.page.locator("#w details.tune select").selectOption("0.003");
   await main.page.locator("#w button", { hasText: /^Start$/ }).last().click();
   await main.page.waitForFunction(() => document.getElementById("w").tuning?.state === "done", null, { timeout: 120000 });
-  const m = await main.page.$eval("#w", (e) => [e.tuning, e.shadowRoot.querySelector("details.tune p.read").textContent]);
+  const m = await main.page.$eval("#w", (e) => [e.tuning, e.shadowRoot.querySelector("details.tune p.read").textContent, e.result.model]);
+  check(m[0].lr === 0.003 && m[2].lr === 0.003 && m[2].name === "fine-tuned softmax, 20 steps", `the learning rate picked (0.003) is the run's and the model's (${m[0].lr}, ${m[2].lr})`);
   check(m[0].thread === "main" && m[0].losses.length === 20 && mean(m[0].losses.slice(-5)) < mean(m[0].losses.slice(0, 5)) && /^Step 20 of 20 on this page, done/.test(m[1]),
     `no worker: it trains on the page's main thread and says so ("${m[1].slice(0, 60)}")`);
   await checkClean(main.page, main.log, "main thread: ");

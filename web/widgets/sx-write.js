@@ -25,13 +25,31 @@
 import { SxElement, define, sheet, svgEl, htmlEl, rangeControl, fmt } from "./base.js";
 import { TextModel } from "../lib/simplexity.js";
 import { fetchCheckpoint, textCheckpointUrl, textSummaryUrl, TEXT_KINDS } from "./runtime/checkpoints.js";
-import { wordContinuations } from "./runtime/words.js";
+import { textModelDist, wordContinuations } from "./runtime/words.js";
 import { listTextModels, putModel, deleteModel } from "./runtime/model-store.js";
 
 const LABEL = { softmax: "softmax", entmax15: "1.5-entmax attention", "entmax15-out": "1.5-entmax output" };
 const GLYPH = { " ": "␣", "\n": "↵" };
 const glyph = (c) => GLYPH[c] ?? c;
 const prob = (p) => (p === 0 ? "0" : p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
+/** True for a model whose next-character distribution has exact zeros (the word list's models). */
+const sparseOutput = (kind) => /-out$/.test(kind);
+
+/** The word list's headline: the complete list, or past the cap what the best-first search found. */
+function wordsHeadline(r, word, cap) {
+  const after = word ? ` (after “${word}”)` : "";
+  const mass = r.words.reduce((a, w) => a + w.p, 0), n = r.words.length, ns = n === 1 ? "" : "s";
+  const depth = r.unfinished ? `, and ${r.unfinished} still open after 24 characters, not listed` : "";
+  if (!r.overflow) return `Every word it could write next${after}: ${n} continuation${ns} with p > 0, total ${prob(mass)}${depth}; every other has probability exactly 0.`;
+  return `Every word it could write next${after}: more than ${cap} continuations have p > 0 here. ` +
+    `The ${n} word${ns} found first (the likeliest prefixes are searched first) hold ${prob(mass)}` +
+    `${r.sure ? `; the first ${r.sure} (in bold) are surely the most probable of all` : ""}; ` +
+    `${r.open} unfinished prefixes hold the other ${prob(r.openMass)}${depth} (raise cap, up to 5000, to search further).`;
+}
+
+/** The fine-tuning learning rates offered (Adam's step size; 1e-3 the default). */
+const TUNE_LRS = Object.freeze([1e-4, 3e-4, 1e-3, 3e-3, 1e-2]);
+
 const COLS = 24, CELL = 22, AW = 9, AH = 14, AL = 44, WORDS_SHOWN = 60;
 const CW = 540, CH = 150, CL = 34, CB = 22; // the fine-tuning curve
 // The fine-tuning's modules, import()ed at the first Start (few readers fine-tune; the page's
@@ -59,6 +77,7 @@ input:focus-visible, select:focus-visible, button:focus-visible { outline: 2px s
 .read { margin: 4.8px 0; font-size: 13px; font-variant-numeric: tabular-nums; }
 .invalid { color: var(--_accent); font-size: 13px; font-weight: 600; }
 .invalid:empty { display: none; }
+ol.words li.sure { font-weight: 600; }
 ol.words { columns: 3 140px; margin: 4px 0; padding-left: 2.4em; font: 13px/1.4 ui-monospace, Menlo, Consolas, monospace; }
 svg .tok { font-family: ui-monospace, Menlo, Consolas, monospace; }
 svg .bg { fill: var(--_panel); }
@@ -89,7 +108,7 @@ export class SxWrite extends SxElement {
     "top-k": { type: "number", default: 0, min: 0, max: 96, integer: true },
     "top-p": { type: "number", default: 1, min: 0.05, max: 1 },
     speed: { type: "number", default: 12, min: 1, max: 60 },
-    cap: { type: "number", default: 200, min: 1, max: 5000, integer: true },
+    cap: { type: "number", default: 1000, min: 1, max: 5000, integer: true },
     theme: { type: "enum", default: "auto", values: ["auto", "light", "dark"] },
   };
   static sheets = [CSS];
@@ -114,11 +133,11 @@ export class SxWrite extends SxElement {
   get running() { return this._timer !== 0; }
   /** What the widget drew last, or null before the model loads. */
   get result() { return this._result ?? null; }
-  /** The fine-tuning run (copies), or null before the first: { state, step, steps, thread, losses,
+  /** The fine-tuning run (copies), or null before the first: { state, step, steps, lr, thread, losses,
    *  held: [{ step, loss }], sample: { step, text } | null, note }. */
   get tuning() {
     const t = this._tune;
-    return t && { state: t.state, step: t.step, steps: t.steps, thread: t.thread, losses: t.losses.slice(),
+    return t && { state: t.state, step: t.step, steps: t.steps, lr: t.lr, thread: t.thread, losses: t.losses.slice(),
       held: t.held.map((h) => ({ ...h })), sample: t.sample && { ...t.sample }, note: t.note };
   }
 
@@ -296,7 +315,9 @@ export class SxWrite extends SxElement {
     this._drawAttention(peek, m.writer);
     const words = this._listWords(s, m, peek);
     this._read.textContent = this._readOut(peek, m.writer, written.length);
-    this._result = { text: s.prompt + written, written, probs: peek.probs, attention: peek.attention, context: peek.context, next: peek.char, words };
+    const model = own ? { kind: own.kind, shipped: false, name: own.name, key: own.key, steps: own.steps, lr: own.lr ?? null }
+      : { kind: s.kind, shipped: true, name: `devil-${s.kind}`, key: null, steps: null, lr: null };
+    this._result = { text: s.prompt + written, written, probs: peek.probs, attention: peek.attention, context: peek.context, next: peek.char, words, model };
   }
 
   /** The run for these settings, advanced to s.steps characters (restarted when they changed). */
@@ -331,7 +352,7 @@ export class SxWrite extends SxElement {
       svgEl("text", { class: "tok muted", x: x + CELL / 2, y: y + CELL + 9, "text-anchor": "middle", "font-size": 9 }, g).textContent = glyph(chars[i]);
     }
     svgEl("text", { class: "muted", x: 0, y: 11, "font-size": 11 }, svg).textContent =
-      `next: ${kind === "entmax15-out" ? `${zeros} of ${chars.length} exactly 0` : "every p > 0"}`;
+      `next: ${sparseOutput(kind) ? `${zeros} of ${chars.length} exactly 0` : "every p > 0"}`;
     svg.setAttribute("aria-label", `the next character's distribution: ${chars.length - zeros} characters with p > 0, ${zeros} exactly 0`);
   }
 
@@ -365,8 +386,8 @@ export class SxWrite extends SxElement {
   // The sparse-output model, stopped: every word it could write next (runtime/words.js).
   _listWords(s, m, peek) {
     this._wordList.replaceChildren();
-    if (s.kind !== "entmax15-out") {
-      this._wordHead.textContent = "Every word it could write next: with a softmax output every character has p > 0, so every string of characters is possible; pick the 1.5-entmax output model for the list.";
+    if (!sparseOutput(s.kind)) {
+      this._wordHead.textContent = "Every word it could write next: with a softmax output every character has p > 0, so every string of characters is possible; pick a sparse-output model for the list.";
       return null;
     }
     if (this.running) {
@@ -375,28 +396,16 @@ export class SxWrite extends SxElement {
     }
     const key = `${this._run.key}|${this._run.steps.length}|${s.cap}`;
     if (!this._words || this._words.key !== key) {
-      const tm = m.lister, maxLen = tm.model.config.maxLen, V = tm.model.config.vocab;
-      const dist = (contexts) => {
-        const out = new Array(contexts.length), byLen = new Map();
-        contexts.forEach((c, i) => { if (!byLen.has(c.length)) byLen.set(c.length, []); byLen.get(c.length).push(i); });
-        for (const [len, idx] of byLen) {
-          const f = tm.model.forward(null, idx.map((i) => tm.encode(contexts[i])), { probs: true, attention: false });
-          idx.forEach((i, r) => { out[i] = f.probs.subarray(((r + 1) * len - 1) * V, (r + 1) * len * V); });
-        }
-        return out;
-      };
+      const tm = m.lister, maxLen = tm.model.config.maxLen;
+      const dist = textModelDist(tm);
       this._words = { key, r: wordContinuations(peek.context, { dist, chars: tm.chars, offset: tm.tokenOffset, maxLen, cap: s.cap }) };
     }
     const r = this._words.r, word = peek.context.match(/[A-Za-z0-9']*$/)[0];
-    if (r.overflow) {
-      this._wordHead.textContent = `Every word it could write next: more than ${s.cap} continuations have p > 0 here (raise cap, up to 5000, to list them).`;
-      return r;
-    }
-    const mass = r.words.reduce((a, w) => a + w.p, 0);
-    this._wordHead.textContent = `Every word it could write next${word ? ` (after “${word}”)` : ""}: ${r.words.length} continuation${r.words.length === 1 ? "" : "s"} with p > 0, total ${prob(mass)}${r.unfinished ? `, and ${r.unfinished} still open after 24 characters, not listed` : ""}; every other has probability exactly 0.`;
-    for (const w of r.words.slice(0, WORDS_SHOWN)) {
-      htmlEl("li", { "data-word": w.word, "data-p": w.p, text: `${word}${w.word.replace(/\n/g, "↵")}  ${prob(w.p)}` }, this._wordList);
-    }
+    this._wordHead.textContent = wordsHeadline(r, word, s.cap);
+    r.words.slice(0, WORDS_SHOWN).forEach((w, k) => {
+      const sure = r.overflow && k < r.sure;
+      htmlEl("li", { "data-word": w.word, "data-p": w.p, class: sure ? "sure" : "", text: `${word}${w.word.replace(/\n/g, "↵")}  ${prob(w.p)}` }, this._wordList);
+    });
     if (r.words.length > WORDS_SHOWN) htmlEl("li", { class: "muted", text: `and ${r.words.length - WORDS_SHOWN} more` }, this._wordList);
     return r;
   }
@@ -418,6 +427,11 @@ export class SxWrite extends SxElement {
     };
     this._tSteps = num("training steps", 200, 1, 5000);
     this._tSeed = num("training seed", 1, 0, 4294967295);
+    const lrl = htmlEl("label", {}, row);
+    htmlEl("span", { text: "learning rate" }, lrl);
+    this._tLr = htmlEl("select", {}, lrl);
+    for (const v of TUNE_LRS) htmlEl("option", { value: v, text: String(v) }, this._tLr);
+    this._tLr.value = "0.001";
     this._tGo = htmlEl("button", { type: "button", text: "Start" }, row);
     this._keep = htmlEl("button", { type: "button", text: "Keep" }, row);
     this._forget = htmlEl("button", { type: "button", text: "Forget" }, row);
@@ -457,9 +471,10 @@ export class SxWrite extends SxElement {
     const base = this._models.get(this._own ? `own:${this._own.id}` : this.model);
     const say = (m) => { this._tMsg.textContent = m; return false; };
     if (!base) return say("the model has not loaded yet");
-    const steps = Number(this._tSteps.value), seed = Number(this._tSeed.value);
+    const steps = Number(this._tSteps.value), seed = Number(this._tSeed.value), lr = Number(this._tLr.value);
     if (!Number.isInteger(steps) || steps < 1 || steps > 5000) return say(`steps must be a whole number from 1 to 5000 (got ${JSON.stringify(this._tSteps.value)})`);
     if (!Number.isInteger(seed) || seed < 0 || seed > 4294967295) return say(`seed must be a whole number from 0 to 4294967295 (got ${JSON.stringify(this._tSeed.value)})`);
+    if (!TUNE_LRS.includes(lr)) return say(`learning rate must be one of ${TUNE_LRS.join(", ")} (got ${JSON.stringify(this._tLr.value)})`);
     const tm = base.writer, vocab = { chars: tm.chars, token_offset: tm.tokenOffset };
     const t = tuneText(this._paste.value, vocab.chars, tm.model.config.maxLen);
     this._paste.setAttribute("aria-invalid", String(!t.ok));
@@ -468,8 +483,8 @@ export class SxWrite extends SxElement {
     this._stopTune();
     const kind = this._own ? this._own.kind : this.model;
     const run = this._tune = { worker: null, thread: "worker", state: "training", step: 0, steps, losses: [], held: [], sample: null,
-      bits: tm.model.config.output === "softmax", kind, vocab, note: t.note, rec: null };
-    const start = { type: "start", model: tm.model.save().buffer, vocab, text: this._paste.value, steps, seed, lr: 1e-3, prompt: this._prompt };
+      bits: tm.model.config.output === "softmax", kind, vocab, lr, note: t.note, rec: null };
+    const start = { type: "start", model: tm.model.save().buffer, vocab, text: this._paste.value, steps, seed, lr, prompt: this._prompt };
     let heard = false;
     try {
       run.worker = startTuneWorker();
@@ -533,7 +548,7 @@ export class SxWrite extends SxElement {
   _adopt(run, bytes) {
     if (run.rec && !run.rec.key) this._drop(run.rec);
     const mean = (a) => a.reduce((x, y) => x + y, 0) / Math.max(1, a.length);
-    const rec = run.rec = { id: ++this._ids, key: null, kind: run.kind, vocab: run.vocab, bytes, steps: run.step,
+    const rec = run.rec = { id: ++this._ids, key: null, kind: run.kind, vocab: run.vocab, bytes, steps: run.step, lr: run.lr,
       loss: mean(run.losses.slice(-10)), held: run.held.at(-1)?.loss ?? null, name: `fine-tuned ${LABEL[run.kind]}, ${run.step} steps` };
     this._mine.push(rec);
     this._own = rec;
@@ -567,7 +582,7 @@ export class SxWrite extends SxElement {
     listTextModels().then((recs) => {
       for (const r of recs) {
         if (this._mine.some((x) => x.key === r.key) || !TEXT_KINDS.includes(r.kind)) continue;
-        this._mine.push({ id: ++this._ids, key: r.key, kind: r.kind, vocab: r.vocab, bytes: r.bytes, steps: r.steps, loss: r.loss, held: r.held, name: r.name });
+        this._mine.push({ id: ++this._ids, key: r.key, kind: r.kind, vocab: r.vocab, bytes: r.bytes, steps: r.steps, lr: r.lr ?? null, loss: r.loss, held: r.held, name: r.name });
       }
       this._menu();
       this.invalidate();
@@ -587,11 +602,12 @@ export class SxWrite extends SxElement {
     if (!rec || rec.key) return;
     const date = Date.now(), key = `text:${date}`;
     rec.key = key;
-    putModel({ key, task: "text", kind: rec.kind, vocab: rec.vocab, bytes: rec.bytes, source: "tuned", name: rec.name, date, steps: rec.steps, loss: rec.loss, held: rec.held })
+    putModel({ key, task: "text", kind: rec.kind, vocab: rec.vocab, bytes: rec.bytes, source: "tuned", name: rec.name, date, steps: rec.steps, lr: rec.lr, loss: rec.loss, held: rec.held })
       .then(() => { this._storeWhy = null; this.emit("tune", { state: "kept", step: rec.steps, steps: rec.steps, loss: rec.loss, held: rec.held, thread: null, key }); },
         (err) => { rec.key = null; this._storeWhy = `could not keep the model: ${err.message}`; })
-      .then(() => { this._menu(); this._drawTune(); });
+      .then(() => { this._menu(); this._drawTune(); this.invalidate(); }); // el.result.model gets the key
     this._drawTune();
+    this.invalidate();
   }
 
   _forgetOwn() {

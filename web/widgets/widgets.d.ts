@@ -193,8 +193,14 @@ interface SxWriteResult {
   context: string;
   /** The character it draws next. */
   next: string;
-  /** The word list (entmax15-out, stopped): null otherwise. */
-  words: { words: { word: string; p: number }[]; complete: boolean; overflow: boolean; unfinished: number } | null;
+  /** The word list (a sparse-output model, stopped): null otherwise. Complete (every continuation
+   *  with p > 0) within the cap; past it, the words its best-first search found, openMass the
+   *  probability the open prefixes still hold, the first `sure` words surely the most probable. */
+  words: { words: { word: string; p: number }[]; complete: boolean; overflow: boolean; open: number;
+    openMass: number; sure: number; unfinished: number; visited: number } | null;
+  /** The model that wrote: a shipped one, or the reader's fine-tuned one (shipped false: its
+   *  menu name, its store key once kept, else null, its training steps and learning rate). */
+  model: { kind: SxWriteModel; shipped: boolean; name: string; key: string | null; steps: number | null; lr: number | null };
 }
 
 /** `<sx-write>`: a character language model (decoder-only, the KV cache) continues a prompt: its
@@ -222,7 +228,7 @@ declare class SxWriteElement extends SxElement {
   /** Characters a second while running, 1..60; default 12. */
   get speed(): number;
   set speed(v: Or<number>);
-  /** The word list's cap (prefixes and words visited), 1..5000; default 200. */
+  /** The word list's cap (prefixes and words visited), 1..5000; default 1000. */
   get cap(): number;
   set cap(v: Or<number>);
   /** The prompt (the attribute; default "LOVE, n. "). */

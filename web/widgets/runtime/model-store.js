@@ -5,8 +5,8 @@
 //     exact fraction, or null), examples (how many held-out examples that was) }
 // <sx-write>'s fine-tuned character models, as many as the reader keeps, keys "text:<date>":
 //   { key, task: "text", kind (the shipped model it started from), vocab ({ chars, token_offset }),
-//     bytes, source: "tuned", name (what the menu says), date, steps, loss, held (the last train
-//     and held-out losses) }
+//     bytes, source: "tuned", name (what the menu says), date, steps, lr (the learning rate; absent
+//     in records kept before it was recorded), loss, held (the last train and held-out losses) }
 // Both kinds share the store and its version: neither reads the other's keys.
 // Reading never creates the database (a visitor who never trains or loads a model gets none):
 // the first open is aborted in its upgrade when it only reads. Every call answers within
