@@ -24,8 +24,11 @@ const TOUCH = { hasTouch: true, isMobile: true, deviceScaleFactor: 3 };
 const HINT = /\b(keyboard|arrow keys?|tab to|page up|home\/end)\b|[←→↑↓]\s*\/\s*[←→↑↓]/i;
 
 // Scrolls each widget into view and waits until it has rendered (and drawn its model, for those
-// that fetch one on view), as hostile.mjs does.
-async function showAll(p) {
+// that fetch one on view), as hostile.mjs does; on a phone, also until widgets/phone.js has fitted
+// every widget (its sheet, the one with the .hit-r rule, adopted). base.js fetches phone.js after
+// a widget's first render; until it comes, controls keep their desktop sizes (a select 23 px
+// tall): read before it, viewer.html's one widget failed at random on a busy machine.
+async function showAll(p, touch = true) {
   const n = await p.evaluate(() => [...document.querySelectorAll("body *")].filter((x) => x.localName.startsWith("sx-")).length);
   for (let i = 0; i < n; i++) {
     await p.waitForFunction((k) => {
@@ -39,6 +42,10 @@ async function showAll(p) {
       if (e.localName === "sx-hard") return Boolean(e.result);
       return true;
     }, i, { timeout: 30000 });
+  }
+  if (touch) {
+    await p.waitForFunction(() => [...document.querySelectorAll("body *")].filter((x) => x.localName.startsWith("sx-"))
+      .every((e) => e.shadowRoot.adoptedStyleSheets.some((s) => [...s.cssRules].some((r) => r.selectorText === ".hit-r"))), null, { timeout: 30000 });
   }
   await frames(p, 4);
   return n;
@@ -92,7 +99,13 @@ const inspect = (p, rules) => p.evaluate(({ MIN_TEXT, MIN_TARGET, HINT }) => {
       }
       if (r.left < h.left - 1 || r.right > h.right + 1) bad.overflow.push(`${name(el)} spans x ${(r.left - h.left).toFixed(0)}..${(r.right - h.left).toFixed(0)} in a ${h.width.toFixed(0)} px widget`);
     }
-    out.push({ tag: host.localName, id: host.id, bad });
+    // to diagnose a failure: the widget's box, the viewport, phone.js's arrival, what it drew
+    const fitted = host.shadowRoot.adoptedStyleSheets.some((s) => [...s.cssRules].some((r) => r.selectorText === ".hit-r"));
+    const phoneJs = performance.getEntriesByType("resource").find((e) => e.name.endsWith("/phone.js"));
+    const at = `widget x ${Math.round(h.left)}..${Math.round(h.right)}, y ${Math.round(h.top)}..${Math.round(h.bottom)} in a ${vw} x ${innerHeight} viewport; ` +
+      `phone.js ${phoneJs ? `fetched by ${phoneJs.responseEnd.toFixed(0)} ms` : "not fetched"}, its styles ${fitted ? "" : "not "}adopted, at ${performance.now().toFixed(0)} ms` +
+      (host.result?.name ? `; drawn: ${host.result.name}` : "");
+    out.push({ tag: host.localName, id: host.id, bad, at });
   }
   const doc = document.documentElement;
   return { widgets: out, page: { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, body: document.body.scrollWidth } };
@@ -132,8 +145,9 @@ async function checkAll(page, n, who0) {
   const { widgets, page: doc } = await inspect(page, RULES);
   check(n > 0 && widgets.length === n, `${who0}: ${n} widgets found and inspected`);
   check(doc.scrollWidth <= doc.clientWidth && doc.body <= doc.clientWidth, `${who0}: the page does not scroll sideways (document ${doc.scrollWidth}, body ${doc.body}, viewport ${doc.clientWidth})`);
-  for (const { tag, id, bad } of widgets) {
+  for (const { tag, id, bad, at } of widgets) {
     const who = `${who0}: ${tag}${id ? "#" + id : ""}`;
+    if (Object.values(bad).some((list) => list.length)) console.error(`  (${who}: ${at})`);
     check(bad.text.length === 0, `${who}: text at least ${MIN_TEXT} px (too small: ${head(bad.text)})`);
     check(bad.target.length === 0, `${who}: targets at least ${MIN_TARGET} px (too small: ${head(bad.target)})`);
     check(bad.overflow.length === 0, `${who}: nothing overflows sideways (${head(bad.overflow)})`);
@@ -158,7 +172,7 @@ function dropFile() {
 // the one-widget posts' size budget (sizes.mjs) counts without it.
 async function desktop(browser, server) {
   const { page, log } = await open(browser, server.url + "examples/blog-post.html", server.url, { viewport: { width: 1100, height: 900 } });
-  const n = await showAll(page);
+  const n = await showAll(page, false);
   const phone = log.requests.filter((u) => u.endsWith("/phone.js"));
   check(n > 0 && phone.length === 0, `desktop: ${n} widgets shown, widgets/phone.js never fetched (got ${JSON.stringify(phone)})`);
   await checkClean(page, log, "desktop: ");
