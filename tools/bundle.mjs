@@ -74,7 +74,7 @@ async function workersSource(files) {
 const packed = (buf) => ({ b64: zlib.deflateRawSync(buf, { level: 9 }).toString("base64"), size: buf.length });
 
 // The workers the bundle inlines: each file's code, and the setter of the session that starts it
-// (web/widgets/runtime/inline-worker.js).
+// (the session module's `set` of web/widgets/runtime/inline-worker.js's workerSeam).
 const WORKERS = [
   { file: "train-worker.js", session: "train-session.js", setter: "setTrainWorker" },
   { file: "explain-worker.js", session: "explain-session.js", setter: "setExplainWorker" },

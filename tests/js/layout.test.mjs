@@ -102,8 +102,11 @@ test("the asset literals come out in the exact form bundlers and the README rely
   for (const f of BUILT.values()) assert.ok(has(loader, `new URL("./${f}", import.meta.url)`), f);
   const checkpoints = readFileSync(path.join(DIST, "checkpoints.js"), "utf8");
   assert.ok(has(checkpoints, 'new URL("./models/date-alpha.sxm", import.meta.url)'));
-  const session = readFileSync(path.join(DIST, "train-session.js"), "utf8");
-  assert.ok(has(session, 'new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" })'));
+  // every session names its worker by the literal, in its own module (workerSeam gets it as a function)
+  for (const name of ["train", "explain", "bottleneck", "write-tune", "rationale"]) {
+    const session = readFileSync(path.join(DIST, `${name}-session.js`), "utf8");
+    assert.ok(has(session, `new Worker(new URL("./${name}-worker.js", import.meta.url), { type: "module" })`), `${name}-session.js`);
+  }
   const widgets = readFileSync(path.join(DIST, "widgets.js"), "utf8");
   assert.ok(has(widgets, 'import("./widgets/sx-simplex.js")') && has(widgets, 'import("./widgets/base.js")') &&
     has(widgets, 'from "./widgets/where.js"'));

@@ -104,12 +104,12 @@ test("the single-file build holds the SIMD build (deflated, base64), not the sca
 });
 
 // The code the single-file bundle passes to a worker's setter ({ source, wasm }: tools/bundle.mjs),
-// read from the minified bundle: the function is the one passing the setter's name to
-// setInlineWorker (web/widgets/runtime/inline-worker.js), the call the one passing { source: X, ... } to it, X = unpack(CONSTANT, size), the constant a
+// read from the minified bundle: the function is the `set` of the seam made with the setter's name
+// (workerSeam in web/widgets/runtime/inline-worker.js), the call the one passing { source: X, ... } to it, X = unpack(CONSTANT, size), the constant a
 // deflated, base64 string literal.
 function workerSource(text, setter) {
-  // the setter: name = (options) => setInlineWorker("<setter>", "<file>", options), minified
-  const defs = [...text.matchAll(new RegExp(`(?<![\\w$.])([\\w$]+)=\\(?([\\w$]+)\\)?=>[\\w$]+\\("${setter}",`, "g"))];
+  // the setter: { set: name, info, start } = workerSeam("<setter>", "<file>", () => new Worker(...)), minified
+  const defs = [...text.matchAll(new RegExp(`\\{(?:[\\w$]+:[\\w$]+,)*set:([\\w$]+)(?:,[\\w$]+:[\\w$]+)*\\}=[\\w$]+\\("${setter}",`, "g"))];
   assert.equal(defs.length, 1, `the bundle holds ${setter} once (esbuild leaves it out when nothing calls it; found ${defs.length})`);
   const fn = defs[0][1];
   const esc = (x) => x.replace(/\$/g, "\\$");

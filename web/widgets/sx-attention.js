@@ -39,6 +39,7 @@ import { Model, tasks } from "../lib/simplexity.js";
 import { inspect, EXAMPLES } from "./runtime/inspect.js";
 import { KINDS, KIND_LABELS, SCHEDULE, Evaluation, kindFits } from "./runtime/trainer.js";
 import { MainThreadWorker, trainWorker, startTrainWorker } from "./runtime/train-session.js";
+import { startSession } from "./runtime/main-thread.js";
 import { checkpointUrl, fetchCheckpoint as fetchBytes, loadCheckpoint } from "./runtime/checkpoints.js";
 import { getModel, listModels, putModel, deleteModel } from "./runtime/model-store.js";
 import { heatmapLayout, heatLevel, cellKind, tokenLabel, equalRuns } from "./viz/heatmap.js";
@@ -1378,51 +1379,18 @@ export class SxAttention extends SxElement {
     this._showRun = true;
     this._backBtn.hidden = true;
     const start = { type: "start", task: s.task, kind: s.kind, text: s.input, options: this.trainOptions || {} };
-    const where = trainWorker();
-    const what = where.kind === "blob" ? "a blob: worker was refused (the page's CSP must allow worker-src blob:)"
-      : `${where.name} could not be loaded as a module worker`;
-    let worker = null;
-    if (refusedWorkers.has(where.kind)) this._trainHere(run, start, refusedWorkers.get(where.kind));
-    else {
-      try {
-        worker = startTrainWorker();
-      } catch (err) {
-        refusedWorkers.set(where.kind, `no Web Worker (${err.message})`);
-        this._trainHere(run, start, refusedWorkers.get(where.kind));
-      }
-    }
-    if (worker) {
-      run.worker = worker;
-      run.thread = "worker";
-      worker.onmessage = (e) => this._onWorker(run, e.data);
-      worker.onerror = (e) => {
-        e.preventDefault();
-        if (run !== this._run) return;
-        // Before its first message the worker's script did not run at all (a CSP refused it, the
-        // file is missing or not a module): the same session on this thread instead.
-        if (run.status === "starting") {
-          refusedWorkers.set(where.kind, what);
-          this._stopWorker();
-          this._trainHere(run, start, what);
-          this._drawTraining();
-        } else this._trainFailed(run, `the training worker failed: ${e.message || "unknown error"}`);
-      };
-      worker.onmessageerror = () => this._trainFailed(run, "a message from the training worker could not be read");
-      worker.postMessage(where.wasm === undefined ? start : { ...start, wasm: where.wasm });
-    }
+    const use = (w) => Object.assign(run, { worker: w.worker, thread: w.thread, fallback: w.why });
+    use(startSession({ startWorker: startTrainWorker, info: trainWorker, MainThreadClass: MainThreadWorker, start, refused: refusedWorkers,
+      onMessage: (msg) => this._onWorker(run, msg), current: () => run === this._run,
+      // an error before "started": the worker's script did not run (a CSP refused it, the file is
+      // missing or not a module), this thread instead; once a stop was pressed, reported
+      heard: () => run.status !== "starting",
+      onError: (e) => this._trainFailed(run, `the training worker failed: ${e.message || "unknown error"}`),
+      onMessageError: () => this._trainFailed(run, "a message from the training worker could not be read"),
+      onFallback: (w) => { use(w); this._drawTraining(); } }));
     this._lossSvg.classList.remove("off");
     this._drawTraining();
     this.invalidate();
-  }
-
-  // No worker: run the training session on the main thread, in short slices (train-session.js).
-  _trainHere(run, start, why) {
-    const w = new MainThreadWorker();
-    run.worker = w;
-    run.thread = "main";
-    run.fallback = why;
-    w.onmessage = (e) => this._onWorker(run, e.data);
-    w.postMessage(start);
   }
 
   _stopTraining() {

@@ -19,6 +19,7 @@ import { lossCurve } from "./viz/loss-curve.js";
 import { heatLevel } from "./viz/heatmap.js";
 import { LENGTHS, VARIANTS, heldoutByLength, LengthEvaluation } from "./runtime/bottleneck.js";
 import { SOURCE_LENGTH, MainThreadBottleneck, bottleneckWorker, startBottleneckWorker } from "./runtime/bottleneck-session.js";
+import { startSession } from "./runtime/main-thread.js";
 
 const W = 600, H = 210, PL = 46, PR = 14, PT = 12, PB = 34;
 const MAPS = ["softmax", "sparsemax", "entmax15"];
@@ -185,32 +186,10 @@ export class SxBottleneck extends SxElement {
     const run = this._run = { worker: null, thread: "worker", state: "training", step: 0, total: config.total, config,
       losses: [[], [], []], evals: [], matrix: null, models: null };
     const start = { type: "start", ...config };
-    let worker;
-    try {
-      worker = startBottleneckWorker();
-    } catch {
-      this._trainHere(run, start);
-      return;
-    }
-    run.worker = worker;
-    let heard = false;
-    worker.onmessage = (e) => { heard = true; this._onMessage(run, e.data); };
-    worker.onerror = (e) => {
-      if (e.preventDefault) e.preventDefault();
-      if (heard || this._run !== run) return this._onMessage(run, { type: "error", message: e.message || "the worker failed" });
-      worker.terminate();
-      this._trainHere(run, start); // the file is missing or refused: train on this thread
-    };
-    const { wasm } = bottleneckWorker(); // the single-file bundle's bytes (else it fetches its own)
-    worker.postMessage(wasm === undefined ? start : { ...start, wasm });
-    this._state(run, "training");
-  }
-
-  _trainHere(run, start) {
-    run.thread = "main";
-    run.worker = new MainThreadBottleneck();
-    run.worker.onmessage = (e) => this._onMessage(run, e.data);
-    run.worker.postMessage(start);
+    const s = startSession({ startWorker: startBottleneckWorker, info: bottleneckWorker, MainThreadClass: MainThreadBottleneck, start,
+      onMessage: (msg) => this._onMessage(run, msg), current: () => this._run === run,
+      onFallback: (f) => { Object.assign(run, { worker: f.worker, thread: f.thread }); this._state(run, "training"); } });
+    Object.assign(run, { worker: s.worker, thread: s.thread });
     this._state(run, "training");
   }
 

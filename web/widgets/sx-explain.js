@@ -25,6 +25,7 @@ import { alignment, kendallTau } from "../lib/explain.js";
 import { EXAMPLES } from "./runtime/inspect.js";
 import { checkpointUrl, fetchCheckpoint as fetchBytes, loadCheckpoint } from "./runtime/checkpoints.js";
 import { MainThreadExplainWorker, explainWorker, startExplainWorker } from "./runtime/explain-session.js";
+import { startSession } from "./runtime/main-thread.js";
 import { importanceBars } from "./viz/importance-bars.js";
 import { charDiff } from "./viz/char-diff.js";
 import { erasureCurve, stepPath } from "./viz/erasure-curve.js";
@@ -659,55 +660,21 @@ export class SxExplain extends SxElement {
     if (run !== this._exp || run.status !== "loading") return;
     run.status = "running";
     const msg = { type: "run", task: s.task, models, count: s.examples, ...EXP };
-    const where = explainWorker();
-    const what = where.kind === "blob" ? "a blob: worker was refused (the page's CSP must allow worker-src blob:)"
-      : `${where.name} could not be loaded as a module worker`;
-    let worker = null;
-    if (refusedWorkers.has(where.kind)) this._runHere(run, msg, refusedWorkers.get(where.kind));
-    else {
-      try { worker = startExplainWorker(); } catch (err) {
-        refusedWorkers.set(where.kind, `no Web Worker (${err.message})`);
-        this._runHere(run, msg, refusedWorkers.get(where.kind));
-      }
-    }
-    if (worker) {
-      run.worker = worker;
-      run.thread = "worker";
-      run.started = false;
-      worker.onmessage = (e) => this._onWorker(run, e.data);
-      worker.onerror = (e) => {
-        e.preventDefault();
-        if (run !== this._exp || run.status !== "running") return;
-        // before its first message the worker's script did not run (refused, missing): this thread instead
-        if (!run.started) {
-          refusedWorkers.set(where.kind, what);
-          worker.terminate();
-          this._runHere(run, msg, what);
-        } else this._endRun(run, "failed", `the experiments worker failed: ${e.message || "unknown error"}`);
-      };
-      worker.onmessageerror = () => this._endRun(run, "failed", "a message from the experiments worker could not be read");
-      worker.postMessage(where.wasm === undefined ? msg : { ...msg, wasm: where.wasm });
-    }
+    const use = (w) => Object.assign(run, { worker: w.worker, thread: w.thread, why: w.why });
+    use(startSession({ startWorker: startExplainWorker, info: explainWorker, MainThreadClass: MainThreadExplainWorker, start: msg,
+      refused: refusedWorkers, onMessage: (m) => this._onWorker(run, m), current: () => run === this._exp && run.status === "running",
+      onError: (e) => this._endRun(run, "failed", `the experiments worker failed: ${e.message || "unknown error"}`),
+      onMessageError: () => this._endRun(run, "failed", "a message from the experiments worker could not be read"),
+      onFallback: use }));
     run.controller.signal.addEventListener("abort", () => { if (run.worker) run.worker.postMessage({ type: "cancel" }); });
     this._drawProgress();
-  }
-
-  // No worker: the same session on this thread (explain-session.js).
-  _runHere(run, msg, why) {
-    const w = new MainThreadExplainWorker();
-    run.worker = w;
-    run.thread = "main";
-    run.why = why;
-    w.onmessage = (e) => this._onWorker(run, e.data);
-    w.postMessage(msg);
   }
 
   _onWorker(run, msg) {
     if (run !== this._exp || run.status !== "running" && run.status !== "cancelling") return;
     switch (msg.type) {
-      case "started": run.started = true; break;
+      case "started": break;
       case "progress":
-        run.started = true;
         run.index = msg.index;
         run.done = msg.index * run.count + msg.done;
         break;

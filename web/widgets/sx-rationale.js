@@ -15,6 +15,7 @@
 import { SxElement, define, sheet, svgEl, htmlEl, fmt } from "./base.js";
 import { Rationale } from "../lib/simplexity.js";
 import { RUN, heldOut, MainThreadRationale, rationaleWorker, startRationaleWorker } from "./runtime/rationale-session.js";
+import { startSession } from "./runtime/main-thread.js";
 
 const METHODS = ["sparsemax", "entmax15", "hardkuma", "reinforce"];
 const LABEL = { sparsemax: "sparsemax", entmax15: "1.5-entmax", hardkuma: "HardKuma", reinforce: "REINFORCE" };
@@ -217,32 +218,10 @@ export class SxRationale extends SxElement {
     const run = this._run = { worker: null, thread: "worker", state: "training", step: 0, total: this.steps, seed: this.seed,
       losses: METHODS.map(() => []), snap: null };
     const start = { type: "start", seed: run.seed, total: run.total };
-    let worker;
-    try {
-      worker = startRationaleWorker();
-    } catch {
-      this._trainHere(run, start);
-      return;
-    }
-    run.worker = worker;
-    let heard = false;
-    worker.onmessage = (e) => { heard = true; this._onMessage(run, e.data); };
-    worker.onerror = (e) => {
-      if (e.preventDefault) e.preventDefault();
-      if (heard || this._run !== run) return this._onMessage(run, { type: "error", message: e.message || "the worker failed" });
-      worker.terminate();
-      this._trainHere(run, start); // the file is missing or refused: train on this thread
-    };
-    const { wasm } = rationaleWorker(); // the single-file bundle's bytes (else it fetches its own)
-    worker.postMessage(wasm === undefined ? start : { ...start, wasm });
-    this._state(run, "training");
-  }
-
-  _trainHere(run, start) {
-    run.thread = "main";
-    run.worker = new MainThreadRationale();
-    run.worker.onmessage = (e) => this._onMessage(run, e.data);
-    run.worker.postMessage(start);
+    const s = startSession({ startWorker: startRationaleWorker, info: rationaleWorker, MainThreadClass: MainThreadRationale, start,
+      onMessage: (msg) => this._onMessage(run, msg), current: () => this._run === run,
+      onFallback: (f) => { Object.assign(run, { worker: f.worker, thread: f.thread }); this._state(run, "training"); } });
+    Object.assign(run, { worker: s.worker, thread: s.thread });
     this._state(run, "training");
   }
 

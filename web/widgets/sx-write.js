@@ -53,10 +53,10 @@ const TUNE_LRS = Object.freeze([1e-4, 3e-4, 1e-3, 3e-3, 1e-2]);
 const COLS = 24, CELL = 22, AW = 9, AH = 14, AL = 44, WORDS_SHOWN = 60;
 const CW = 540, CH = 150, CL = 34, CB = 22; // the fine-tuning curve
 // The fine-tuning's modules, import()ed at the first Start (few readers fine-tune; the page's
-// load does not carry them): { tuneText, MainThreadTune, startTuneWorker, tuneWorker, lossCurve }.
+// load does not carry them): { tuneText, MainThreadTune, startTuneWorker, tuneWorker, startSession, lossCurve }.
 let tuning = null;
 const tuneModules = () => (tuning ??= Promise.all([import("./runtime/write-tune.js"), import("./runtime/write-tune-session.js"),
-  import("./viz/loss-curve.js")]).then((ms) => Object.assign({}, ...ms), (err) => { tuning = null; throw err; }));
+  import("./runtime/main-thread.js"), import("./viz/loss-curve.js")]).then((ms) => Object.assign({}, ...ms), (err) => { tuning = null; throw err; }));
 
 const CSS = sheet(`
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
@@ -466,7 +466,7 @@ export class SxWrite extends SxElement {
     });
   }
 
-  _tuneWith({ tuneText, MainThreadTune, startTuneWorker, tuneWorker, lossCurve }) {
+  _tuneWith({ tuneText, MainThreadTune, startTuneWorker, tuneWorker, startSession, lossCurve }) {
     this._lossCurve = lossCurve;
     const base = this._models.get(this._own ? `own:${this._own.id}` : this.model);
     const say = (m) => { this._tMsg.textContent = m; return false; };
@@ -485,31 +485,12 @@ export class SxWrite extends SxElement {
     const run = this._tune = { worker: null, thread: "worker", state: "training", step: 0, steps, losses: [], held: [], sample: null,
       bits: tm.model.config.output === "softmax", kind, vocab, lr, note: t.note, rec: null };
     const start = { type: "start", model: tm.model.save().buffer, vocab, text: this._paste.value, steps, seed, lr, prompt: this._prompt };
-    let heard = false;
-    try {
-      run.worker = startTuneWorker();
-      run.worker.onmessage = (e) => { heard = true; this._onTune(run, e.data); };
-      run.worker.onerror = (e) => {
-        if (e.preventDefault) e.preventDefault();
-        if (heard || this._tune !== run) return this._onTune(run, { type: "error", message: e.message || "the worker failed" });
-        run.worker.terminate();
-        this._tuneHere(run, start, MainThreadTune); // the file is missing or refused: train on this thread
-      };
-      const { wasm } = tuneWorker(); // the single-file bundle's bytes (else it fetches its own)
-      run.worker.postMessage(wasm === undefined ? start : { ...start, wasm });
-    } catch {
-      this._tuneHere(run, start, MainThreadTune);
-    }
+    const w = startSession({ startWorker: startTuneWorker, info: tuneWorker, MainThreadClass: MainThreadTune, start,
+      onMessage: (msg) => this._onTune(run, msg), current: () => this._tune === run,
+      onFallback: (f) => { Object.assign(run, { worker: f.worker, thread: f.thread }); this._tuneState(run, "training"); } });
+    Object.assign(run, { worker: w.worker, thread: w.thread });
     this._tuneState(run, "training");
     return true;
-  }
-
-  _tuneHere(run, start, MainThreadTune) {
-    run.thread = "main";
-    run.worker = new MainThreadTune();
-    run.worker.onmessage = (e) => this._onTune(run, e.data);
-    run.worker.postMessage(start);
-    this._tuneState(run, "training");
   }
 
   _stopTune() {

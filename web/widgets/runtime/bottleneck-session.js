@@ -20,7 +20,7 @@
 //   { type: "error", message }                anything that went wrong; the run stops
 import { init, RNN, tasks } from "../../lib/simplexity.js";
 import { Bottleneck, LENGTHS } from "./bottleneck.js";
-import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
+import { workerSeam } from "./inline-worker.js";
 import { MainThreadSession } from "./main-thread.js";
 
 const SNAPSHOT_MS = 250;
@@ -120,23 +120,9 @@ export class MainThreadBottleneck extends MainThreadSession {
 }
 
 // ------------------------------------------------------- where the worker comes from
-/**
- * Replace the worker's file (bottleneck-worker.js beside the library) by its code: `source`, the
- * module worker's whole code, started from a Blob URL, and `wasm`, the module's bytes, posted to it
- * in the start message. tools/bundle.mjs's single-file build calls it (runtime/inline-worker.js).
- * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
- */
-export const setBottleneckWorker = (options) => setInlineWorker("setBottleneckWorker", "bottleneck-worker.js", options);
-
-/** Where the worker comes from: { kind, name, wasm } (runtime/inline-worker.js). */
-export const bottleneckWorker = () => inlineWorkerInfo("bottleneck-worker.js");
-
-/**
- * Start the worker bottleneckWorker() describes: the registered code, or one literal
- * `new Worker(new URL("./bottleneck-worker.js", import.meta.url), { type: "module" })` (the form
- * bundlers recognise); throws what `new Worker` throws.
- */
-export function startBottleneckWorker() {
-  return startInlineWorker("bottleneck-worker.js")
-    ?? new Worker(new URL("./bottleneck-worker.js", import.meta.url), { type: "module" });
-}
+// setBottleneckWorker({ source, wasm }) registers the worker's code in place of bottleneck-worker.js (the
+// single-file build calls it); bottleneckWorker() says where the worker comes from, { kind, name, wasm };
+// startBottleneckWorker() starts it: the registered code, else the literal below, the form bundlers
+// recognise (it must stay written out here). See runtime/inline-worker.js.
+export const { set: setBottleneckWorker, info: bottleneckWorker, start: startBottleneckWorker } = workerSeam(
+  "setBottleneckWorker", "bottleneck-worker.js", () => new Worker(new URL("./bottleneck-worker.js", import.meta.url), { type: "module" }));

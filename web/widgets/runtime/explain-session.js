@@ -23,7 +23,7 @@
 // explain-worker.js file beside the library (explainWorker()).
 import { init, info, Model } from "../../lib/simplexity.js";
 import { runExperiments } from "../../lib/explain.js";
-import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
+import { workerSeam } from "./inline-worker.js";
 import { MainThreadSession } from "./main-thread.js";
 
 /**
@@ -93,31 +93,9 @@ export class MainThreadExplainWorker extends MainThreadSession {
 }
 
 // ------------------------------------------------------- where the worker comes from
-/**
- * Replace the experiments worker's file (explain-worker.js beside the library) by its code:
- * `source`, the module worker's whole code (explain-worker.js bundled with what it imports),
- * started from a Blob URL, and `wasm`, the module's bytes, posted to it in the start message
- * (init({ bytes }) there). tools/bundle.mjs's single-file build calls it before any widget runs
- * (runtime/inline-worker.js).
- * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
- */
-export const setExplainWorker = (options) => setInlineWorker("setExplainWorker", "explain-worker.js", options);
-
-/**
- * Where the experiments worker comes from: { kind, name, wasm }. By default the module file
- * explain-worker.js beside this module (kind "file"; wasm undefined: it fetches its own); after
- * setExplainWorker() a Blob URL of its code (kind "blob") and the bytes to post it.
- */
-export const explainWorker = () => inlineWorkerInfo("explain-worker.js");
-
-/**
- * Start the worker explainWorker() describes; throws what `new Worker` throws. The file is named by
- * one literal `new Worker(new URL("./explain-worker.js", import.meta.url), { type: "module" })`:
- * the form Vite, webpack and Parcel recognise and bundle. Where a bundler does not (Rollup,
- * esbuild), the file is missing, the worker's error event fires before its first message and the
- * widget runs the experiments on the main thread.
- */
-export function startExplainWorker() {
-  return startInlineWorker("explain-worker.js")
-    ?? new Worker(new URL("./explain-worker.js", import.meta.url), { type: "module" });
-}
+// setExplainWorker({ source, wasm }) registers the worker's code in place of explain-worker.js (the
+// single-file build calls it); explainWorker() says where the worker comes from, { kind, name, wasm };
+// startExplainWorker() starts it: the registered code, else the literal below, the form bundlers
+// recognise (it must stay written out here). See runtime/inline-worker.js.
+export const { set: setExplainWorker, info: explainWorker, start: startExplainWorker } = workerSeam(
+  "setExplainWorker", "explain-worker.js", () => new Worker(new URL("./explain-worker.js", import.meta.url), { type: "module" }));

@@ -1,7 +1,7 @@
-// inline-worker.js - a widget's Web Worker given as code rather than as a file. Each training or
-// experiments session (train-session.js, explain-session.js, bottleneck-session.js) starts its
-// worker from the module file beside it (<name>-worker.js), unless the page registered the
-// worker's code here: tools/bundle.mjs's single-file build, which has no file beside it, does so
+// inline-worker.js - a widget's Web Worker given as code rather than as a file. Each session
+// module (train-, explain-, bottleneck-, write-tune-, rationale-session.js) starts its worker from
+// the module file beside it (<name>-worker.js), unless the page registered the worker's code here
+// (workerSeam() gives each its setter, info and start): tools/bundle.mjs's single-file build, which has no file beside it, does so
 // for every worker before any widget runs, with the wasm bytes the page already holds. The worker
 // then starts from a Blob URL of that code and gets the bytes in its start message (init({ bytes })
 // there). The bundle registers one code for every worker, which picks the worker to run from its
@@ -50,4 +50,24 @@ export function startInlineWorker(file) {
   if (!c) return null;
   if (!urls.has(c.source)) urls.set(c.source, URL.createObjectURL(new Blob([c.source], { type: "text/javascript" })));
   return new Worker(`${urls.get(c.source)}#${file}`, { type: "module" });
+}
+
+/**
+ * A session module's three exports for its worker `file`: `set(options)`, the public setter
+ * (setInlineWorker, its errors naming `setter`: tools/bundle.mjs's single-file build calls it);
+ * `info()`, where the worker comes from (inlineWorkerInfo); `start()`, the registered code's worker,
+ * else `startFile()`'s. startFile must be the session module's own
+ * `() => new Worker(new URL("./<file>", import.meta.url), { type: "module" })`, written out there:
+ * bundlers (Vite, webpack, Parcel) find a worker only by that literal, in the module beside it.
+ * start() throws what `new Worker` throws.
+ * @param {string} setter
+ * @param {string} file
+ * @param {() => Worker} startFile
+ */
+export function workerSeam(setter, file, startFile) {
+  return {
+    set: (options) => setInlineWorker(setter, file, options),
+    info: () => inlineWorkerInfo(file),
+    start: () => startInlineWorker(file) ?? startFile(),
+  };
 }

@@ -21,7 +21,7 @@
 //     SNAPSHOT_MS while training, and at every pause and at the end
 //   { type: "paused", step } | { type: "done", step } | { type: "error", message }
 import { init, Rationale } from "../../lib/simplexity.js";
-import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
+import { workerSeam } from "./inline-worker.js";
 import { MainThreadSession } from "./main-thread.js";
 
 /** make rationales' run (tools/rationales.c's defaults) and held-out set (the first 2000 of split "test", seed 1). */
@@ -134,23 +134,9 @@ export class MainThreadRationale extends MainThreadSession {
 }
 
 // ------------------------------------------------------- where the worker comes from
-/**
- * Replace the worker's file (rationale-worker.js beside the library) by its code: `source`, the
- * module worker's whole code, started from a Blob URL, and `wasm`, the module's bytes, posted to it
- * in the start message. tools/bundle.mjs's single-file build calls it (runtime/inline-worker.js).
- * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
- */
-export const setRationaleWorker = (options) => setInlineWorker("setRationaleWorker", "rationale-worker.js", options);
-
-/** Where the worker comes from: { kind, name, wasm } (runtime/inline-worker.js). */
-export const rationaleWorker = () => inlineWorkerInfo("rationale-worker.js");
-
-/**
- * Start the worker rationaleWorker() describes: the registered code, or one literal
- * `new Worker(new URL("./rationale-worker.js", import.meta.url), { type: "module" })` (the form
- * bundlers recognise); throws what `new Worker` throws.
- */
-export function startRationaleWorker() {
-  return startInlineWorker("rationale-worker.js")
-    ?? new Worker(new URL("./rationale-worker.js", import.meta.url), { type: "module" });
-}
+// setRationaleWorker({ source, wasm }) registers the worker's code in place of rationale-worker.js (the
+// single-file build calls it); rationaleWorker() says where the worker comes from, { kind, name, wasm };
+// startRationaleWorker() starts it: the registered code, else the literal below, the form bundlers
+// recognise (it must stay written out here). See runtime/inline-worker.js.
+export const { set: setRationaleWorker, info: rationaleWorker, start: startRationaleWorker } = workerSeam(
+  "setRationaleWorker", "rationale-worker.js", () => new Worker(new URL("./rationale-worker.js", import.meta.url), { type: "module" }));

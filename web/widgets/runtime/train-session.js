@@ -30,7 +30,7 @@
 import { init, info, Model, tasks } from "../../lib/simplexity.js";
 import { Trainer, Evaluation } from "./trainer.js";
 import { inspect } from "./inspect.js";
-import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
+import { workerSeam } from "./inline-worker.js";
 import { MainThreadSession } from "./main-thread.js";
 
 const SNAPSHOT_MS = 250, TEST_EXAMPLES = 2000;
@@ -140,32 +140,9 @@ export class MainThreadWorker extends MainThreadSession {
 }
 
 // ------------------------------------------------------- where the worker comes from
-/**
- * Replace the training worker's file (train-worker.js beside the library) by its code: `source`,
- * the module worker's whole code (train-worker.js bundled with what it imports), started from a
- * Blob URL, and `wasm`, the module's bytes, posted to it in the start message (init({ bytes })
- * there). tools/bundle.mjs's single-file build calls it before any widget runs (runtime/inline-
- * worker.js).
- * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
- */
-export const setTrainWorker = (options) => setInlineWorker("setTrainWorker", "train-worker.js", options);
-
-/**
- * Where the training worker comes from: { kind, name, wasm }. By default the module file train-
- * worker.js beside this module (kind "file"; wasm undefined: it fetches its own); after
- * setTrainWorker() a Blob URL of its code (kind "blob") and the bytes to post it.
- */
-export const trainWorker = () => inlineWorkerInfo("train-worker.js");
-
-/**
- * Start the training worker trainWorker() describes; throws what `new Worker` throws (no Worker, a
- * URL refused synchronously). The file is named by one literal `new Worker(new URL("./train-
- * worker.js", import.meta.url), { type: "module" })`: the form Vite, webpack and Parcel recognise,
- * bundling the worker with its imports into a file of their own. Where a bundler does not (Rollup,
- * esbuild), the file is missing and the worker's error event fires before its first message: the
- * widget then trains on the main thread.
- */
-export function startTrainWorker() {
-  return startInlineWorker("train-worker.js")
-    ?? new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" });
-}
+// setTrainWorker({ source, wasm }) registers the worker's code in place of train-worker.js (the
+// single-file build calls it); trainWorker() says where the worker comes from, { kind, name, wasm };
+// startTrainWorker() starts it: the registered code, else the literal below, the form bundlers
+// recognise (it must stay written out here). See runtime/inline-worker.js.
+export const { set: setTrainWorker, info: trainWorker, start: startTrainWorker } = workerSeam(
+  "setTrainWorker", "train-worker.js", () => new Worker(new URL("./train-worker.js", import.meta.url), { type: "module" }));

@@ -29,7 +29,7 @@
 //   { type: "error", message }        a bad start message or text, anything that went wrong
 import { init, TextModel } from "../../lib/simplexity.js";
 import { tuneText, heldRows } from "./write-tune.js";
-import { setInlineWorker, inlineWorkerInfo, startInlineWorker } from "./inline-worker.js";
+import { workerSeam } from "./inline-worker.js";
 import { MainThreadSession } from "./main-thread.js";
 
 /** Slice lengths (ms): a worker posts about 20 times a second; the main thread keeps ~ a frame. */
@@ -147,23 +147,9 @@ export class MainThreadTune extends MainThreadSession {
 }
 
 // ------------------------------------------------------- where the worker comes from
-/**
- * Replace the worker's file (write-tune-worker.js beside the library) by its code: `source`, the
- * module worker's whole code, started from a Blob URL, and `wasm`, the module's bytes, posted to
- * it in the start message. tools/bundle.mjs's single-file build calls it (runtime/inline-worker.js).
- * @param {{ source: string, wasm: ArrayBuffer | ArrayBufferView }} options
- */
-export const setTuneWorker = (options) => setInlineWorker("setTuneWorker", "write-tune-worker.js", options);
-
-/** Where the worker comes from: { kind, name, wasm } (runtime/inline-worker.js). */
-export const tuneWorker = () => inlineWorkerInfo("write-tune-worker.js");
-
-/**
- * Start the worker tuneWorker() describes: the registered code, or one literal
- * `new Worker(new URL("./write-tune-worker.js", import.meta.url), { type: "module" })` (the form
- * bundlers recognise); throws what `new Worker` throws.
- */
-export function startTuneWorker() {
-  return startInlineWorker("write-tune-worker.js")
-    ?? new Worker(new URL("./write-tune-worker.js", import.meta.url), { type: "module" });
-}
+// setTuneWorker({ source, wasm }) registers the worker's code in place of write-tune-worker.js (the
+// single-file build calls it); tuneWorker() says where the worker comes from, { kind, name, wasm };
+// startTuneWorker() starts it: the registered code, else the literal below, the form bundlers
+// recognise (it must stay written out here). See runtime/inline-worker.js.
+export const { set: setTuneWorker, info: tuneWorker, start: startTuneWorker } = workerSeam(
+  "setTuneWorker", "write-tune-worker.js", () => new Worker(new URL("./write-tune-worker.js", import.meta.url), { type: "module" }));
