@@ -663,7 +663,7 @@ text-check: text $(B)/tools/text-baseline
 # beside the n-gram baseline of the same split (tools/text/models-table.mjs). Part of
 # `make models`; not of `make test`. Deterministic: same flags, same bytes.
 TEXT_KINDS := softmax entmax15 entmax15-out
-TEXT_MODEL_FLAGS ?= --steps 1200 --batch 32 --d-model 64 --heads 4 --layers 2 --d-ff 256 --context 64
+TEXT_MODEL_FLAGS ?= --steps 4000 --batch 32 --d-model 64 --heads 4 --layers 2 --d-ff 256 --context 64
 TEXT_BUILT := $(patsubst %,$(B)/models/text/devil-%.sxm,$(TEXT_KINDS))
 .PHONY: text-models
 
