@@ -283,15 +283,25 @@ static void act_sizes(sx_model *m, int Bmax) {
     }
 }
 
-/* Allocate the activation block for Bmax rows (contents are lost). */
-static int alloc_acts(sx_model *m, int Bmax, const char *fn) {
+/* The activation block's size for Bmax rows (in m->a_size and *total), or a failure when it
+   exceeds 2^28 floats: checked before anything is allocated. */
+static int acts_fit(sx_model *m, int Bmax, const char *fn, size_t *total) {
     act_sizes(m, Bmax);
-    size_t total = 0;
-    for (int i = 0; i < A_COUNT; i++) total += m->a_size[i];
-    if (total > ((size_t)1 << 28))
+    *total = 0;
+    for (int i = 0; i < A_COUNT; i++) *total += m->a_size[i];
+    if (*total > ((size_t)1 << 28))
         return sx__fail(SX_EINVAL, -1, "%s: %d rows need too many activations (%d M floats)", fn,
-                        Bmax, (int)(total >> 20));
-    float *acts = malloc(total * sizeof(float));
+                        Bmax, (int)(*total >> 20));
+    return SX_OK;
+}
+
+/* Allocate the activation block for Bmax rows (contents are lost; zeroed by calloc, which the
+   system gives as untouched zero pages). */
+static int alloc_acts(sx_model *m, int Bmax, const char *fn) {
+    size_t total;
+    const int st = acts_fit(m, Bmax, fn, &total);
+    if (st != SX_OK) return st;
+    float *acts = calloc(total, sizeof(float));
     int *ints = malloc(((size_t)2 * Bmax * m->T + Bmax) * sizeof(int));
     if (!acts || !ints) {
         free(acts);
@@ -307,7 +317,6 @@ static int alloc_acts(sx_model *m, int Bmax, const char *fn) {
         m->a[i] = acts + at;
         at += m->a_size[i];
     }
-    memset(acts, 0, total * sizeof(float));
     m->din = ints;
     m->labels = ints + (size_t)Bmax * m->T;
     m->klen = ints + (size_t)2 * Bmax * m->T;
@@ -344,8 +353,11 @@ static void init_params(sx_model *m) {
     }
 }
 
+/* A model from a checked config. want_params: the parameter count a checkpoint stores (SIZE_MAX:
+   any, sx_model_create): the config's count, its limit and the activations' are checked before
+   the parameters and activations are allocated, so a crafted config costs no work. */
 static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg,
-                     const char *fn) {
+                     const char *fn, size_t want_params) {
     int st = check_config(fn, cfg, n_cfg, fcfg, n_fcfg);
     if (st != SX_OK) return st;
     sx_model *m = calloc(1, sizeof *m);
@@ -382,9 +394,16 @@ static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcf
             m->head_param[l][h] = m->fcfg[SX_MODEL_F_PARAM + l];
         }
     param_sizes(m);
-    if (m->n_params > ((size_t)1 << 26)) {
+    size_t n_acts;
+    if (m->n_params > ((size_t)1 << 26))
+        st = sx__fail(SX_EINVAL, -1, "%s: config needs too many parameters", fn);
+    else if (want_params != SIZE_MAX && m->n_params != want_params)
+        st = sx__fail(SX_EINVAL, -1, "%s: %d parameters stored, the config needs %d", fn,
+                      (int)want_params, (int)m->n_params);
+    else st = acts_fit(m, cfg[SX_MODEL_MAX_BATCH], fn, &n_acts);
+    if (st != SX_OK) {
         free(m);
-        return sx__fail(SX_EINVAL, -1, "%s: config needs too many parameters", fn);
+        return st;
     }
     m->mem = malloc((4 * m->n_params + (size_t)m->T * m->C) * sizeof(float));
     if (!m->mem) {
@@ -425,7 +444,7 @@ static int model_new(sx_model **out, const int *cfg, int n_cfg, const float *fcf
 int sx_model_create(sx_model **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg) {
     if (!out) return sx__fail(SX_EINVAL, -1, "model_create: out is NULL");
     *out = NULL;
-    return model_new(out, cfg, n_cfg, fcfg, n_fcfg, "model_create");
+    return model_new(out, cfg, n_cfg, fcfg, n_fcfg, "model_create", SIZE_MAX);
 }
 
 void sx_model_free(sx_model *m) {
@@ -1467,14 +1486,8 @@ int sx_model_load(sx_model **out, const unsigned char *buf, int size) {
     for (uint32_t i = 0; i < n_cfg; i++, b += 4) cfg[i] = (int)get_u32(b);
     for (uint32_t i = 0; i < n_fcfg; i++, b += 4) fcfg[i] = u2f(get_u32(b));
     sx_model *m = NULL;
-    int st = model_new(&m, cfg, (int)n_cfg, fcfg, (int)n_fcfg, fn);
+    int st = model_new(&m, cfg, (int)n_cfg, fcfg, (int)n_fcfg, fn, n_params);
     if (st != SX_OK) return st;
-    if (m->n_params != n_params) {
-        st = sx__fail(SX_EINVAL, -1, "%s: %d parameters stored, the config needs %d", fn,
-                      (int)n_params, (int)m->n_params);
-        sx_model_free(m);
-        return st;
-    }
     for (uint32_t i = 0; i < n_params; i++, b += pb) {
         const float v = pb == 4 ? u2f(get_u32(b)) : sx__f32_from_f16((uint16_t)(b[0] | b[1] << 8));
         if (!(v > -INFINITY && v < INFINITY)) {

@@ -154,20 +154,28 @@ static void act_sizes(sx_rnn *m, int Bmax) {
     s[A_G_ROW] = 3 * T + H + T * H + A * (2 * H + 1);
 }
 
-static int alloc_acts(sx_rnn *m, int Bmax, const char *fn) {
+/* The activation block's size for Bmax rows (in m->a_size and *total), or a failure when it
+   exceeds 2^28 floats: checked before anything is allocated. */
+static int acts_fit(sx_rnn *m, int Bmax, const char *fn, size_t *total) {
     act_sizes(m, Bmax);
-    size_t total = 0;
-    for (int i = 0; i < A_COUNT; i++) total += m->a_size[i];
-    if (total > ((size_t)1 << 28))
+    *total = 0;
+    for (int i = 0; i < A_COUNT; i++) *total += m->a_size[i];
+    if (*total > ((size_t)1 << 28))
         return sx__fail(SX_EINVAL, -1, "%s: %d rows need too many activations (%d M floats)", fn,
-                        Bmax, (int)(total >> 20));
+                        Bmax, (int)(*total >> 20));
+    return SX_OK;
+}
+
+/* Zeroed by calloc, which the system gives as untouched zero pages. */
+static int alloc_acts(sx_rnn *m, int Bmax, const char *fn) {
+    size_t total;
+    const int st = acts_fit(m, Bmax, fn, &total);
+    if (st != SX_OK) return st;
     const size_t TB = (size_t)m->T * Bmax, ni = 4 * TB + Bmax;
-    m->acts = malloc(total * sizeof(float));
-    m->ints = malloc(ni * sizeof(int));
+    m->acts = calloc(total, sizeof(float));
+    m->ints = calloc(ni, sizeof(int));
     if (!m->acts || !m->ints)
         return sx__fail(SX_ENOMEM, -1, "%s: cannot allocate activations for %d rows", fn, Bmax);
-    memset(m->acts, 0, total * sizeof(float));
-    memset(m->ints, 0, ni * sizeof(int));
     size_t at = 0;
     for (int i = 0; i < A_COUNT; i++) {
         m->a[i] = m->acts + at;
@@ -243,20 +251,24 @@ static void read_config(sx_rnn *m, const int *cfg, const float *fcfg, int n_fcfg
     sx__rng_init(&m->rng, (uint64_t)(uint32_t)cfg[SX_RNN_SEED], 0x48415244u); /* "HARD" */
 }
 
-int sx_rnn_create(sx_rnn **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg) {
-    static const char fn[] = "rnn_create";
-    if (!out) return sx__fail(SX_EINVAL, -1, "%s: out is NULL", fn);
-    *out = NULL;
+int sx__rnn_new(sx_rnn **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg,
+                const char *fn, size_t want_params) {
     int st = check_config(fn, cfg, n_cfg, fcfg, n_fcfg);
     if (st != SX_OK) return st;
-    sx_rnn *m = calloc(1, sizeof *m);
-    if (!m) return sx__fail(SX_ENOMEM, -1, "%s: out of memory", fn);
-    read_config(m, cfg, fcfg, n_fcfg);
-    param_sizes(m);
-    if (m->n_params > ((size_t)1 << 26)) {
-        sx_rnn_free(m);
+    sx_rnn s; /* the sizes, worked out before anything is allocated */
+    memset(&s, 0, sizeof s);
+    read_config(&s, cfg, fcfg, n_fcfg);
+    param_sizes(&s);
+    size_t n_acts;
+    if (s.n_params > ((size_t)1 << 26))
         return sx__fail(SX_EINVAL, -1, "%s: config needs too many parameters", fn);
-    }
+    if (want_params != SIZE_MAX && s.n_params != want_params)
+        return sx__fail(SX_EINVAL, -1, "%s: %d parameters stored, the config needs %d", fn,
+                        (int)want_params, (int)s.n_params);
+    if ((st = acts_fit(&s, cfg[SX_RNN_MAX_BATCH], fn, &n_acts)) != SX_OK) return st;
+    sx_rnn *m = malloc(sizeof *m);
+    if (!m) return sx__fail(SX_ENOMEM, -1, "%s: out of memory", fn);
+    *m = s;
     m->mem = calloc(4 * m->n_params, sizeof(float));
     if (!m->mem) {
         sx_rnn_free(m);
@@ -279,6 +291,12 @@ int sx_rnn_create(sx_rnn **out, const int *cfg, int n_cfg, const float *fcfg, in
     }
     *out = m;
     return SX_OK;
+}
+
+int sx_rnn_create(sx_rnn **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg) {
+    if (!out) return sx__fail(SX_EINVAL, -1, "rnn_create: out is NULL");
+    *out = NULL;
+    return sx__rnn_new(out, cfg, n_cfg, fcfg, n_fcfg, "rnn_create", SIZE_MAX);
 }
 
 SX_COLD_END

@@ -78,6 +78,13 @@
 #include "simplexity.h"
 #include "rng.h"
 
+/* ------------------------------------------------- construction (rnn.c) */
+/* sx_rnn_create under the name fn, for a checkpoint's loader: the config checked as create
+   checks it, then, before anything is allocated, its parameter count against want_params (the
+   count a checkpoint stores; SIZE_MAX: any) and its activations against their limit. */
+int sx__rnn_new(sx_rnn **out, const int *cfg, int n_cfg, const float *fcfg, int n_fcfg,
+                const char *fn, size_t want_params);
+
 /* ------------------------------------------------- hard attention (hard.c) */
 /* One decoder step's selection over n >= 1 positions: p (n) the mapping's output (the policy),
    u (n) scratch for the Gumbel-perturbed soft sample y (GUMBEL: written, the backward reads it).

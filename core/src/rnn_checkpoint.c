@@ -6,14 +6,17 @@
    (SX_SAVE_FLOAT16, half.h; a parameter of magnitude >= 65520 makes the save fail). The float
    config is stored whole (defaults filled in), so a loaded model is configured exactly as the
    saved one; Adam's moments and the REINFORCE baseline are not stored. Built on the public
-   sx_rnn_* calls only. Loading checks, in order: size, magic, version, the declared sizes
-   against the byte count, the checksum, the config (as sx_rnn_create), the parameter count,
-   finite parameters; each failure is SX_EINVAL with a message. */
+   sx_rnn_* calls and rnn.h's sx__rnn_new. Loading checks, in order: size, magic, version, the
+   declared sizes against the byte count, the checksum, the config (as sx_rnn_create), the
+   parameter count the config implies against the stored one and the activations' limit (both
+   before anything is allocated: a crafted config costs no work), finite parameters; each failure
+   is SX_EINVAL with a message. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "half.h"
 #include "internal.h"
+#include "rnn.h"
 
 SX_COLD_BEGIN
 
@@ -123,15 +126,10 @@ int sx_rnn_load(sx_rnn **out, const unsigned char *buf, int size) {
         const uint32_t u = get_u32(b);
         memcpy(&fcfg[i], &u, 4);
     }
+    const int n = (int)get_u32(buf + 16); /* <= 2^26 (check_header) */
     sx_rnn *m = NULL;
-    if ((st = sx_rnn_create(&m, cfg, SX_RNN_N_CFG, fcfg, SX_RNN_N_FCFG)) != SX_OK) return st;
-    const int n = (int)get_u32(buf + 16);
-    if (n != sx_rnn_num_params(m)) {
-        st = sx__fail(SX_EINVAL, -1, "%s: %d parameters stored, the config needs %d", fn, n,
-                      sx_rnn_num_params(m));
-        sx_rnn_free(m);
+    if ((st = sx__rnn_new(&m, cfg, SX_RNN_N_CFG, fcfg, SX_RNN_N_FCFG, fn, (size_t)n)) != SX_OK)
         return st;
-    }
     float *p = sx_rnn_params(m);
     for (int i = 0; i < n; i++, b += pb) {
         float v;

@@ -809,10 +809,30 @@ static void test_train(void) {
     sx_model_free(m);
 }
 
+/* A crafted checkpoint: a config within create's limits (2 layers of d_model 1024, d_ff 2048,
+   vocab 4096: 50 M parameters) and no parameters, correctly signed. Before the count was checked
+   ahead of the allocation, loading it took 16 s and 900 MB natively; now it is refused first. */
+static void test_checkpoint_crafted(void) {
+    enum { L = 2, NC = SX_MODEL_MAP + L };
+    const int cfg[NC] = { 4096, 1024, 16, L, 2048, 256, 0, 1, 1, 1, 0, SX_MAP_SOFTMAX, SX_MAP_SOFTMAX };
+    unsigned char b[20 + 4 * NC + 4];
+    memcpy(b, "SXMD", 4);
+    const uint32_t head[4] = { 1, NC, 0, 0 }; /* version 1, n_cfg, n_fcfg 0, n_params 0 */
+    for (int i = 0; i < 4 + NC; i++) {
+        const uint32_t v = i < 4 ? head[i] : (uint32_t)cfg[i - 4];
+        for (int k = 0; k < 4; k++) b[4 + 4 * i + k] = (unsigned char)(v >> (8 * k));
+    }
+    resign(b, (int)sizeof b);
+    sx_model *r = (sx_model *)b; /* a sentinel: a refused load sets *out to NULL */
+    CHECK_MSG(sx_model_load(&r, b, (int)sizeof b), SX_EINVAL, "model_load: 0 parameters stored, the config needs 50397376");
+    CHECK(r == NULL, "a refused load leaves *out NULL");
+}
+
 int main(void) {
     test_errors();
     test_half();
     test_checkpoint_content();
+    test_checkpoint_crafted();
     test_checkpoint();
     test_checkpoint_v1_file();
     test_adam_split();

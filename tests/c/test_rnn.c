@@ -372,10 +372,104 @@ static void test_checkpoints(void) {
     sx_rnn_free(m);
 }
 
+/* Crafted checkpoints: the header's fields written as the format has them, the checksum made
+   valid again, so that only the check under test can refuse them. */
+static void put_u32(unsigned char *b, unsigned v) {
+    b[0] = (unsigned char)v, b[1] = (unsigned char)(v >> 8), b[2] = (unsigned char)(v >> 16), b[3] = (unsigned char)(v >> 24);
+}
+static void reseal(unsigned char *b, int size) { /* the FNV-1a checksum of the bytes before it */
+    unsigned h = 2166136261u;
+    for (int i = 0; i < size - 4; i++) h = (h ^ b[i]) * 16777619u;
+    put_u32(b + size - 4, h);
+}
+/* A checkpoint of cfg with its float config at the defaults and n_params zeros. */
+static int craft(unsigned char *b, const int *cfg, int n_params) {
+    static const float fcfg[5] = { 1.5f, 1.0f, 1.0f, 1.0f, 0.9f };
+    memcpy(b, "SXRN", 4);
+    put_u32(b + 4, 1);
+    put_u32(b + 8, SX_RNN_N_CFG);
+    put_u32(b + 12, 5);
+    put_u32(b + 16, (unsigned)n_params);
+    int at = 20;
+    for (int i = 0; i < SX_RNN_N_CFG; i++, at += 4) put_u32(b + at, (unsigned)cfg[i]);
+    for (int i = 0; i < 5; i++, at += 4) {
+        unsigned u;
+        memcpy(&u, &fcfg[i], 4);
+        put_u32(b + at, u);
+    }
+    memset(b + at, 0, (size_t)n_params * 4);
+    at += 4 * n_params + 4;
+    reseal(b, at);
+    return at;
+}
+
+/* Loading refuses what the bytes cannot back before allocating: a config within create's limits
+   but with no parameters (it needs 30 M floats and, for 4096 rows, 51 G floats of activations:
+   before the check, 2 s and 400 MB natively), truncations of a real checkpoint at every length
+   class, a config field changed with the checksum made valid again; and still loads what it
+   saved. */
+static void test_checkpoint_refusals(void) {
+    enum { B = 2 };
+    static unsigned char b[4096];
+    sx_rnn *back = (sx_rnn *)b; /* a sentinel: a failed load must set *out to NULL */
+    const int huge[SX_RNN_N_CFG] = { 4096, 1024, 1024, 1024, 256, 1, 4096, SX_RNN_ADDITIVE, SX_MAP_SOFTMAX, 0 };
+    int size = craft(b, huge, 0);
+    EXPECT(sx_rnn_load(&back, b, size), SX_EINVAL, "rnn_load: 0 parameters stored, the config needs 30426113");
+    CHECK(back == NULL, "a refused load leaves *out NULL");
+    /* the parameters right (47 for this config), the activations beyond creation's limit */
+    const int tiny[SX_RNN_N_CFG] = { 4, 1, 1, 1, 256, 1, 4096, SX_RNN_ADDITIVE, SX_MAP_SOFTMAX, 0 };
+    size = craft(b, tiny, 47);
+    EXPECT(sx_rnn_load(&back, b, size), SX_EINVAL, "rnn_load: 4096 rows need too many activations");
+    const int tiny1[SX_RNN_N_CFG] = { 4, 1, 1, 1, 256, 1, 1, SX_RNN_ADDITIVE, SX_MAP_SOFTMAX, 0 };
+    size = craft(b, tiny1, 47); /* the same with one row: loads (the crafting is right) */
+    CHECK(sx_rnn_load(&back, b, size) == SX_OK && sx_rnn_num_params(back) == 47, "crafted tiny: %s", sx_last_error());
+    sx_rnn_free(back);
+
+    /* a real checkpoint: its round trip, then its truncations */
+    sx_rnn *m = make(SX_RNN_ADDITIVE, SX_MAP_SPARSEMAX, 0, 3, 4, 2, B, 9);
+    const int n = sx_rnn_num_params(m), full = sx_rnn_save_size_as(m, SX_SAVE_FLOAT32);
+    CHECK(full <= (int)sizeof b && sx_rnn_save_as(m, b, full, SX_SAVE_FLOAT32) == SX_OK, "save: %s", sx_last_error());
+    CHECK(sx_rnn_load(&back, b, full) == SX_OK && back, "round trip: %s", sx_last_error());
+    CHECK(back && !memcmp(sx_rnn_params(back), sx_rnn_params(m), (size_t)n * sizeof(float)), "round trip: the same parameters");
+    sx_rnn_free(back);
+    const int cut[] = { 0, 1, 19, 23, 24, 60, 80, 80 + 4 * (n / 2), full - 5, full - 4, full - 1 };
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        back = (sx_rnn *)b;
+        EXPECT(sx_rnn_load(&back, b, cut[i]), SX_EINVAL, cut[i] < 24 ? "rnn_load: truncated" : "the header promises");
+        CHECK(back == NULL, "truncated at %d: *out NULL", cut[i]);
+    }
+    /* truncated with the header and checksum made to agree: the count is the config's to say */
+    static unsigned char c[4096];
+    const int keep[] = { 0, 1, n / 2, n - 1 };
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        const int sz = 80 + 4 * keep[i] + 4;
+        memcpy(c, b, (size_t)sz);
+        put_u32(c + 16, (unsigned)keep[i]);
+        reseal(c, sz);
+        char want[96];
+        snprintf(want, sizeof want, "rnn_load: %d parameters stored, the config needs %d", keep[i], n);
+        EXPECT(sx_rnn_load(&back, c, sz), SX_EINVAL, want);
+    }
+    /* a config field changed: without the checksum made valid, with it (the count no longer fits;
+       out of range) */
+    memcpy(c, b, (size_t)full);
+    c[20 + 4 * SX_RNN_HIDDEN] ^= 1; /* hidden 4 -> 5 */
+    EXPECT(sx_rnn_load(&back, c, full), SX_EINVAL, "checksum mismatch");
+    reseal(c, full);
+    EXPECT(sx_rnn_load(&back, c, full), SX_EINVAL, "parameters stored, the config needs");
+    memcpy(c, b, (size_t)full);
+    put_u32(c + 20 + 4 * SX_RNN_VOCAB, 0);
+    reseal(c, full);
+    EXPECT(sx_rnn_load(&back, c, full), SX_EINVAL, "rnn_load: config vocab must be in [4, 4096] (got 0)");
+    CHECK(back == NULL, "refused loads leave *out NULL");
+    sx_rnn_free(m);
+}
+
 int main(void) {
     test_gradients();
     test_contract();
     test_checkpoints();
+    test_checkpoint_refusals();
     test_training();
     test_estimators();
     test_hard_training();

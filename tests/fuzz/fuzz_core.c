@@ -43,6 +43,11 @@
      every input finite and |.| <= 1e4 it must succeed; the backward fails exactly on a bad
      argument, else no gradient is NaN, all are finite for inputs |.| <= 1e4, and dot / scaled
      dq and dk match their double reference as the forward does.
+   - checkpoint loading (OP_CKPT: the second byte's bit 0 makes the checksum valid again, the
+     rest is the file, given to both sx_model_load and sx_rnn_load): a refusal leaves *out NULL;
+     a model that loads saves back to the same bytes at its version's precision, and one greedy
+     decode (a next-token step for a decoder-only model) of one row of at most 4 tokens either
+     fails with a status or gives tokens in [0, vocab) (probabilities in [0, 1]).
    Across all of them, the empty-call rule of simplexity.h's CONVENTIONS: a success whose outputs
    have zero elements (rows = 0, positions = 0, nq nk = 0 ...) may have had NULL buffers (and, where
    nothing is read, non-finite inputs); a success with elements implies every buffer with elements
@@ -62,7 +67,7 @@ enum {
     OP_SOFTMAX_B, OP_SPARSEMAX_B, OP_ENTMAX15_B, OP_ENTMAX_B, OP_FUSEDMAX_B, OP_OSCARMAX_B,
     OP_ALPHA_GRAD, OP_ENTROPY, OP_SPAN_MASK, OP_POOL, OP_POOL_B, OP_ATTENTION, OP_MISC,
     OP_JACOBIAN, OP_THRESHOLD, OP_SIGMOID, OP_SIGMOID_B, OP_GROUPMAX, OP_GROUPMAX_B,
-    OP_PATTERN, OP_MASKED, OP_POSENC, OP_SCORES, OP_FY, OP_CHAIN, OP_COUNT
+    OP_PATTERN, OP_MASKED, OP_POSENC, OP_SCORES, OP_FY, OP_CHAIN, OP_CKPT, OP_COUNT
 };
 
 #define REQUIRE(c) do { if (!(c)) __builtin_trap(); } while (0)
@@ -203,6 +208,94 @@ static void check_near(float got, double ref, double mag) {
     else REQUIRE(got == got && fabs((double)got - ref) <= tol);
 }
 
+/* ---------------------------------------------------------------- checkpoints */
+#define MAXCK 8192
+static unsigned char ck[MAXCK], saved[MAXCK];
+static float probs[4096];
+
+/* A failed call: a status and a message (the status must be one of the three). */
+static void check_failure(int st) {
+    REQUIRE(st == SX_EINVAL || st == SX_ENONFINITE || st == SX_ENOMEM);
+    REQUIRE(sx_last_error()[0] != 0);
+}
+
+/* A model that loaded: saved back, the same bytes; one short decode. */
+static void check_model(sx_model *m, const unsigned char *b, int size) {
+    const int prec = b[4] == 2 ? SX_SAVE_FLOAT16 : SX_SAVE_FLOAT32;
+    REQUIRE(sx_model_save_size_as(m, prec) == size);
+    REQUIRE(sx_model_save_as(m, saved, size, prec) == SX_OK && memcmp(saved, b, (size_t)size) == 0);
+    const int L = sx_model_config(m, SX_MODEL_N_LAYER), V = sx_model_config(m, SX_MODEL_VOCAB);
+    const int T = sx_model_config(m, SX_MODEL_MAX_LEN), len = T < 4 ? T : 4;
+    static const int src[4] = { 3, 3, 3, 2 };
+    int out[4] = { -1, -1, -1, -1 }, st;
+    if (sx_model_config(m, SX_MODEL_ARCH(L)) == SX_MODEL_DECODER) {
+        const int tok = 1;
+        if ((st = sx_model_lm_step(m, probs, NULL, &tok, 1, 0)) != SX_OK) {
+            check_failure(st);
+            return;
+        }
+        for (int i = 0; i < V; i++) REQUIRE(probs[i] >= 0.0f && probs[i] <= 1.0f);
+        return;
+    }
+    if ((st = sx_model_generate(m, out, len, src, len, 1)) != SX_OK) {
+        check_failure(st);
+        return;
+    }
+    for (int i = 0; i < len; i++) REQUIRE(out[i] >= 0 && out[i] < V);
+}
+
+static void check_rnn(sx_rnn *m, const unsigned char *b, int size) {
+    const int prec = b[4] == 2 ? SX_SAVE_FLOAT16 : SX_SAVE_FLOAT32;
+    REQUIRE(sx_rnn_save_size_as(m, prec) == size);
+    REQUIRE(sx_rnn_save_as(m, saved, size, prec) == SX_OK && memcmp(saved, b, (size_t)size) == 0);
+    const int V = sx_rnn_config(m, SX_RNN_VOCAB), T = sx_rnn_config(m, SX_RNN_MAX_LEN), len = T < 4 ? T : 4;
+    static const int src[4] = { 3, 3, 3, 2 };
+    int out[4] = { -1, -1, -1, -1 };
+    const int st = sx_rnn_generate(m, out, len, src, len, 1);
+    if (st != SX_OK) {
+        check_failure(st);
+        return;
+    }
+    for (int i = 0; i < len; i++) REQUIRE(out[i] >= 0 && out[i] < V);
+}
+
+/* The bytes after the flag byte are a checkpoint for both loaders (each refuses the other's
+   magic first); bit 0 of the flags re-signs them (the FNV-1a checksum of the bytes before the
+   last four), so that the fuzzer reaches the checks after the checksum. */
+static int fuzz_checkpoint(const uint8_t *data, size_t size) {
+    if (size < 1 || size - 1 > MAXCK) return 0;
+    const uint8_t flags = data[0];
+    const int n = (int)(size - 1);
+    memcpy(ck, data + 1, (size_t)n);
+    if ((flags & 1) && n >= 4) {
+        uint32_t h = 2166136261u;
+        for (int i = 0; i < n - 4; i++) h = (h ^ ck[i]) * 16777619u;
+        for (int k = 0; k < 4; k++) ck[n - 4 + k] = (unsigned char)(h >> (8 * k));
+    }
+    static int sentinel;
+    sx_model *m = (sx_model *)&sentinel;
+    int st = sx_model_load(&m, ck, n);
+    if (st != SX_OK) {
+        check_failure(st);
+        REQUIRE(m == NULL);
+    } else {
+        REQUIRE(m != NULL);
+        check_model(m, ck, n);
+        sx_model_free(m);
+    }
+    sx_rnn *r = (sx_rnn *)&sentinel;
+    st = sx_rnn_load(&r, ck, n);
+    if (st != SX_OK) {
+        check_failure(st);
+        REQUIRE(r == NULL);
+    } else {
+        REQUIRE(r != NULL);
+        check_rnn(r, ck, n);
+        sx_rnn_free(r);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- entry */
 static float x[MAXN], dy[MAXN], out[MAXN], jac[MAXN], p[MAXN], vals[MAXN], att[MAXN * 16];
 static int groups[MAXN];
@@ -215,6 +308,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #endif
     reader rd = { data, size };
     int op = rd_u8(&rd) % OP_COUNT;
+    if (op == OP_CKPT) return fuzz_checkpoint(data + 1, size - 1);
     uint8_t shape = rd_u8(&rd);
     int rows = rd_u8(&rd) % 17;
     int n = 1 + (int)((rd_u8(&rd) | (unsigned)rd_u8(&rd) << 8) % 700);
