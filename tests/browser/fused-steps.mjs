@@ -114,7 +114,9 @@ async function checkOwnPage(browser, server) {
   checkDrawn(b1, "opened by the keyboard");
 
   // an output beyond n: the last one, said so (once its full core is in: a loaded machine can
-  // still be fetching it here)
+  // still be fetching it here). In view: sx-fused is lazy, so a widget off screen when the core
+  // arrives redraws only once it is back in view (base.js), as a reader scrolling to it sees.
+  await page.locator("#bad").scrollIntoViewIfNeeded();
   await page.waitForFunction(() => !/^Loading the full core/.test(document.getElementById("bad").shadowRoot.querySelector("[part=steps-readout]").textContent), null, { timeout: 60000 });
   await frames(page);
   const bad = await state(page, "bad");
